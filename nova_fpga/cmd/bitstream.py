@@ -1,0 +1,195 @@
+"""nova-fpga-bitstream: inspect, verify, convert and build Xilinx bitstreams.
+
+An operator's tool: it gives the same verdict Glance gives at upload and
+the board agent gives before a load, because it is the same library.
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+from nova_fpga.bitstream import builder
+from nova_fpga.bitstream import container
+from nova_fpga.bitstream import convert
+from nova_fpga.bitstream import devices
+from nova_fpga.bitstream import errors
+from nova_fpga.bitstream import footprint as fp
+from nova_fpga.bitstream import validator
+
+EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+
+
+def _describe(path, info):
+    b = info
+    lines = [
+        'file:       %s (%d bytes, %s)' % (path, b.size, b.container),
+        'design:     %s' % ('%s (tool %s, %s %s)' % (
+            b.design, b.tool_version, b.date, b.time)
+            if b.container == container.BIT else '(no header)'),
+        'device:     %s (%s), IDCODE 0x%08X%s' % (
+            b.device.name, b.device.family, b.idcode,
+            ', header part %s' % b.header_part if b.header_part else ''),
+        'kind:       %s%s' % ('partial' if b.partial else 'full',
+                              ' (header says PARTIAL=TRUE)'
+                              if b.header_partial else ''),
+        'module ID:  %s' % ('0x%08X' % b.module_id if b.module_declared
+                            else 'not declared (UserID 0xFFFFFFFF)'),
+        'frames:     %d in %d block(s)' % (b.frames,
+                                           len(b.footprint.blocks)),
+        'footprint:  %s' % b.footprint.signature,
+    ]
+    for block in b.footprint.blocks:
+        lines.append('  %s FAR 0x%08X %8d words  %s' % (
+            block.kind, block.far, block.words, block.describe_far()))
+    lines += [
+        'CRC:        verified (%d check words)' % b.crc_checks,
+        'sha256:     %s' % b.sha256,
+        'payload:    %d bytes at offset %d' % (b.payload_size,
+                                               b.payload_offset),
+    ]
+    return '\n'.join(lines)
+
+
+def cmd_inspect(args):
+    info = validator.validate_file(args.file)
+    if args.json:
+        print(json.dumps(dict(info.to_dict(), file=args.file), indent=2))
+    else:
+        print(_describe(args.file, info))
+    return EXIT_OK
+
+
+def cmd_verify(args):
+    info = validator.validate_file(args.file)
+    failed = []
+    if args.part:
+        wanted = devices.by_part(args.part)
+        if info.device != wanted:
+            failed.append('part: bitstream is for %s, expected %s'
+                          % (info.device.name, wanted.name))
+    if args.partial and not info.partial:
+        failed.append('kind: full bitstream, expected partial')
+    if args.footprint and info.footprint.signature != args.footprint.upper():
+        failed.append('footprint: %s, expected %s'
+                      % (info.footprint.signature, args.footprint.upper()))
+    if failed:
+        print('FAILED %s: %s' % (args.file, '; '.join(failed)))
+        return EXIT_FAILED
+    print('OK %s: %s %s, footprint %s, CRC verified' % (
+        args.file, info.device.name, 'partial' if info.partial else 'full',
+        info.footprint.signature))
+    return EXIT_OK
+
+
+def _write_atomically(path, data):
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix='.tmp-')
+    try:
+        with os.fdopen(fd, 'wb') as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def cmd_to_bin(args):
+    with open(args.file, 'rb') as f:
+        data = f.read()
+    out = convert.to_bin(data, pcap=not args.plain)
+    _write_atomically(args.output, out)
+    print('wrote %s: %d bytes, %s' % (
+        args.output, len(out),
+        'big-endian words' if args.plain else 'byte-swapped for the PCAP'))
+    return EXIT_OK
+
+
+def _load_footprint(path):
+    if path.endswith(('.bit', '.bin')):
+        return validator.validate_file(path).footprint
+    with open(path, encoding='utf-8') as f:
+        data = json.load(f)
+    if isinstance(data, dict) and 'footprint' in data:
+        data = data['footprint']  # the output of inspect --json
+    return fp.Footprint.from_dict(data)
+
+
+def cmd_build(args):
+    footprint = _load_footprint(args.footprint)
+    data = builder.build_partial(args.part, args.design, args.module_id,
+                                 footprint, seed=args.seed,
+                                 header=not args.output.endswith('.bin'))
+    info = validator.validate(data)
+    _write_atomically(args.output, data)
+    print('wrote %s: partial for %s, module ID 0x%08X, footprint %s, %d bytes'
+          % (args.output, info.device.name, args.module_id,
+             info.footprint.signature, len(data)))
+    return EXIT_OK
+
+
+def _hex32(text):
+    value = int(text, 0)
+    if not 0 <= value <= 0xFFFFFFFF:
+        raise argparse.ArgumentTypeError('%s is not a 32-bit value' % text)
+    return value
+
+
+def parser():
+    p = argparse.ArgumentParser(prog='nova-fpga-bitstream',
+                                description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest='command', required=True)
+
+    s = sub.add_parser('inspect', help='describe a bitstream')
+    s.add_argument('file')
+    s.add_argument('--json', action='store_true', help='machine-readable')
+    s.set_defaults(func=cmd_inspect)
+
+    s = sub.add_parser('verify', help='exit 0 only if every condition holds')
+    s.add_argument('file')
+    s.add_argument('--part', help="device, e.g. xc7z020 or 7z020clg400")
+    s.add_argument('--partial', action='store_true',
+                   help='must be a partial bitstream')
+    s.add_argument('--footprint', metavar='SIG',
+                   help='frame footprint signature it must have')
+    s.set_defaults(func=cmd_verify)
+
+    s = sub.add_parser('to-bin', help='header-less configuration data')
+    s.add_argument('file')
+    s.add_argument('-o', '--output', required=True)
+    s.add_argument('--plain', action='store_true',
+                   help='big-endian words instead of PCAP byte order')
+    s.set_defaults(func=cmd_to_bin)
+
+    s = sub.add_parser('build', help='write a partial bitstream for a '
+                                     'footprint (no Vivado needed)')
+    s.add_argument('--part', required=True, help='e.g. 7z020clg400')
+    s.add_argument('--design', required=True)
+    s.add_argument('--module-id', type=_hex32, required=True,
+                   help='UserID, e.g. 0x4E460001 (0xFFFFFFFF: none)')
+    s.add_argument('--footprint', required=True, metavar='FILE',
+                   help='a bitstream whose footprint to copy, or JSON '
+                        '(inspect --json output or a list of blocks)')
+    s.add_argument('--seed', type=int, default=0,
+                   help='seed of the pseudo-random frame data')
+    s.add_argument('-o', '--output', required=True,
+                   help='.bit, or .bin for header-less big-endian words')
+    s.set_defaults(func=cmd_build)
+    return p
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except errors.BitstreamError as exc:
+        print('FAILED %s: invalid bitstream: %s'
+              % (getattr(args, 'file', args.command), exc))
+        return EXIT_INVALID
+    except (OSError, json.JSONDecodeError) as exc:
+        print('FAILED: %s' % exc, file=sys.stderr)
+        return EXIT_INVALID
+
+
+if __name__ == '__main__':
+    sys.exit(main())

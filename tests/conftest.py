@@ -1,0 +1,38 @@
+"""Shared fixtures: where the real test data lives, and figures tests report.
+
+The real bitstreams and captures are not copied into the repository; they
+sit in ../shared/realdata beside the checkout (or where NOVA_FPGA_REALDATA
+points).  A test that needs them and cannot find them fails: it never skips.
+"""
+import os
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+REALDATA = pathlib.Path(os.environ.get(
+    'NOVA_FPGA_REALDATA', ROOT.parent / 'shared' / 'realdata'))
+
+#: Lines tests want printed in the summary (figures such as fuzz counts).
+REPORT = []
+
+
+def realdata_path(*parts):
+    path = REALDATA.joinpath(*parts)
+    if not path.exists():
+        pytest.fail('real test data %s is missing: put the shared realdata '
+                    'beside the checkout or set NOVA_FPGA_REALDATA' % path,
+                    pytrace=False)
+    return path
+
+
+@pytest.fixture
+def report():
+    return REPORT.append
+
+
+def pytest_terminal_summary(terminalreporter):
+    if REPORT:
+        terminalreporter.section('figures')
+        for line in REPORT:
+            terminalreporter.write_line(line)

@@ -1,0 +1,88 @@
+"""Run each cocotb suite in hdl/tests on both simulators (Verilator and Icarus).
+
+A missing simulator fails the test: the point is that both accept the HDL.
+Each suite's random seed is printed and can be fixed with NOVA_FPGA_HDL_SEED.
+"""
+import os
+import pathlib
+import random
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+from cocotb_tools.runner import get_runner
+
+from nova_fpga_agent.emulator import modules, toolchain
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HDL_TESTS = ROOT / 'hdl' / 'tests'
+BUILD = ROOT / '.build' / 'cocotb'
+
+DECOUPLER_SOURCES = ('region_decoupler.v', 'axis_frame_fifo.v')
+
+#: suite -> (Verilog top, sources, parameters, number of cocotb tests it must run)
+SUITES = {
+    'loopback': ('region_loopback', modules.LOOPBACK.sources, modules.LOOPBACK.parameters, 4),
+    'loopback_32bit': ('region_loopback', modules.LOOPBACK.sources,
+                       dict(modules.LOOPBACK.parameters, DATA_WIDTH=32), 4),
+    'decoupler': ('region_decoupler', DECOUPLER_SOURCES, {'EGRESS_FIFO_DEPTH': 256}, 7),
+}
+TEST_MODULES = {'region_loopback': 'test_region_loopback',
+                'region_decoupler': 'test_region_decoupler'}
+
+
+def _simulator_tools(simulator):
+    if simulator == 'verilator':
+        return toolchain.verilator_env()
+    toolchain.require('iverilog')
+    toolchain.require('vvp')
+    return dict(os.environ)
+
+
+def _outcome(results_xml):
+    """(tests run, failed, skipped) from a cocotb results file."""
+    cases = ElementTree.parse(results_xml).getroot().iter('testcase')
+    run = failed = skipped = 0
+    for case in cases:
+        run += 1
+        failed += bool(case.findall('failure') or case.findall('error'))
+        skipped += bool(case.findall('skipped'))
+    return run, failed, skipped
+
+
+@pytest.mark.hdl
+@pytest.mark.parametrize('simulator', ['icarus', 'verilator'])
+@pytest.mark.parametrize('suite', sorted(SUITES))
+def test_cocotb_suite(suite, simulator, monkeypatch, report):
+    """Build the suite's top on this simulator and require every cocotb test to pass."""
+    top, sources, parameters, expected_tests = SUITES[suite]
+    env = _simulator_tools(simulator)
+    monkeypatch.setenv('PATH', env['PATH'])
+    if simulator == 'verilator':
+        monkeypatch.setenv('VERILATOR_ROOT', env['VERILATOR_ROOT'])
+    monkeypatch.syspath_prepend(str(HDL_TESTS))
+    seed = int(os.environ.get('NOVA_FPGA_HDL_SEED', random.randrange(2 ** 31)))
+    print('%s on %s: seed %d' % (suite, simulator, seed))
+
+    build_dir = BUILD / simulator / suite
+    runner = get_runner(simulator)
+    runner.build(
+        sources=[modules.RTL_DIR / source for source in sources],
+        hdl_toplevel=top,
+        parameters=parameters,
+        build_args=['--timing', '-Wno-fatal'] if simulator == 'verilator' else [],
+        build_dir=build_dir,
+        timescale=('1ns', '1ps'),
+    )
+    results = runner.test(
+        test_module=TEST_MODULES[top],
+        hdl_toplevel=top,
+        test_dir=build_dir,
+        seed=seed,
+        extra_env={'COCOTB_LOG_LEVEL': os.environ.get('COCOTB_LOG_LEVEL', 'WARNING')},
+        results_xml=str(build_dir / 'results.xml'),
+    )
+    run, failed, skipped = _outcome(results)
+    report('cocotb %s on %s: %d tests, %d failed, seed %d' % (suite, simulator, run, failed, seed))
+    assert (run, failed, skipped) == (expected_tests, 0, 0), \
+        'cocotb %s on %s: %d run, %d failed, %d skipped (seed %d)' % (
+            suite, simulator, run, failed, skipped, seed)

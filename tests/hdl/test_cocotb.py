@@ -24,7 +24,7 @@ SUITES = {
     'loopback': ('region_loopback', modules.LOOPBACK.sources, modules.LOOPBACK.parameters, 4),
     'loopback_32bit': ('region_loopback', modules.LOOPBACK.sources,
                        dict(modules.LOOPBACK.parameters, DATA_WIDTH=32), 4),
-    'decoupler': ('region_decoupler', DECOUPLER_SOURCES, {'EGRESS_FIFO_DEPTH': 256}, 7),
+    'decoupler': ('region_decoupler', DECOUPLER_SOURCES, {'EGRESS_FIFO_DEPTH': 256}, 8),
 }
 TEST_MODULES = {'region_loopback': 'test_region_loopback',
                 'region_decoupler': 'test_region_decoupler'}

@@ -1,0 +1,88 @@
+"""Registry of the reconfigurable modules the board emulator can run.
+
+A partial bitstream declares its module in its UserID; the emulator looks that
+ID up here to find the HDL to run.  This is the one place a module ID is
+written down: the IDs reach the Verilog as the MODULE_ID parameter at build
+time (cocotb, the Verilator bridge and yosys all take them from here).
+"""
+import dataclasses
+import pathlib
+
+#: UserID value meaning "no module declared" (the bitstream default).
+UNDECLARED_MODULE_ID = 0xFFFFFFFF
+
+#: The loopback "dummy VNFC" ("NF" + 0x0001).
+LOOPBACK_MODULE_ID = 0x4E460001
+#: The virtual traffic classifier (reserved: its HDL arrives in a later issue).
+VTC_MODULE_ID = 0x4E460002
+
+#: hdl/rtl of this checkout (the agent package is installed editable).
+RTL_DIR = pathlib.Path(__file__).resolve().parents[3] / 'hdl' / 'rtl'
+
+
+class Registers:
+    """Byte offsets of the registers every module has (hdl/README.md)."""
+
+    MODULE_ID = 0x00
+    VERSION = 0x04
+    CONTROL = 0x08
+    STATUS = 0x0C
+    FRAMES_LO = 0x10
+    FRAMES_HI = 0x14
+    BYTES_LO = 0x18
+    BYTES_HI = 0x1C
+
+    #: CONTROL bit: write 1 to zero the frame and byte counters.
+    CONTROL_CLEAR_COUNTERS = 1 << 0
+    #: STATUS bits: a frame has started on the input / output and not yet ended.
+    STATUS_IN_FRAME = 1 << 0
+    STATUS_OUT_FRAME = 1 << 1
+
+
+class UnknownModule(LookupError):
+    """No HDL is registered for a module ID."""
+
+
+@dataclasses.dataclass(frozen=True)
+class HdlModule:
+    """A reconfigurable module: its Verilog top and how to build it."""
+
+    name: str
+    module_id: int
+    version: int
+    top: str
+    sources: tuple
+    data_width: int = 64
+
+    @property
+    def source_paths(self):
+        return [RTL_DIR / source for source in self.sources]
+
+    @property
+    def parameters(self):
+        """Verilog parameters every build of this module gets."""
+        return {
+            'MODULE_ID': self.module_id,
+            'MODULE_VERSION': self.version,
+            'DATA_WIDTH': self.data_width,
+        }
+
+
+LOOPBACK = HdlModule(
+    name='loopback',
+    module_id=LOOPBACK_MODULE_ID,
+    version=0x00010000,
+    top='region_loopback',
+    sources=('region_loopback.v', 'axis_register.v', 'axil_reg_if.v'),
+)
+
+MODULES = {module.module_id: module for module in (LOOPBACK,)}
+
+
+def lookup(module_id):
+    """Return the HdlModule a bitstream's declared module ID names."""
+    try:
+        return MODULES[module_id]
+    except KeyError:
+        raise UnknownModule('no HDL module registered for module ID 0x%08X'
+                            % module_id) from None

@@ -1,0 +1,114 @@
+/*
+ * AXI4-Lite slave to a simple register port.
+ *
+ * Turns AXI4-Lite transactions into single-cycle register strobes so a
+ * module's register file is a plain case statement.  One write and one
+ * read are in flight at a time; a write is taken when both its address
+ * and its data are valid.  The register file answers in the same cycle:
+ * reg_wr_err / reg_rd_err make the response SLVERR instead of OKAY.
+ */
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module axil_reg_if #
+(
+    parameter ADDR_WIDTH = 12,
+    parameter DATA_WIDTH = 32,
+    parameter STRB_WIDTH = DATA_WIDTH / 8
+)
+(
+    input  wire                  clk,
+    input  wire                  rst,
+
+    input  wire [ADDR_WIDTH-1:0] s_axil_awaddr,
+    /* verilator lint_off UNUSEDSIGNAL */ // protection bits carry no meaning for a register file
+    input  wire [2:0]            s_axil_awprot,
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire                  s_axil_awvalid,
+    output wire                  s_axil_awready,
+    input  wire [DATA_WIDTH-1:0] s_axil_wdata,
+    input  wire [STRB_WIDTH-1:0] s_axil_wstrb,
+    input  wire                  s_axil_wvalid,
+    output wire                  s_axil_wready,
+    output wire [1:0]            s_axil_bresp,
+    output wire                  s_axil_bvalid,
+    input  wire                  s_axil_bready,
+    input  wire [ADDR_WIDTH-1:0] s_axil_araddr,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [2:0]            s_axil_arprot,
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire                  s_axil_arvalid,
+    output wire                  s_axil_arready,
+    output wire [DATA_WIDTH-1:0] s_axil_rdata,
+    output wire [1:0]            s_axil_rresp,
+    output wire                  s_axil_rvalid,
+    input  wire                  s_axil_rready,
+
+    output wire [ADDR_WIDTH-1:0] reg_wr_addr,
+    output wire [DATA_WIDTH-1:0] reg_wr_data,
+    output wire [STRB_WIDTH-1:0] reg_wr_strb,
+    output wire                  reg_wr_en,
+    input  wire                  reg_wr_err,
+    output wire [ADDR_WIDTH-1:0] reg_rd_addr,
+    output wire                  reg_rd_en,
+    input  wire [DATA_WIDTH-1:0] reg_rd_data,
+    input  wire                  reg_rd_err
+);
+
+localparam [1:0] RESP_OKAY = 2'b00, RESP_SLVERR = 2'b10;
+
+reg                  bvalid_reg = 1'b0;
+reg [1:0]            bresp_reg = RESP_OKAY;
+reg                  rvalid_reg = 1'b0;
+reg [1:0]            rresp_reg = RESP_OKAY;
+reg [DATA_WIDTH-1:0] rdata_reg = {DATA_WIDTH{1'b0}};
+
+// a new write is taken only once the previous response has been accepted
+wire write_take = s_axil_awvalid && s_axil_wvalid && !bvalid_reg;
+wire read_take = s_axil_arvalid && !rvalid_reg;
+
+assign s_axil_awready = write_take;
+assign s_axil_wready = write_take;
+assign s_axil_bresp = bresp_reg;
+assign s_axil_bvalid = bvalid_reg;
+assign s_axil_arready = read_take;
+assign s_axil_rdata = rdata_reg;
+assign s_axil_rresp = rresp_reg;
+assign s_axil_rvalid = rvalid_reg;
+
+assign reg_wr_addr = s_axil_awaddr;
+assign reg_wr_data = s_axil_wdata;
+assign reg_wr_strb = s_axil_wstrb;
+assign reg_wr_en = write_take;
+assign reg_rd_addr = s_axil_araddr;
+assign reg_rd_en = read_take;
+
+always @(posedge clk) begin
+    if (bvalid_reg && s_axil_bready) begin
+        bvalid_reg <= 1'b0;
+    end
+    if (write_take) begin
+        bvalid_reg <= 1'b1;
+        bresp_reg <= reg_wr_err ? RESP_SLVERR : RESP_OKAY;
+    end
+
+    if (rvalid_reg && s_axil_rready) begin
+        rvalid_reg <= 1'b0;
+    end
+    if (read_take) begin
+        rvalid_reg <= 1'b1;
+        rresp_reg <= reg_rd_err ? RESP_SLVERR : RESP_OKAY;
+        rdata_reg <= reg_rd_err ? {DATA_WIDTH{1'b0}} : reg_rd_data;
+    end
+
+    if (rst) begin
+        bvalid_reg <= 1'b0;
+        rvalid_reg <= 1'b0;
+    end
+end
+
+endmodule
+
+`resetall

@@ -1,0 +1,52 @@
+"""Shared pieces of the cocotb suites: clock/reset, stimulus, register access."""
+import random
+
+import cocotb
+from cocotb.clock import Clock
+from cocotb.triggers import RisingEdge, Timer
+
+CLOCK_PERIOD_NS = 10
+
+
+def seeded_random(dut):
+    """A random generator seeded from cocotb's seed, which is logged so a failure can be replayed."""
+    dut._log.info('random seed %d (rerun with COCOTB_RANDOM_SEED=%d)',
+                  cocotb.RANDOM_SEED, cocotb.RANDOM_SEED)
+    return random.Random(cocotb.RANDOM_SEED)
+
+
+async def start(dut, resets=('aresetn',), cycles=4):
+    """Pulse the active-low resets, starting the clock once every input has settled."""
+    for name in resets:
+        getattr(dut, name).value = 0
+    await Timer(1, unit='ns')
+    cocotb.start_soon(Clock(dut.aclk, CLOCK_PERIOD_NS, unit='ns').start())
+    for _ in range(cycles):
+        await RisingEdge(dut.aclk)
+    for name in resets:
+        getattr(dut, name).value = 1
+    for _ in range(2):
+        await RisingEdge(dut.aclk)
+
+
+def pauses(rng, busy):
+    """An endless pause pattern: True (stall this cycle) with probability `busy`."""
+    while True:
+        yield rng.random() < busy
+
+
+def random_frames(rng, count, min_len=1, max_len=1600):
+    return [bytes(rng.getrandbits(8) for _ in range(rng.randint(min_len, max_len)))
+            for _ in range(count)]
+
+
+async def read_u32(axil, address):
+    """Read one register; return (value, AXI response)."""
+    resp = await axil.read(address, 4)
+    return int.from_bytes(resp.data, 'little'), resp.resp
+
+
+async def write_u32(axil, address, value):
+    """Write one register; return the AXI response."""
+    resp = await axil.write(address, value.to_bytes(4, 'little'))
+    return resp.resp

@@ -1,0 +1,227 @@
+"""Run a reconfigurable module's real HDL: Verilator build, cache and C ABI wrapper.
+
+`HdlBridge.for_module_id(module_id)` is what the board emulator calls when a
+bitstream declares a module: it looks the ID up in the module registry,
+compiles that module's Verilog with Verilator into a shared library (once per
+distinct sources + parameters + Verilator + compiler; later calls reuse it from
+.build/hdl_bridge) and loads it.  There is no Python model of any module.
+"""
+import ctypes
+import fcntl
+import hashlib
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+
+from nova_fpga_agent.emulator import modules, toolchain
+
+ROOT = modules.RTL_DIR.parents[1]
+HARNESS = ROOT / 'hdl' / 'bridge' / 'region_bridge.cpp'
+BUILD_DIR = pathlib.Path(os.environ.get('NOVA_FPGA_BUILD_DIR', ROOT / '.build')) / 'hdl_bridge'
+LIBRARY = 'libregion.so'
+
+VERILATOR_FLAGS = ('-O3', '--x-assign', 'fast', '--x-initial', 'fast', '-Wno-fatal')
+CXXFLAGS = '-fPIC -O2'
+
+#: AXI4-Lite responses.
+OKAY, EXOKAY, SLVERR, DECERR = 0, 1, 2, 3
+_RESP_NAMES = {SLVERR: 'SLVERR', DECERR: 'DECERR', -1: 'no answer', -2: 'bus busy'}
+
+
+class AxiLiteError(IOError):
+    """A register access was refused (SLVERR/DECERR) or not answered."""
+
+    def __init__(self, op, address, resp):
+        super().__init__('%s 0x%03X: %s' % (op, address, _RESP_NAMES.get(resp, resp)))
+        self.address = address
+        self.resp = resp
+
+
+class BuildError(RuntimeError):
+    """Verilator or the C++ compiler rejected a module."""
+
+
+def _compiler_version():
+    toolchain.require('make')
+    compiler = toolchain.require(os.environ.get('CXX', 'g++'))
+    return subprocess.run([compiler, '--version'], check=True, capture_output=True,
+                          text=True).stdout.splitlines()[0]
+
+
+def build_key(module):
+    """Hash of everything that changes the built library."""
+    digest = hashlib.sha256()
+    for path in list(module.source_paths) + [HARNESS]:
+        digest.update(path.name.encode() + b'\0' + path.read_bytes() + b'\0')
+    for name, value in sorted(module.parameters.items()):
+        digest.update(('%s=%s\0' % (name, value)).encode())
+    digest.update(module.top.encode() + b'\0')
+    digest.update(' '.join(VERILATOR_FLAGS + (CXXFLAGS,)).encode() + b'\0')
+    digest.update(toolchain.verilator_version().encode() + b'\0')
+    digest.update(_compiler_version().encode())
+    return digest.hexdigest()[:20]
+
+
+def build(module):
+    """Path of the module's shared library, building it first if it is not cached."""
+    target_dir = BUILD_DIR / ('%s-%s' % (module.name, build_key(module)))
+    library = target_dir / LIBRARY
+    if library.exists():
+        return library
+    BUILD_DIR.mkdir(parents=True, exist_ok=True)
+    with open(BUILD_DIR / ('.%s.lock' % target_dir.name), 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if library.exists():  # built by another process while we waited
+            return library
+        work = pathlib.Path(tempfile.mkdtemp(prefix='.%s-' % module.name, dir=BUILD_DIR))
+        try:
+            _verilate(module, work)
+            (work / 'obj_dir' / LIBRARY).rename(work / LIBRARY)
+            shutil.rmtree(work / 'obj_dir')
+            work.rename(target_dir)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+    return library
+
+
+def _verilate(module, work):
+    command = [
+        str(toolchain.verilator_root() / 'bin' / 'verilator'),
+        '--cc', '--exe', '--build', '-j', str(os.cpu_count() or 1),
+        '--prefix', 'Vregion', '--top-module', module.top,
+        '-Mdir', str(work / 'obj_dir'), '-o', LIBRARY,
+        *VERILATOR_FLAGS,
+        '-CFLAGS', '%s -DBRIDGE_DATA_WIDTH=%d' % (CXXFLAGS, module.data_width),
+        '-LDFLAGS', '-shared',
+        *['-G%s=%d' % item for item in sorted(module.parameters.items())],
+        *[str(path) for path in module.source_paths],
+        str(HARNESS),
+    ]
+    result = subprocess.run(command, env=toolchain.verilator_env(), capture_output=True,
+                            text=True, cwd=work)
+    (work / 'build.log').write_text(' '.join(command) + '\n' + result.stdout + result.stderr)
+    if result.returncode != 0:
+        raise BuildError('building %s failed:\n%s' % (module.name, result.stderr[-4000:]))
+
+
+def _bind(library):
+    lib = ctypes.CDLL(str(library))
+    handle = ctypes.c_void_p
+    signatures = {
+        'region_data_width': (ctypes.c_uint, []),
+        'region_new': (handle, []),
+        'region_free': (None, [handle]),
+        'region_reset': (None, [handle, ctypes.c_uint32]),
+        'region_clock': (None, [handle, ctypes.c_uint64]),
+        'region_clock_until_idle': (ctypes.c_uint64, [handle, ctypes.c_uint64, ctypes.c_uint32]),
+        'region_cycles': (ctypes.c_uint64, [handle]),
+        'region_push_frame': (None, [handle, ctypes.c_char_p, ctypes.c_uint32]),
+        'region_pending_input': (ctypes.c_uint32, [handle]),
+        'region_output_count': (ctypes.c_uint32, [handle]),
+        'region_next_frame_length': (ctypes.c_int64, [handle]),
+        'region_pull_frame': (ctypes.c_int64, [handle, ctypes.c_char_p, ctypes.c_uint32]),
+        'region_axil_write': (ctypes.c_int, [handle, ctypes.c_uint32, ctypes.c_uint32,
+                                             ctypes.c_uint32, ctypes.c_uint64]),
+        'region_axil_read': (ctypes.c_int, [handle, ctypes.c_uint32,
+                                            ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint64]),
+    }
+    for name, (restype, argtypes) in signatures.items():
+        function = getattr(lib, name)
+        function.restype = restype
+        function.argtypes = argtypes
+    return lib
+
+
+class HdlBridge:
+    """One instance of a Verilated module, driven cycle by cycle through the C ABI.
+
+    Frames pushed in are fed to the module's AXI4-Stream slave one beat per
+    cycle as it accepts them; frames it sends are collected whole and pulled
+    out as bytes.  Register accesses go over its AXI4-Lite slave and raise
+    AxiLiteError on SLVERR/DECERR or when the module does not answer.
+    """
+
+    #: cycles an AXI4-Lite access may take before it counts as unanswered
+    AXIL_TIMEOUT_CYCLES = 1000
+
+    def __init__(self, module):
+        self.module = module
+        self._lib = _bind(build(module))
+        if self._lib.region_data_width() != module.data_width:
+            raise BuildError('library built for a different data width')
+        self._handle = self._lib.region_new()
+        self.reset()
+
+    @classmethod
+    def for_module_id(cls, module_id):
+        """The bridge for the module a bitstream declares (UnknownModule if none is registered)."""
+        return cls(modules.lookup(module_id))
+
+    def close(self):
+        if self._handle:
+            self._lib.region_free(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def reset(self, cycles=8):
+        """Hold aresetn low for `cycles`; queued and half-collected frames are dropped."""
+        self._lib.region_reset(self._handle, cycles)
+
+    def clock(self, cycles):
+        self._lib.region_clock(self._handle, cycles)
+
+    def clock_until_idle(self, max_cycles=10_000_000, quiet_cycles=32):
+        """Clock until all pushed frames went in and nothing moved for `quiet_cycles`; returns cycles run."""
+        return self._lib.region_clock_until_idle(self._handle, max_cycles, quiet_cycles)
+
+    @property
+    def cycles(self):
+        """Clock cycles simulated since the module was created."""
+        return self._lib.region_cycles(self._handle)
+
+    @property
+    def pending_input(self):
+        """Frames pushed and not yet fully taken by the module."""
+        return self._lib.region_pending_input(self._handle)
+
+    def push_frame(self, frame):
+        frame = bytes(frame)
+        if not frame:
+            raise ValueError('an AXI4-Stream frame has at least one byte')
+        self._lib.region_push_frame(self._handle, frame, len(frame))
+
+    def pull_frames(self):
+        """Every complete frame the module has sent since the last pull, oldest first."""
+        frames = []
+        while True:
+            length = self._lib.region_next_frame_length(self._handle)
+            if length < 0:
+                return frames
+            buffer = ctypes.create_string_buffer(length)
+            self._lib.region_pull_frame(self._handle, buffer, length)
+            frames.append(buffer.raw)
+
+    def axil_write(self, address, value, strobe=0xF):
+        resp = self._lib.region_axil_write(self._handle, address, value & 0xFFFFFFFF, strobe,
+                                           self.AXIL_TIMEOUT_CYCLES)
+        if resp not in (OKAY, EXOKAY):
+            raise AxiLiteError('write', address, resp)
+
+    def axil_read(self, address):
+        data = ctypes.c_uint32()
+        resp = self._lib.region_axil_read(self._handle, address, ctypes.byref(data),
+                                          self.AXIL_TIMEOUT_CYCLES)
+        if resp not in (OKAY, EXOKAY):
+            raise AxiLiteError('read', address, resp)
+        return data.value

@@ -69,7 +69,7 @@ def test_cocotb_suite(suite, simulator, monkeypatch, report):
         sources=[modules.RTL_DIR / source for source in sources],
         hdl_toplevel=top,
         parameters=parameters,
-        build_args=['--timing', '-Wno-fatal'] if simulator == 'verilator' else [],
+        build_args=['--timing'] if simulator == 'verilator' else [],
         build_dir=build_dir,
         timescale=('1ns', '1ps'),
     )

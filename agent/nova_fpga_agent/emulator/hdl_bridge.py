@@ -22,7 +22,7 @@ HARNESS = ROOT / 'hdl' / 'bridge' / 'region_bridge.cpp'
 BUILD_DIR = pathlib.Path(os.environ.get('NOVA_FPGA_BUILD_DIR', ROOT / '.build')) / 'hdl_bridge'
 LIBRARY = 'libregion.so'
 
-VERILATOR_FLAGS = ('-O3', '--x-assign', 'fast', '--x-initial', 'fast', '-Wno-fatal')
+VERILATOR_FLAGS = ('-O3', '--x-assign', 'fast', '--x-initial', 'fast')
 CXXFLAGS = '-fPIC -O2'
 
 #: AXI4-Lite responses.

@@ -54,8 +54,8 @@ def main():
             line = LINE_RATE_BPS / 8 / (size + ETHERNET_OVERHEAD_BYTES)
             print('%-8s %14.0f %16.0f %18.0f %16.0f' % (
                 '%d B' % size, frames_per_s, cycles_per_s, fabric, line))
-        print('fabric = one beat per cycle at %.0f MHz; simulation is %.1fx slower than it'
-              % (FABRIC_CLOCK_HZ / 1e6, FABRIC_CLOCK_HZ / cycles_per_s))
+        print('fabric = one beat per cycle at %.0f MHz; at 1518 B the simulation runs %.1fx '
+              'slower than the fabric' % (FABRIC_CLOCK_HZ / 1e6, FABRIC_CLOCK_HZ / cycles_per_s))
 
 
 if __name__ == '__main__':

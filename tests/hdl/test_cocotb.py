@@ -17,17 +17,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 HDL_TESTS = ROOT / 'hdl' / 'tests'
 BUILD = ROOT / '.build' / 'cocotb'
 
-DECOUPLER_SOURCES = ('region_decoupler.v', 'axis_frame_fifo.v')
-
 #: suite -> (Verilog top, sources, parameters, number of cocotb tests it must run)
 SUITES = {
     'loopback': ('region_loopback', modules.LOOPBACK.sources, modules.LOOPBACK.parameters, 4),
     'loopback_32bit': ('region_loopback', modules.LOOPBACK.sources,
                        dict(modules.LOOPBACK.parameters, DATA_WIDTH=32), 4),
-    'decoupler': ('region_decoupler', DECOUPLER_SOURCES, {'EGRESS_FIFO_DEPTH': 256}, 8),
+    'decoupler': (modules.DECOUPLER_TOP, modules.DECOUPLER_SOURCES, {'EGRESS_FIFO_DEPTH': 256}, 8),
 }
 TEST_MODULES = {'region_loopback': 'test_region_loopback',
-                'region_decoupler': 'test_region_decoupler'}
+                modules.DECOUPLER_TOP: 'test_region_decoupler'}
 
 
 def _simulator_tools(simulator):

@@ -13,8 +13,7 @@ pytestmark = pytest.mark.hdl
 
 TOPS = {
     'region_loopback': modules.LOOPBACK.source_paths,
-    'region_decoupler': [modules.RTL_DIR / 'region_decoupler.v',
-                         modules.RTL_DIR / 'axis_frame_fifo.v'],
+    modules.DECOUPLER_TOP: [modules.RTL_DIR / source for source in modules.DECOUPLER_SOURCES],
 }
 
 

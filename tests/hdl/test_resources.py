@@ -10,7 +10,7 @@ from tests.conftest import realdata_path
 pytestmark = pytest.mark.hdl
 
 RP1_XDC = resources.ROOT / 'hdl' / 'pblocks' / 'rp1.xdc'
-DECOUPLER_SOURCES = [modules.RTL_DIR / 'region_decoupler.v', modules.RTL_DIR / 'axis_frame_fifo.v']
+DECOUPLER_SOURCES = [modules.RTL_DIR / source for source in modules.DECOUPLER_SOURCES]
 
 # xc7z020 fabric: slice rows Y0..Y149 in three clock-region rows of 50
 XC7Z020_SLICE_X_MAX, XC7Z020_SLICE_Y_MAX = 113, 149
@@ -29,7 +29,7 @@ def rp1():
 def synthesized(top):
     if top == modules.LOOPBACK.top:
         return resources.synthesize(top, modules.LOOPBACK.source_paths, modules.LOOPBACK.parameters)
-    return resources.synthesize(top, DECOUPLER_SOURCES)
+    return resources.synthesize(modules.DECOUPLER_TOP, DECOUPLER_SOURCES)
 
 
 def test_real_pr_0_budget_is_read_from_its_xdc():
@@ -70,7 +70,7 @@ def test_loopback_fits_the_region(region, report):
 
 def test_decoupler_estimate_uses_block_ram(report):
     """The decoupler is shell logic (no region budget); its egress FIFO must map to block RAM."""
-    usage = synthesized('region_decoupler')
+    usage = synthesized(modules.DECOUPLER_TOP)
     report('yosys decoupler (static shell): %s' % usage)
     assert usage.ramb36 >= 1
     assert usage.luts < 500

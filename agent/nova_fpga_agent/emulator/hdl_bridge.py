@@ -147,6 +147,8 @@ class HdlBridge:
     #: cycles an AXI4-Lite access may take before it counts as unanswered
     AXIL_TIMEOUT_CYCLES = 1000
 
+    _handle = None
+
     def __init__(self, module):
         self.module = module
         self._lib = _bind(build(module))

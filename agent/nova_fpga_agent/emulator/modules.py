@@ -78,6 +78,10 @@ LOOPBACK = HdlModule(
 
 MODULES = {module.module_id: module for module in (LOOPBACK,)}
 
+#: The static shell's per-region decoupler: shell logic, never loaded into a region, so no ID.
+DECOUPLER_TOP = 'region_decoupler'
+DECOUPLER_SOURCES = ('region_decoupler.v', 'axis_frame_fifo.v')
+
 
 def lookup(module_id):
     """Return the HdlModule a bitstream's declared module ID names."""

@@ -122,3 +122,30 @@ async def status_shows_a_frame_in_flight(dut):
     assert status == 0
     received = await sink.recv()
     assert len(received.tdata) == 2 * len(dut.s_axis_tkeep)
+
+
+@cocotb.test()
+async def counters_carry_into_the_high_word(dut):
+    """The counters are 64 bits wide and a LO-then-HI read is consistent across a carry."""
+    source, sink, axil = attach(dut)
+    await start(dut)
+    # preload the counters just below a 32-bit carry
+    dut.frames_reg.value = 0x1_FFFF_FFFF
+    dut.bytes_reg.value = 0x2_FFFF_FFC0
+    await RisingEdge(dut.aclk)
+
+    await source.send(AxiStreamFrame(b'\x5a' * 64))
+    await sink.recv()
+    await ClockCycles(dut.aclk, 2)
+    assert await read_u64(axil, Registers.FRAMES_LO) == 0x2_0000_0000
+    assert await read_u64(axil, Registers.BYTES_LO) == 0x3_0000_0000
+
+    # a carry between reading LO and HI does not tear the value
+    dut.bytes_reg.value = 0x3_FFFF_FFF8
+    await RisingEdge(dut.aclk)
+    lo, _ = await read_u32(axil, Registers.BYTES_LO)
+    await source.send(AxiStreamFrame(b'\x5a' * 8))
+    await sink.recv()
+    hi, _ = await read_u32(axil, Registers.BYTES_HI)
+    assert (hi, lo) == (0x3, 0xFFFF_FFF8)
+    assert await read_u64(axil, Registers.BYTES_LO) == 0x4_0000_0000

@@ -19,9 +19,9 @@ BUILD = ROOT / '.build' / 'cocotb'
 
 #: suite -> (Verilog top, sources, parameters, number of cocotb tests it must run)
 SUITES = {
-    'loopback': ('region_loopback', modules.LOOPBACK.sources, modules.LOOPBACK.parameters, 4),
+    'loopback': ('region_loopback', modules.LOOPBACK.sources, modules.LOOPBACK.parameters, 5),
     'loopback_32bit': ('region_loopback', modules.LOOPBACK.sources,
-                       dict(modules.LOOPBACK.parameters, DATA_WIDTH=32), 4),
+                       dict(modules.LOOPBACK.parameters, DATA_WIDTH=32), 5),
     'decoupler': (modules.DECOUPLER_TOP, modules.DECOUPLER_SOURCES, {'EGRESS_FIFO_DEPTH': 256}, 8),
 }
 TEST_MODULES = {'region_loopback': 'test_region_loopback',

@@ -70,6 +70,7 @@ def build_partial(part, design, module_id, footprint, seed=0,
     :returns: the bitstream bytes.
     """
     device = devices.by_part(part)
+    devices.supported(device)
     if not 0 <= module_id <= 0xFFFFFFFF:
         raise errors.HeaderError('module ID %r is not a 32-bit value'
                                  % module_id)

@@ -129,8 +129,17 @@ class Validator:
             if not self._detect():
                 return
             chunk, self._head = bytes(self._head[self._payload_offset:]), None
+        excess = self._excess(len(chunk))
+        if excess:
+            chunk = chunk[:len(chunk) - excess]
         self._take_payload(chunk)
         self._process()
+        if excess:
+            # Only now: errors come in stream order, whatever the chunking.
+            raise errors.HeaderError(
+                'file continues past the %d bytes of configuration data '
+                'its header declares' % self._header.payload_length,
+                self._payload_offset + self._header.payload_length)
 
     def _detect(self):
         head = self._head
@@ -140,9 +149,7 @@ class Validator:
                 return False
             header = container.parse_bit_header(head)
             if header is None:
-                if len(head) > 4 * (container.MAX_FIELD_LEN + 3) + 32:
-                    raise errors.HeaderError('.bit header does not end', 0)
-                return False
+                return False  # bounded: every field is at most MAX_FIELD_LEN
             self._header = header
             self._container = container.BIT
             self._payload_offset = header.length
@@ -163,14 +170,14 @@ class Validator:
         self._stage = _PRESYNC
         return True
 
+    def _excess(self, just_fed):
+        """Bytes of the last chunk beyond the length a .bit header declares."""
+        if self._header is None:
+            return 0
+        beyond = self._size - self._payload_offset - self._header.payload_length
+        return min(max(beyond, 0), just_fed)
+
     def _take_payload(self, data):
-        if self._header is not None:
-            received = self._size - self._payload_offset
-            if received > self._header.payload_length:
-                raise errors.HeaderError(
-                    'file continues past the %d bytes of configuration data '
-                    'its header declares' % self._header.payload_length,
-                    self._payload_offset + self._header.payload_length)
         if self._carry:
             data = self._carry + data
         whole = len(data) - len(data) % 4
@@ -408,6 +415,9 @@ class Validator:
     def finish(self):
         end = self._size
         if self._stage == _DETECT:
+            if self._size >= len(container.BIT_PREAMBLE):
+                raise errors.TruncatedError('the .bit header is cut short',
+                                            end)
             raise errors.ContainerError(
                 '%d bytes: too short to be a bitstream' % self._size, 0)
         if self._header is not None:
@@ -463,7 +473,7 @@ def _swapped(word):
     return int.from_bytes(word.to_bytes(4, 'big'), 'little')
 
 
-CHUNK = 1 << 20
+CHUNK = 64 * 1024  # cache-sized: faster than big chunks, and bounded
 
 
 def validate(data):

@@ -1,0 +1,96 @@
+"""nova-fpga-bitstream, run as the installed console script."""
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from nova_fpga import bitstream
+from tests.unit.bitstream import realfiles
+
+
+def cli(*args):
+    exe = shutil.which('nova-fpga-bitstream', path=sys.prefix + '/bin')
+    assert exe, 'the console script is not installed'
+    return subprocess.run([exe, *map(str, args)], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_inspect_text_names_everything():
+    out = cli('inspect', realfiles.path('pr_0_add.bit'))
+    assert out.returncode == 0, out.stderr
+    info = bitstream.validate(realfiles.read('pr_0_add.bit'))
+    for needle in ('xc7z020 (Zynq-7000), IDCODE 0x03727093', 'partial',
+                   'prio_wrapper', 'not declared', info.footprint.signature,
+                   'verified (3 check words)', info.sha256,
+                   'FAR 0x00420300'):
+        assert needle in out.stdout
+
+
+def test_inspect_json_is_the_library_description():
+    out = cli('inspect', '--json', realfiles.path('prio.bit'))
+    assert out.returncode == 0
+    data = json.loads(out.stdout)
+    expected = bitstream.validate(realfiles.read('prio.bit')).to_dict()
+    assert {k: v for k, v in data.items() if k != 'file'} == expected
+    assert data['kind'] == 'full'
+
+
+@pytest.mark.parametrize('args,code,line', [
+    (['--part', 'xc7z020', '--partial'], 0, 'OK '),
+    (['--part', '7z010clg400'], 1, 'part: bitstream is for xc7z020, '
+                                   'expected xc7z010'),
+    (['--footprint', '00'], 1, 'footprint: FC'),
+])
+def test_verify_conditions(args, code, line):
+    out = cli('verify', realfiles.path('pr_0_sub.bit'), *args)
+    assert out.returncode == code
+    assert out.stdout.count('\n') == 1 and line in out.stdout
+
+
+def test_verify_wrong_part_full_and_not_a_bitstream():
+    out = cli('verify', realfiles.path('ov5640_lcd_7010.bit'),
+              '--part', 'xc7z020', '--partial')
+    assert out.returncode == 1
+    assert 'expected xc7z020' in out.stdout and 'expected partial' in out.stdout
+    out = cli('verify', realfiles.path('NEGATIVE_microblaze_pmod_mailbox.bin'))
+    assert out.returncode == 2
+    assert 'not a Xilinx bitstream' in out.stdout
+    assert out.stdout.count('\n') == 1
+
+
+def test_to_bin_and_build_round_trip(tmp_path):
+    pr0 = realfiles.path('pr_0_add.bit')
+    built = tmp_path / 'loopback.bit'
+    out = cli('build', '--part', '7z020clg400', '--design', 'loopback',
+              '--module-id', '0x4E460001', '--footprint', pr0, '-o', built)
+    assert out.returncode == 0, out.stdout + out.stderr
+    info = bitstream.validate(built.read_bytes())
+    assert info.module_id == 0x4E460001
+    assert info.footprint == bitstream.validate(realfiles.read(
+        'pr_0_add.bit')).footprint
+    # footprint from inspect --json works the same
+    js = tmp_path / 'pr0.json'
+    js.write_text(cli('inspect', '--json', pr0).stdout)
+    again = tmp_path / 'again.bit'
+    assert cli('build', '--part', '7z020clg400', '--design', 'x',
+               '--module-id', '1', '--footprint', js, '-o',
+               again).returncode == 0
+    assert bitstream.validate(again.read_bytes()).footprint == info.footprint
+    pcap = tmp_path / 'loopback.bin'
+    out = cli('to-bin', built, '-o', pcap)
+    assert out.returncode == 0
+    raw = pcap.read_bytes()
+    assert b'\x66\x55\x99\xaa' in raw[:64]  # sync in PCAP byte order
+    assert bitstream.validate(raw).footprint == info.footprint
+    assert cli('verify', pcap, '--partial', '--footprint',
+               info.footprint.signature).returncode == 0
+
+
+def test_to_bin_refuses_invalid_input_and_writes_nothing(tmp_path):
+    out_file = tmp_path / 'out.bin'
+    out = cli('to-bin', realfiles.path('NEGATIVE_microblaze_pmod_mailbox.bin'),
+              '-o', out_file)
+    assert out.returncode == 2
+    assert not out_file.exists() and not list(tmp_path.iterdir())

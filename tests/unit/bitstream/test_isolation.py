@@ -1,0 +1,41 @@
+"""The library must work on a board: no nova, glance or oslo there."""
+import subprocess
+import sys
+
+from tests.unit.bitstream import realfiles
+
+BLOCKER = r'''
+import importlib.abc, sys
+BLOCKED = ('nova', 'glance', 'glance_store', 'keystone', 'neutron',
+           'placement', 'oslo_config', 'oslo_messaging', 'oslo_log',
+           'eventlet', 'numpy')
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split('.')[0] in BLOCKED:
+            raise ImportError('blocked on a board: ' + name)
+sys.meta_path.insert(0, Block())
+import nova_fpga.bitstream as b
+from nova_fpga.bitstream import builder, convert, traits
+from nova_fpga.cmd import bitstream as cli
+info = b.validate_file(sys.argv[1])
+traits.image_properties(info, '3f1c1a52-8a57-4c2e-9a51-52b1c0a0f001')
+assert not [m for m in sys.modules if m.split('.')[0] in BLOCKED]
+print(info.footprint.signature)
+'''
+
+
+def test_bitstream_library_imports_without_openstack():
+    out = subprocess.run(
+        [sys.executable, '-c', BLOCKER, str(realfiles.path('pr_0_add.bit'))],
+        capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert len(out.stdout.strip()) == 32
+
+
+def test_package_root_imports_nothing():
+    out = subprocess.run(
+        [sys.executable, '-c',
+         'import sys, nova_fpga; print(sorted(m for m in sys.modules '
+         'if m.startswith("nova_fpga")))'],
+        capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "['nova_fpga']"

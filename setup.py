@@ -56,9 +56,14 @@ setup(
         'oslo.messaging>=18.0.0',
     ],
     extras_require={'cloud': CLOUD, 'test': TEST},
+    package_data={'nova_fpga_agent': ['shells/*.json']},
     entry_points={
         'console_scripts': [
             'nova-fpga-bitstream = nova_fpga.cmd.bitstream:main',
+            'nova-fpga-agent = nova_fpga_agent.service:main',
+        ],
+        'oslo.config.opts': [
+            'nova_fpga_agent = nova_fpga_agent.conf:list_opts',
         ],
     },
 )

@@ -90,3 +90,27 @@ def lookup(module_id):
     except KeyError:
         raise UnknownModule('no HDL module registered for module ID 0x%08X'
                             % module_id) from None
+
+
+#: 64-bit counters every module has (hdl/README.md): name -> LO offset, HI offset.
+COMMON_COUNTERS = {
+    'frames': (Registers.FRAMES_LO, Registers.FRAMES_HI),
+    'bytes': (Registers.BYTES_LO, Registers.BYTES_HI),
+}
+
+
+def read_counters(module_id, read):
+    """A module's counters, read through ``read(offset) -> int``.
+
+    Reading a _LO word latches its _HI word, so LO is read first.  The
+    module ID is checked first: counters of some other logic mean nothing.
+    """
+    found = read(Registers.MODULE_ID)
+    if found != module_id:
+        raise ValueError('module ID register reads 0x%08X, expected 0x%08X'
+                         % (found, module_id))
+    counters = {}
+    for name, (lo, hi) in COMMON_COUNTERS.items():
+        low = read(lo)
+        counters[name] = (read(hi) << 32) | low
+    return counters

@@ -1,0 +1,76 @@
+"""The programmable logic of one board, as the agent drives it.
+
+Everything that differs between a Zynq board and the emulator lives behind
+this interface: writing a partial bitstream through the configuration port,
+the region's decoupler and reset, its register window and its AXI DMA path.
+Board backends (Linux FPGA manager, legacy xdevcfg) implement it with sysfs
+and UIO; the sim backend with the board emulator.
+"""
+import abc
+
+
+class PortError(Exception):
+    """The configuration port refused or failed a write."""
+
+
+class RegisterError(Exception):
+    """A register access got an error response (SLVERR/DECERR) or none."""
+
+
+class BackendUnavailable(Exception):
+    """The backend cannot run on this machine."""
+
+
+class Backend(abc.ABC):
+    name = None
+
+    @abc.abstractmethod
+    def idcode(self):
+        """IDCODE of the device the board carries."""
+
+    @abc.abstractmethod
+    def write_partial(self, region, data):
+        """Write a partial bitstream through the configuration port.
+
+        :returns: seconds the port took (modelled, in the emulator).
+        :raises PortError: the port refused or failed the write.
+        """
+
+    @abc.abstractmethod
+    def set_decoupled(self, region, decoupled):
+        """Isolate the region from the static shell (True) or connect it."""
+
+    @abc.abstractmethod
+    def is_decoupled(self, region):
+        pass
+
+    @abc.abstractmethod
+    def module_reset(self, region):
+        """Pulse the module's aresetn."""
+
+    @abc.abstractmethod
+    def read_register(self, region, offset):
+        """Read a 32-bit module register. :raises RegisterError:"""
+
+    @abc.abstractmethod
+    def write_register(self, region, offset, value):
+        """Write a 32-bit module register. :raises RegisterError:"""
+
+    @abc.abstractmethod
+    def dma_start(self, region):
+        """Start the region's AXI DMA channel (frames flow)."""
+
+    @abc.abstractmethod
+    def dma_stop(self, region):
+        pass
+
+    @abc.abstractmethod
+    def transfer(self, region, frame):
+        """Move one frame through the DMA into the module; return the frames
+        the module sent back. :raises RegisterError: no data path."""
+
+    @abc.abstractmethod
+    def loaded_module(self, region):
+        """What the hardware holds in the region, for reconciliation:
+        a module ID, container.NO_USER_ID for an opaque module, or None
+        when the region holds no configured module."""

@@ -1,0 +1,58 @@
+"""The sim backend: the agent's hardware layer over the board emulator."""
+from nova_fpga_agent.backends import base
+from nova_fpga_agent.emulator import board
+
+
+class SimBackend(base.Backend):
+    name = 'sim'
+
+    def __init__(self, emulated_board):
+        self.board = emulated_board
+
+    def idcode(self):
+        return self.board.device.idcode
+
+    def write_partial(self, region, data):
+        try:
+            return self.board.pcap_write(data)
+        except board.PcapError as exc:
+            raise base.PortError(str(exc))
+
+    def set_decoupled(self, region, decoupled):
+        self.board.set_decoupled(region, decoupled)
+
+    def is_decoupled(self, region):
+        return self.board.decoupled(region)
+
+    def module_reset(self, region):
+        self.board.reset(region)
+
+    def read_register(self, region, offset):
+        try:
+            return self.board.axil_read(region, offset)
+        except board.AxiError as exc:
+            raise base.RegisterError(str(exc))
+
+    def write_register(self, region, offset, value):
+        try:
+            self.board.axil_write(region, offset, value)
+        except board.AxiError as exc:
+            raise base.RegisterError(str(exc))
+
+    def dma_start(self, region):
+        try:
+            self.board.dma_start(region)
+        except board.AxiError as exc:
+            raise base.RegisterError(str(exc))
+
+    def dma_stop(self, region):
+        self.board.dma_stop(region)
+
+    def transfer(self, region, frame):
+        try:
+            return self.board.dma_transfer(region, frame)
+        except board.AxiError as exc:
+            raise base.RegisterError(str(exc))
+
+    def loaded_module(self, region):
+        return self.board.module_in(region)

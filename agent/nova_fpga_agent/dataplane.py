@@ -1,0 +1,143 @@
+"""The data plane: frames from the board's data interface, steered by VLAN
+to a region, through its AXI DMA channel and module, and back out.
+
+On a board the interface is the PS Ethernet; in the emulator a veth in a
+network namespace, so tests and the demo replay real captures into it with
+ordinary tools and capture what comes out.  The outer 802.1Q tag selects
+the region (the shell manifest gives each region a VLAN); the module sees
+the frame without it, and what the module sends goes out with it again.
+"""
+import ctypes
+import logging
+import os
+import socket
+import struct
+import threading
+
+from nova_fpga_agent.backends import base
+
+LOG = logging.getLogger(__name__)
+
+ETH_P_ALL = 0x0003
+SOL_PACKET = 263
+PACKET_AUXDATA = 8
+PACKET_OUTGOING = 4
+TP_STATUS_VLAN_VALID = 0x10
+CLONE_NEWNET = 0x40000000
+_AUXDATA = struct.Struct('IIIHHHH')
+MAX_FRAME = 65536
+
+
+def _enter_netns(name):
+    """Move the calling thread into a named network namespace."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = os.open(os.path.join('/var/run/netns', name), os.O_RDONLY)
+    try:
+        if libc.setns(fd, CLONE_NEWNET) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, 'setns(%s): %s' % (name, os.strerror(err)))
+    finally:
+        os.close(fd)
+
+
+class DataPlane:
+    def __init__(self, manifest, backend, interface, netns=None):
+        self.manifest = manifest
+        self.backend = backend
+        self.interface = interface
+        self.netns = netns
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._error = None
+        self._lock = threading.Lock()
+        self._counters = {r.name: dict.fromkeys(
+            ('frames_in', 'bytes_in', 'frames_out', 'bytes_out', 'dropped'),
+            0) for r in manifest.regions}
+        self.unsteered = 0
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name='dataplane')
+
+    def start(self):
+        self._thread.start()
+        self._ready.wait(10)
+        if self._error:
+            raise self._error
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(5)
+
+    def counters(self, region):
+        with self._lock:
+            return dict(self._counters[region])
+
+    def _count(self, region, **add):
+        with self._lock:
+            for key, value in add.items():
+                self._counters[region][key] += value
+
+    def _open(self):
+        if self.netns:
+            _enter_netns(self.netns)
+        sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                             socket.htons(ETH_P_ALL))
+        sock.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+        sock.bind((self.interface, 0))
+        sock.settimeout(0.2)
+        return sock
+
+    def _run(self):
+        try:
+            sock = self._open()
+        except OSError as exc:
+            self._error = exc
+            self._ready.set()
+            return
+        LOG.info('data plane on %s%s: VLANs %s', self.interface,
+                 ' (netns %s)' % self.netns if self.netns else '',
+                 ', '.join('%d->%s' % (r.vlan, r.name)
+                           for r in self.manifest.regions))
+        self._ready.set()
+        with sock:
+            while not self._stop.is_set():
+                try:
+                    data, ancdata, _, addr = sock.recvmsg(
+                        MAX_FRAME, socket.CMSG_SPACE(_AUXDATA.size))
+                except socket.timeout:
+                    continue
+                if addr[2] == PACKET_OUTGOING:
+                    continue  # our own transmissions
+                self._steer(sock, _with_vlan_tag(data, ancdata))
+
+    def _steer(self, sock, frame):
+        if len(frame) < 18 or frame[12:14] != b'\x81\x00':
+            self.unsteered += 1
+            return
+        vid = struct.unpack_from('>H', frame, 14)[0] & 0x0FFF
+        region = self.manifest.region_for_vlan(vid)
+        if region is None:
+            self.unsteered += 1
+            return
+        tag, inner = frame[12:16], frame[:12] + frame[16:]
+        self._count(region.name, frames_in=1, bytes_in=len(inner))
+        try:
+            out = self.backend.transfer(region.name, inner)
+        except base.RegisterError as exc:
+            self._count(region.name, dropped=1)
+            LOG.debug('region %s dropped a frame: %s', region.name, exc)
+            return
+        for reply in out:
+            sock.send(reply[:12] + tag + reply[12:])
+            self._count(region.name, frames_out=1, bytes_out=len(reply))
+
+
+def _with_vlan_tag(data, ancdata):
+    """Put back the 802.1Q tag the kernel moved into packet auxdata."""
+    for level, kind, raw in ancdata:
+        if level == SOL_PACKET and kind == PACKET_AUXDATA \
+                and len(raw) >= _AUXDATA.size:
+            status, _, _, _, _, tci, tpid = _AUXDATA.unpack_from(raw)
+            if status & TP_STATUS_VLAN_VALID:
+                tag = struct.pack('>HH', tpid or 0x8100, tci)
+                return data[:12] + tag + data[12:]
+    return data

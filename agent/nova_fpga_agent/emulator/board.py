@@ -1,0 +1,244 @@
+"""The board emulator: a Zynq's programmable logic, as the agent sees it.
+
+It does what the silicon does where it matters: the configuration port
+refuses what the PCAP would refuse (another device's IDCODE, a bad CRC, a
+full bitstream, frames outside the reconfigurable regions, a region that is
+not decoupled) and takes the time it would take (size / rate, reported as
+modelled); a loaded module is the module's real HDL compiled with Verilator
+(via the HDL bridge), found by the module ID the bitstream declares; a
+bitstream with no declared module is an opaque module with no data path.
+What the fabric holds survives an agent restart (a file beside the agent's
+state), as the programmable logic of a board outlives its agent.
+"""
+import json
+import logging
+import os
+import signal
+import threading
+import time
+
+from nova_fpga import bitstream
+from nova_fpga.bitstream import container
+from nova_fpga.bitstream import devices
+from nova_fpga_agent.emulator import hdl_bridge
+from nova_fpga_agent.emulator import modules
+
+LOG = logging.getLogger(__name__)
+
+PL_FILE = 'emulated-pl.json'
+OPERATIONS = ('decouple', 'pcap_write', 'couple', 'reset', 'read_id',
+              'dma_start')
+
+
+class PcapError(Exception):
+    """The emulated configuration port refused or failed a write."""
+
+
+class AxiError(Exception):
+    """An AXI4-Lite access got SLVERR/DECERR."""
+
+
+class _Region:
+    def __init__(self, spec):
+        self.spec = spec
+        self.lock = threading.RLock()
+        self.decoupled = True       # regions power up isolated
+        self.module_id = None       # None: nothing configured
+        self.bridge = None          # HDL of the module, when it has one
+        self.dma_running = False
+
+    def clear(self):
+        if self.bridge is not None:
+            self.bridge.close()
+        self.bridge = None
+        self.module_id = None
+        self.dma_running = False
+
+
+class EmulatedBoard:
+    def __init__(self, manifest, part, state_dir, pcap_rate=128.0,
+                 crash_at=None):
+        self.manifest = manifest
+        self.device = devices.by_part(part)
+        self.pcap_rate = pcap_rate
+        if crash_at is not None and crash_at not in OPERATIONS:
+            raise ValueError('crash_at must be one of %s' % ', '.join(
+                OPERATIONS))
+        self.crash_at = crash_at
+        self.port_fail_after = None  # fault: fail the next write after N bytes
+        self._regions = {r.name: _Region(r) for r in manifest.regions}
+        self._pl_path = os.path.join(state_dir, PL_FILE)
+        self._restore()
+
+    # -- faults --------------------------------------------------------
+
+    def _operation(self, name):
+        if self.crash_at == name:
+            LOG.warning('emulated board dies at %s (crash_at)', name)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    # -- the fabric outlives the agent ---------------------------------
+
+    def _restore(self):
+        try:
+            with open(self._pl_path, encoding='utf-8') as f:
+                saved = json.load(f)
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:
+            LOG.warning('emulated fabric state %s unreadable (%s): the '
+                        'fabric comes up empty, as after a power cycle',
+                        self._pl_path, exc)
+            return
+        for name, hw in saved.items():
+            region = self._regions.get(name)
+            if region is None:
+                continue
+            region.decoupled = bool(hw.get('decoupled', True))
+            module_id = hw.get('module_id')
+            if module_id is not None:
+                try:
+                    self._configure(region, module_id)
+                except PcapError as exc:
+                    LOG.warning('region %s: %s', name, exc)
+
+    def _persist(self):
+        data = {name: {'decoupled': r.decoupled, 'module_id': r.module_id}
+                for name, r in self._regions.items()}
+        tmp = self._pl_path + '.tmp'
+        with open(tmp, 'w', encoding='utf-8') as f:
+            json.dump(data, f)
+        os.replace(tmp, self._pl_path)
+
+    def _configure(self, region, module_id):
+        region.clear()
+        if module_id != container.NO_USER_ID:
+            try:
+                region.bridge = hdl_bridge.HdlBridge.for_module_id(module_id)
+            except modules.UnknownModule:
+                raise PcapError('the emulator has no HDL for module 0x%08X; '
+                                'it cannot run it' % module_id)
+        region.module_id = module_id
+
+    # -- configuration port ----------------------------------------------
+
+    def pcap_write(self, data):
+        """Write a partial bitstream; return the modelled seconds taken."""
+        self._operation('pcap_write')
+        try:
+            info = bitstream.validate(data)
+        except bitstream.BitstreamError as exc:
+            raise PcapError('the configuration port refused the stream: %s'
+                            % exc)
+        if info.device.idcode != self.device.idcode:
+            raise PcapError('IDCODE error: the bitstream is for %s, this '
+                            'device is %s' % (info.device.name,
+                                              self.device.name))
+        if not info.partial:
+            raise PcapError('a full bitstream would reconfigure the whole '
+                            'device, static shell and ARM interconnect '
+                            'included')
+        region = next((r for r in self._regions.values()
+                       if r.spec.footprint == info.footprint), None)
+        if region is None:
+            raise PcapError('frames outside every reconfigurable region '
+                            '(footprint %s): writing them would corrupt the '
+                            'static shell' % info.footprint.signature)
+        with region.lock:
+            if not region.decoupled:
+                raise PcapError('region %s is not decoupled: reconfiguring '
+                                'it would glitch the static shell'
+                                % region.spec.name)
+            modelled = len(data) / (self.pcap_rate * 1e6)
+            if self.port_fail_after is not None:
+                done = min(self.port_fail_after, len(data))
+                self.port_fail_after = None
+                time.sleep(done / (self.pcap_rate * 1e6))
+                region.clear()
+                self._persist()
+                raise PcapError('PCAP DMA error after %d of %d bytes: region '
+                                '%s holds partial frames' % (
+                                    done, len(data), region.spec.name))
+            time.sleep(modelled)
+            self._configure(region, info.module_id)
+            self._persist()
+        LOG.info('PCAP: %d bytes into %s in %.3f s (modelled at %g MB/s)',
+                 len(data), region.spec.name, modelled, self.pcap_rate)
+        return modelled
+
+    # -- decoupler, reset, registers, DMA -------------------------------
+
+    def set_decoupled(self, name, decoupled):
+        self._operation('decouple' if decoupled else 'couple')
+        region = self._regions[name]
+        with region.lock:
+            region.decoupled = decoupled
+            if decoupled:
+                region.dma_running = False
+            self._persist()
+
+    def decoupled(self, name):
+        return self._regions[name].decoupled
+
+    def reset(self, name):
+        self._operation('reset')
+        region = self._regions[name]
+        with region.lock:
+            if region.bridge is not None:
+                region.bridge.reset()
+
+    def _answering(self, region, what):
+        if region.decoupled:
+            raise AxiError('DECERR: %s of decoupled region %s'
+                           % (what, region.spec.name))
+        if region.bridge is None:
+            raise AxiError('no answer: no module in region %s takes %s'
+                           % (region.spec.name, what))
+        return region.bridge
+
+    def axil_read(self, name, offset):
+        if offset == modules.Registers.MODULE_ID:
+            self._operation('read_id')
+        region = self._regions[name]
+        with region.lock:
+            bridge = self._answering(region, 'a read')
+            try:
+                return bridge.axil_read(offset)
+            except hdl_bridge.AxiLiteError as exc:
+                raise AxiError(str(exc))
+
+    def axil_write(self, name, offset, value):
+        region = self._regions[name]
+        with region.lock:
+            bridge = self._answering(region, 'a write')
+            try:
+                bridge.axil_write(offset, value)
+            except hdl_bridge.AxiLiteError as exc:
+                raise AxiError(str(exc))
+
+    def dma_start(self, name):
+        self._operation('dma_start')
+        region = self._regions[name]
+        with region.lock:
+            self._answering(region, 'the DMA stream')
+            region.dma_running = True
+
+    def dma_stop(self, name):
+        region = self._regions[name]
+        with region.lock:
+            region.dma_running = False
+
+    def dma_transfer(self, name, frame):
+        """One frame through the region's DMA channel, module and back."""
+        region = self._regions[name]
+        with region.lock:
+            if not region.dma_running:
+                raise AxiError('DMA channel %d of region %s is stopped'
+                               % (region.spec.dma_channel, name))
+            bridge = self._answering(region, 'the DMA stream')
+            bridge.push_frame(frame)
+            bridge.clock_until_idle()
+            return bridge.pull_frames()
+
+    def module_in(self, name):
+        return self._regions[name].module_id

@@ -1,0 +1,412 @@
+"""What the agent does to regions: load, unload, power, reset, report.
+
+Every operation on a region holds that region's lock (a second one is
+refused as busy, not queued behind a load that may take seconds), and every
+state change is persisted before the hardware is touched further, so an
+agent killed at any step restarts knowing where it was.  A load that fails
+at any step leaves the region decoupled and FAILED with the step and the
+cause; other regions and the static shell are never touched.
+"""
+import hashlib
+import logging
+import re
+import threading
+import time
+import uuid
+
+from nova_fpga import agent_rpcapi as api
+from nova_fpga import bitstream
+from nova_fpga.bitstream import container
+from nova_fpga_agent.backends import base
+from nova_fpga_agent.emulator import modules
+from nova_fpga_agent import state as st
+
+LOG = logging.getLogger(__name__)
+
+LOAD_STEPS = ('validate', 'decouple', 'write', 'check_port', 'couple',
+              'reset', 'check_id', 'start_datapath', 'persist')
+SHA256 = re.compile(r'^[0-9a-f]{64}$')
+IMAGE_ID = re.compile(r'^[A-Za-z0-9-]{1,64}$')
+
+
+class _StepFailed(Exception):
+    def __init__(self, step, cause):
+        super().__init__('%s: %s' % (step, cause))
+        self.step = step
+
+
+class RegionManager:
+    def __init__(self, manifest, backend, store, board_name,
+                 max_bitstream_bytes=api.DEFAULT_MAX_BITSTREAM_BYTES):
+        self.manifest = manifest
+        self.backend = backend
+        self.store = store
+        self.board_name = board_name
+        self.max_bitstream_bytes = max_bitstream_bytes
+        self.boot_id = str(uuid.uuid4())
+        self.started_at = time.time()
+        self._locks = {r.name: threading.Lock() for r in manifest.regions}
+        self._save_lock = threading.Lock()
+        self.states = {}
+        self.log = {r.name: [] for r in manifest.regions}
+
+    # -- start-up ----------------------------------------------------------
+
+    def check_device(self):
+        found = self.backend.idcode() & 0x0FFFFFFF
+        if found != self.manifest.device.idcode:
+            raise RuntimeError(
+                'shell manifest is for %s (IDCODE 0x%08X) but the board has '
+                'IDCODE 0x%08X' % (self.manifest.device.name,
+                                   self.manifest.device.idcode, found))
+
+    def start(self):
+        """Load the saved state and reconcile it with the hardware."""
+        names = [r.name for r in self.manifest.regions]
+        try:
+            self.states = self.store.load(names)
+        except st.StateCorrupt as exc:
+            LOG.error('%s; every region is decoupled and marked FAILED until '
+                      'it is unloaded', exc)
+            self.states = {n: st.RegionState(
+                n, st.FAILED, error='state lost: %s' % exc) for n in names}
+        for name in names:
+            self._reconcile(self.states[name])
+        self._save()
+
+    def _reconcile(self, rs):
+        name = rs.region
+        held = self.backend.loaded_module(name)
+        if rs.state in (st.LOADING, st.UNLOADING):
+            self._record(name, 'agent restarted during %s at step %s'
+                         % (rs.state.lower(), rs.step))
+            self._make_safe(name)
+            if rs.state == st.LOADING:
+                rs.state, rs.error = st.FAILED, (
+                    'agent restarted during the load, at step %s' % rs.step)
+            else:
+                self._free(rs)
+        elif rs.state in (st.ACTIVE, st.STOPPED) and held != rs.module_id:
+            self._make_safe(name)
+            rs.state, rs.error = st.FAILED, (
+                'the fabric no longer holds module %s (board rebooted or '
+                'reconfigured behind the agent)' % _hex(rs.module_id))
+        elif rs.state in (st.FREE, st.FAILED):
+            self._make_safe(name)
+        elif rs.state == st.ACTIVE and self.backend.is_decoupled(name):
+            # it was running: bring its data path back
+            self.backend.set_decoupled(name, False)
+            if rs.module_id != container.NO_USER_ID:
+                self.backend.dma_start(name)
+        LOG.info('region %s reconciled: %s%s', name, rs.state,
+                 ' (%s)' % rs.error if rs.error else '')
+
+    def _make_safe(self, name):
+        try:
+            self.backend.dma_stop(name)
+            self.backend.set_decoupled(name, True)
+        except Exception:
+            LOG.exception('region %s: could not decouple', name)
+
+    # -- helpers -----------------------------------------------------------
+
+    def _save(self):
+        with self._save_lock:
+            self.store.save(self.states)
+
+    def _set(self, rs, **changes):
+        for key, value in changes.items():
+            setattr(rs, key, value)
+        rs.updated_at = time.time()
+        self._save()
+
+    def _record(self, region, message):
+        """The region's log: what console output shows."""
+        line = '%s %s' % (time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+                          message)
+        entries = self.log[region]
+        entries.append(line)
+        del entries[:-200]
+        LOG.info('region %s: %s', region, message)
+
+    def _region(self, name):
+        if not isinstance(name, str):
+            raise api.InvalidRequest('region must be a name')
+        try:
+            return self.manifest.region(name)
+        except KeyError:
+            raise api.InvalidRequest('board %s has no region %r (it has %s)'
+                                     % (self.board_name, name, ', '.join(
+                                         r.name for r in
+                                         self.manifest.regions)))
+
+    def _acquire(self, name):
+        lock = self._locks[name]
+        if not lock.acquire(blocking=False):
+            raise api.RegionBusy('region %s is busy: another operation is in '
+                                 'progress' % name)
+        return lock
+
+    @staticmethod
+    def _instance(instance_uuid):
+        try:
+            return str(uuid.UUID(str(instance_uuid)))
+        except ValueError:
+            raise api.InvalidRequest('instance %r is not a UUID'
+                                     % (instance_uuid,))
+
+    def _held(self, rs, instance):
+        if rs.state == st.FAILED and rs.instance_uuid is None:
+            return  # state was lost: anyone may clear the region
+        if rs.instance_uuid != instance:
+            raise api.RegionNotHeld('region %s is not held by instance %s'
+                                    % (rs.region, instance))
+
+    def _free(self, rs):
+        rs.state = st.FREE
+        rs.instance_uuid = rs.image_id = rs.sha256 = None
+        rs.module_id = rs.step = rs.error = None
+
+    # -- operations --------------------------------------------------------
+
+    def load(self, region, instance_uuid, image_id, sha256, data):
+        spec = self._region(region)
+        instance = self._instance(instance_uuid)
+        if not isinstance(image_id, str) or not IMAGE_ID.match(image_id):
+            raise api.InvalidRequest('image %r is not an image ID'
+                                     % (image_id,))
+        if not isinstance(sha256, str) or not SHA256.match(sha256):
+            raise api.InvalidRequest('sha256 %r is not a hex SHA-256 digest'
+                                     % (sha256,))
+        if len(data) > self.max_bitstream_bytes:
+            raise api.InvalidRequest('bitstream of %d bytes exceeds the '
+                                     '%d-byte limit' % (
+                                         len(data), self.max_bitstream_bytes))
+        lock = self._acquire(region)
+        try:
+            rs = self.states[region]
+            if rs.state != st.FREE and rs.instance_uuid != instance:
+                raise api.RegionBusy('region %s is held by instance %s (%s)'
+                                     % (region, rs.instance_uuid, rs.state))
+            if rs.state in (st.ACTIVE, st.STOPPED):
+                self._make_safe(region)  # a reload by the same instance
+            self._set(rs, state=st.LOADING, instance_uuid=instance,
+                      image_id=image_id, sha256=sha256, module_id=None,
+                      step='validate', error=None)
+            started = time.monotonic()
+            try:
+                port_seconds = self._load_steps(spec, rs, data, sha256)
+            except _StepFailed as exc:
+                self._make_safe(region)
+                self._set(rs, state=st.FAILED, error='load failed at step %s'
+                          % exc)
+                self._record(region, 'load of image %s failed at step %s'
+                             % (image_id, exc))
+                raise api.LoadFailed('board %s region %s: load failed at '
+                                     'step %s' % (self.board_name, region,
+                                                  exc), step=exc.step)
+            total = time.monotonic() - started
+            self._record(region, 'loaded image %s (module %s) for instance '
+                         '%s in %.3f s, %.3f s of it the configuration port'
+                         % (image_id, _hex(rs.module_id), instance, total,
+                            port_seconds))
+            return dict(self._describe_region(spec),
+                        port_seconds=port_seconds,
+                        agent_seconds=total - port_seconds)
+        finally:
+            lock.release()
+
+    def _load_steps(self, spec, rs, data, sha256):
+        step = 'validate'
+
+        def advance(name):
+            nonlocal step
+            step = name
+            self._set(rs, step=name)
+
+        try:
+            if hashlib.sha256(data).hexdigest() != sha256:
+                raise ValueError('the bitstream does not have the SHA-256 '
+                                 'digest the request names')
+            info = bitstream.validate(data)
+            if info.device.idcode != self.manifest.device.idcode:
+                raise ValueError('bitstream is for %s, the board is %s'
+                                 % (info.device.name,
+                                    self.manifest.device.name))
+            if not info.partial:
+                raise ValueError('a full bitstream cannot go into a region')
+            if info.footprint != spec.footprint:
+                raise ValueError(
+                    'bitstream footprint %s does not match region %s '
+                    '(footprint %s): it was built for another region or shell'
+                    % (info.footprint.signature, spec.name,
+                       spec.footprint.signature))
+            advance('decouple')
+            self.backend.dma_stop(spec.name)
+            self.backend.set_decoupled(spec.name, True)
+            advance('write')
+            port_seconds = self.backend.write_partial(spec.name, data)
+            advance('check_port')
+            held = self.backend.loaded_module(spec.name)
+            if held != info.module_id:
+                raise ValueError('after the write the region holds %s, not '
+                                 'module %s' % (_hex(held),
+                                                _hex(info.module_id)))
+            advance('couple')
+            self.backend.set_decoupled(spec.name, False)
+            advance('reset')
+            self.backend.module_reset(spec.name)
+            advance('check_id')
+            if info.module_declared:
+                found = self.backend.read_register(
+                    spec.name, modules.Registers.MODULE_ID)
+                if found != info.module_id:
+                    raise ValueError('module ID register reads 0x%08X, the '
+                                     'bitstream declares 0x%08X'
+                                     % (found, info.module_id))
+            advance('start_datapath')
+            if info.module_declared:
+                self.backend.dma_start(spec.name)
+            advance('persist')
+            self._set(rs, state=st.ACTIVE, module_id=info.module_id,
+                      step=None)
+            return port_seconds
+        except (bitstream.BitstreamError, base.PortError,
+                base.RegisterError, ValueError) as exc:
+            raise _StepFailed(step, exc)
+
+    def unload(self, region, instance_uuid):
+        self._region(region)
+        instance = self._instance(instance_uuid)
+        lock = self._acquire(region)
+        try:
+            rs = self.states[region]
+            if rs.state == st.FREE:
+                return self._describe_region(self.manifest.region(region))
+            self._held(rs, instance)
+            self._set(rs, state=st.UNLOADING)
+            self._make_safe(region)
+            self._free(rs)
+            self._set(rs)
+            self._record(region, 'unloaded for instance %s; region free and '
+                         'decoupled' % instance)
+            return self._describe_region(self.manifest.region(region))
+        finally:
+            lock.release()
+
+    def power(self, region, instance_uuid, state):
+        self._region(region)
+        instance = self._instance(instance_uuid)
+        if state not in ('on', 'off'):
+            raise api.InvalidRequest("power state must be 'on' or 'off'")
+        lock = self._acquire(region)
+        try:
+            rs = self.states[region]
+            self._held(rs, instance)
+            if rs.state not in (st.ACTIVE, st.STOPPED):
+                raise api.RegionBusy('region %s is %s: only an ACTIVE or '
+                                     'STOPPED region changes power'
+                                     % (region, rs.state))
+            try:
+                if state == 'off':
+                    self._make_safe(region)
+                    self._set(rs, state=st.STOPPED)
+                else:
+                    self.backend.set_decoupled(region, False)
+                    self.backend.module_reset(region)
+                    if rs.module_id != container.NO_USER_ID:
+                        self.backend.dma_start(region)
+                    self._set(rs, state=st.ACTIVE)
+            except (base.PortError, base.RegisterError) as exc:
+                self._make_safe(region)
+                self._set(rs, state=st.FAILED, error='power %s: %s'
+                          % (state, exc))
+                raise api.HardwareError('region %s: power %s failed: %s'
+                                        % (region, state, exc))
+            self._record(region, 'power %s' % state)
+            return self._describe_region(self.manifest.region(region))
+        finally:
+            lock.release()
+
+    def reset(self, region, instance_uuid):
+        self._region(region)
+        instance = self._instance(instance_uuid)
+        lock = self._acquire(region)
+        try:
+            rs = self.states[region]
+            self._held(rs, instance)
+            if rs.state != st.ACTIVE:
+                raise api.RegionBusy('region %s is %s: only an ACTIVE region '
+                                     'is reset' % (region, rs.state))
+            self.backend.module_reset(region)
+            self._record(region, 'module reset')
+            return self._describe_region(self.manifest.region(region))
+        finally:
+            lock.release()
+
+    # -- reports -----------------------------------------------------------
+
+    def _describe_region(self, spec):
+        rs = self.states[spec.name]
+        return {
+            'name': spec.name,
+            'footprint': spec.footprint.to_dict(),
+            'traits': self.manifest.region_traits(spec),
+            'vlan': spec.vlan,
+            'state': rs.state,
+            'instance_uuid': rs.instance_uuid,
+            'image_id': rs.image_id,
+            'sha256': rs.sha256,
+            'module_id': _hex(rs.module_id) if rs.module_id is not None
+            else None,
+            'error': rs.error,
+        }
+
+    def describe(self):
+        from nova_fpga_agent import __version__
+        return {
+            'board': self.board_name,
+            'device': self.manifest.device.name,
+            'idcode': '0x%08X' % self.manifest.device.idcode,
+            'shell_id': self.manifest.shell_id,
+            'shell_version': self.manifest.version,
+            'backend': self.backend.name,
+            'agent_version': __version__,
+            'api_version': api.API_VERSION,
+            'boot_id': self.boot_id,
+            'regions': [self._describe_region(r)
+                        for r in self.manifest.regions],
+        }
+
+    def health(self):
+        return {'board': self.board_name, 'status': 'ok',
+                'boot_id': self.boot_id,
+                'uptime': time.time() - self.started_at,
+                'regions': {n: s.state for n, s in self.states.items()}}
+
+    def stats(self, region, dataplane_counters=None):
+        spec = self._region(region)
+        rs = self.states[region]
+        counters = {}
+        if rs.state == st.ACTIVE and rs.module_id not in (
+                None, container.NO_USER_ID):
+            try:
+                counters = modules.read_counters(
+                    rs.module_id,
+                    lambda off: self.backend.read_register(region, off))
+            except (base.RegisterError, ValueError) as exc:
+                counters = {'error': str(exc)}
+        return {'region': spec.name, 'state': rs.state,
+                'module_id': _hex(rs.module_id)
+                if rs.module_id is not None else None,
+                'module': counters,
+                'dataplane': dataplane_counters or {},
+                'log': list(self.log[region])}
+
+
+def _hex(value):
+    if value is None:
+        return 'none'
+    if value == container.NO_USER_ID:
+        return 'opaque'
+    return '0x%08X' % value

@@ -1,0 +1,42 @@
+"""The agent's RPC endpoint: the versioned API nova_fpga.agent_rpcapi calls.
+
+Arguments arrive from the network: each is checked before it reaches the
+region manager (which checks names, UUIDs, digests and sizes again where it
+uses them); nothing from a request becomes a filesystem path.
+"""
+import oslo_messaging as messaging
+
+from nova_fpga import agent_rpcapi as api
+
+
+class AgentEndpoint:
+    target = messaging.Target(version=api.API_VERSION)
+
+    def __init__(self, manager, dataplane=None):
+        self.manager = manager
+        self.dataplane = dataplane
+
+    def describe(self, ctxt):
+        return self.manager.describe()
+
+    def health(self, ctxt):
+        return self.manager.health()
+
+    def load(self, ctxt, region, instance_uuid, image_id, sha256, bitstream):
+        data = api.decode_bitstream(bitstream,
+                                    self.manager.max_bitstream_bytes)
+        return self.manager.load(region, instance_uuid, image_id, sha256,
+                                 data)
+
+    def unload(self, ctxt, region, instance_uuid):
+        return self.manager.unload(region, instance_uuid)
+
+    def power(self, ctxt, region, instance_uuid, state):
+        return self.manager.power(region, instance_uuid, state)
+
+    def reset(self, ctxt, region, instance_uuid):
+        return self.manager.reset(region, instance_uuid)
+
+    def stats(self, ctxt, region):
+        counters = self.dataplane.counters(region) if self.dataplane else None
+        return self.manager.stats(region, counters)

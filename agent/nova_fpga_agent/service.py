@@ -1,0 +1,113 @@
+"""nova-fpga-agent: the board agent daemon.
+
+Start-up order matters for safety: read the shell manifest, find the
+hardware and refuse to start if the device is not the manifest's, reload
+and reconcile region state (every region not known to be running is left
+decoupled), and only then serve RPC and the data plane.
+"""
+import signal
+import sys
+import threading
+
+from oslo_config import cfg
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from nova_fpga import agent_rpcapi as api
+from nova_fpga_agent import backends
+from nova_fpga_agent import conf as agent_conf
+from nova_fpga_agent import dataplane as dp
+from nova_fpga_agent import manifest as mf
+from nova_fpga_agent import regions
+from nova_fpga_agent import rpc
+from nova_fpga_agent import state
+
+LOG = logging.getLogger(__name__)
+CONF = cfg.CONF
+
+
+class Agent:
+    """One board's agent: manager, RPC server, reports and data plane."""
+
+    def __init__(self, conf, transport=None, notification_transport=None):
+        self.conf = conf
+        manifest = mf.load(conf.agent.manifest)
+        backend = backends.probe(conf, manifest)
+        self.manager = regions.RegionManager(
+            manifest, backend, state.StateStore(conf.agent.state_dir),
+            conf.agent.board_name, conf.agent.max_bitstream_bytes)
+        self.manager.check_device()
+        self.manager.start()
+        self.dataplane = None
+        if conf.dataplane.interface:
+            self.dataplane = dp.DataPlane(manifest, backend,
+                                          conf.dataplane.interface,
+                                          conf.dataplane.netns)
+        self.transport = transport or messaging.get_rpc_transport(conf)
+        target = messaging.Target(topic=conf.agent.topic,
+                                  server=conf.agent.board_name)
+        self.server = messaging.get_rpc_server(
+            self.transport, target,
+            [rpc.AgentEndpoint(self.manager, self.dataplane)],
+            executor='threading')
+        self.notifier = messaging.Notifier(
+            notification_transport
+            or messaging.get_notification_transport(conf),
+            publisher_id='nova-fpga-agent.%s' % conf.agent.board_name,
+            driver='messaging', topics=[api.REPORT_TOPIC])
+        self._stop = threading.Event()
+        self._reporter = threading.Thread(target=self._report_loop,
+                                          daemon=True, name='reports')
+
+    def start(self):
+        if self.dataplane:
+            self.dataplane.start()
+        self.server.start()
+        self._reporter.start()
+        LOG.info('board %s serving topic %s (shell %s, %d regions, %s '
+                 'backend)', self.conf.agent.board_name,
+                 self.conf.agent.topic, self.manager.manifest.shell_id,
+                 len(self.manager.manifest.regions),
+                 self.manager.backend.name)
+
+    def _report_loop(self):
+        while not self._stop.is_set():
+            try:
+                self.notifier.info({}, api.REPORT_EVENT,
+                                   self.manager.describe())
+            except Exception:
+                LOG.exception('state report failed')
+            self._stop.wait(self.conf.agent.report_interval)
+
+    def stop(self):
+        self._stop.set()
+        self.server.stop()
+        self.server.wait()
+        if self.dataplane:
+            self.dataplane.stop()
+        LOG.info('board %s agent stopped', self.conf.agent.board_name)
+
+
+def main(argv=None):
+    agent_conf.register_opts(CONF)
+    logging.register_options(CONF)
+    CONF(sys.argv[1:] if argv is None else argv, project='nova-fpga',
+         prog='nova-fpga-agent')
+    logging.setup(CONF, 'nova-fpga-agent')
+    try:
+        agent = Agent(CONF)
+    except (mf.ManifestError, backends.base.BackendUnavailable,
+            RuntimeError) as exc:
+        LOG.error('nova-fpga-agent cannot start: %s', exc)
+        return 1
+    stopped = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopped.set())
+    agent.start()
+    stopped.wait()
+    agent.stop()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

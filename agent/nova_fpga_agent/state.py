@@ -1,0 +1,110 @@
+"""Region state on the board, kept across agent restarts.
+
+One JSON file in the state directory, rewritten atomically (write a
+temporary file, fsync, rename, fsync the directory): a crash leaves the old
+file or the new one, never half of either.  A file that cannot be read is
+moved aside (never deleted: it is evidence) and reported, so a corrupted
+file cannot make the agent crash at every start.
+"""
+import dataclasses
+import json
+import logging
+import os
+import time
+
+LOG = logging.getLogger(__name__)
+
+FREE = 'FREE'
+LOADING = 'LOADING'
+ACTIVE = 'ACTIVE'
+STOPPED = 'STOPPED'
+UNLOADING = 'UNLOADING'
+FAILED = 'FAILED'
+STATES = (FREE, LOADING, ACTIVE, STOPPED, UNLOADING, FAILED)
+
+FILE_NAME = 'regions.json'
+FORMAT_VERSION = 1
+
+
+class StateCorrupt(Exception):
+    """The state file could not be read; it was moved to ``quarantined``."""
+
+    def __init__(self, message, quarantined):
+        super().__init__(message)
+        self.quarantined = quarantined
+
+
+@dataclasses.dataclass
+class RegionState:
+    region: str
+    state: str = FREE
+    instance_uuid: str = None
+    image_id: str = None
+    sha256: str = None
+    module_id: int = None
+    step: str = None        # the load step reached, while LOADING
+    error: str = None       # why the region is FAILED
+    updated_at: float = 0.0
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data):
+        fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - fields
+        if unknown or data.get('state') not in STATES:
+            raise ValueError('bad region record %r' % (data,))
+        return cls(**data)
+
+
+class StateStore:
+    def __init__(self, state_dir):
+        self.state_dir = state_dir
+        self.path = os.path.join(state_dir, FILE_NAME)
+        os.makedirs(state_dir, mode=0o700, exist_ok=True)
+
+    def load(self, region_names):
+        """Each region's state; regions absent from the file are FREE.
+
+        :raises StateCorrupt: the file was unreadable and is quarantined.
+        """
+        states = {name: RegionState(name) for name in region_names}
+        try:
+            with open(self.path, encoding='utf-8') as f:
+                data = json.load(f)
+            if data.get('version') != FORMAT_VERSION:
+                raise ValueError('unknown format version %r'
+                                 % data.get('version'))
+            for record in data['regions']:
+                state = RegionState.from_dict(record)
+                if state.region in states:
+                    states[state.region] = state
+                else:
+                    LOG.warning('state file names region %s, which the '
+                                'shell does not have; ignored', state.region)
+        except FileNotFoundError:
+            return states
+        except (OSError, ValueError, KeyError, TypeError,
+                AttributeError) as exc:
+            quarantined = '%s.corrupt-%d' % (self.path, int(time.time()))
+            os.replace(self.path, quarantined)
+            raise StateCorrupt('region state file %s is unreadable (%s); '
+                               'moved to %s' % (self.path, exc, quarantined),
+                               quarantined)
+        return states
+
+    def save(self, states):
+        data = {'version': FORMAT_VERSION,
+                'regions': [s.to_dict() for s in states.values()]}
+        tmp = self.path + '.tmp'
+        with open(tmp, 'w', encoding='utf-8') as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+        fd = os.open(self.state_dir, os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -1,0 +1,128 @@
+"""Client side of the board agent's RPC API, and the errors it can return.
+
+nova-compute (the Zynq driver) and tests call boards through this class.
+It talks to the agents' own bus (never nova's), addresses one board by
+server name on a per-deployment topic, and honours a version cap so a newer
+cloud can talk to older boards.  Imports nothing from nova: boards install
+this module too (the agent takes its API version and errors from here).
+
+API history:
+    1.0 - describe, load, unload, power, reset, stats, health
+"""
+import base64
+import binascii
+
+import oslo_messaging as messaging
+
+API_VERSION = '1.0'
+DEFAULT_TOPIC = 'nova-fpga-agent'
+REPORT_TOPIC = 'nova_fpga_reports'
+REPORT_EVENT = 'fpga.board.report'
+#: Largest bitstream either side sends or accepts (a full xc7z100 is ~16 MB).
+DEFAULT_MAX_BITSTREAM_BYTES = 32 * 1024 * 1024
+
+
+class AgentError(Exception):
+    """Base of the errors an agent reports back over RPC."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+        #: re-created on the caller's side by oslo.messaging
+        self.kwargs = {}
+
+
+class InvalidRequest(AgentError):
+    """An RPC argument was malformed (names, sizes, digests, UUIDs)."""
+
+
+class RegionBusy(AgentError):
+    """The region is held by another instance or an operation is running."""
+
+
+class RegionNotHeld(AgentError):
+    """The instance does not hold the region it asks to operate."""
+
+
+class LoadFailed(AgentError):
+    """A load failed; the message names the step and the cause."""
+
+    def __init__(self, message, step=None):
+        super().__init__(message)
+        self.step = step
+        self.kwargs = {'step': step}
+
+
+class HardwareError(AgentError):
+    """The programmable logic did not do what was asked."""
+
+
+def encode_bitstream(data):
+    return base64.b64encode(bytes(data)).decode('ascii')
+
+
+def decode_bitstream(text, limit):
+    """Bitstream bytes from their RPC form, refusing anything over limit."""
+    if not isinstance(text, str):
+        raise InvalidRequest('bitstream must be base64 text')
+    if len(text) > (limit + 2) // 3 * 4:
+        raise InvalidRequest('bitstream larger than the %d-byte limit'
+                             % limit)
+    try:
+        return base64.b64decode(text.encode('ascii'), validate=True)
+    except (binascii.Error, UnicodeEncodeError) as exc:
+        raise InvalidRequest('bitstream is not valid base64: %s' % exc)
+
+
+class AgentAPI:
+    """Calls to board agents.
+
+    :param transport: an oslo.messaging RPC transport on the agents' bus.
+    :param version_cap: highest API version to send (None: ours).
+    """
+
+    def __init__(self, transport, topic=DEFAULT_TOPIC, version_cap=None,
+                 timeout=60, max_bitstream_bytes=DEFAULT_MAX_BITSTREAM_BYTES):
+        target = messaging.Target(topic=topic, version=API_VERSION)
+        self.client = messaging.get_rpc_client(
+            transport, target, version_cap=version_cap or API_VERSION,
+            timeout=timeout)
+        self.max_bitstream_bytes = max_bitstream_bytes
+
+    def _call(self, ctxt, board, method, timeout=None, **kwargs):
+        cctxt = self.client.prepare(server=board, version='1.0',
+                                    timeout=timeout)
+        return cctxt.call(ctxt, method, **kwargs)
+
+    def describe(self, ctxt, board):
+        return self._call(ctxt, board, 'describe')
+
+    def health(self, ctxt, board, timeout=None):
+        return self._call(ctxt, board, 'health', timeout=timeout)
+
+    def load(self, ctxt, board, region, instance_uuid, image_id, sha256,
+             bitstream, timeout=None):
+        if len(bitstream) > self.max_bitstream_bytes:
+            raise InvalidRequest('bitstream of %d bytes exceeds the %d-byte '
+                                 'limit' % (len(bitstream),
+                                            self.max_bitstream_bytes))
+        return self._call(ctxt, board, 'load', timeout=timeout,
+                          region=region, instance_uuid=instance_uuid,
+                          image_id=image_id, sha256=sha256,
+                          bitstream=encode_bitstream(bitstream))
+
+    def unload(self, ctxt, board, region, instance_uuid):
+        return self._call(ctxt, board, 'unload', region=region,
+                          instance_uuid=instance_uuid)
+
+    def power(self, ctxt, board, region, instance_uuid, on):
+        return self._call(ctxt, board, 'power', region=region,
+                          instance_uuid=instance_uuid,
+                          state='on' if on else 'off')
+
+    def reset(self, ctxt, board, region, instance_uuid):
+        return self._call(ctxt, board, 'reset', region=region,
+                          instance_uuid=instance_uuid)
+
+    def stats(self, ctxt, board, region):
+        return self._call(ctxt, board, 'stats', region=region)

@@ -1,0 +1,98 @@
+"""Fixtures for the board agent: reference shell, builder-made modules,
+agents over oslo.messaging's in-process transport."""
+import functools
+
+from oslo_config import cfg
+import oslo_messaging as messaging
+import pytest
+
+from nova_fpga import agent_rpcapi as api
+from nova_fpga.bitstream import builder
+from nova_fpga.bitstream import container
+from nova_fpga_agent import conf as agent_conf
+from nova_fpga_agent import manifest as mf
+from nova_fpga_agent import service
+from nova_fpga_agent.emulator import modules
+
+REFERENCE = mf.load(mf.REFERENCE)
+
+
+@functools.lru_cache(maxsize=None)
+def module_for(region, module_id=modules.LOOPBACK_MODULE_ID, part='7z020clg400',
+               seed=0):
+    """A builder-made partial for a reference-shell region."""
+    footprint = REFERENCE.region(region).footprint
+    return builder.build_partial(part, 'loopback_%s' % region, module_id,
+                                 footprint, seed=seed)
+
+
+def opaque_for(region):
+    return module_for(region, container.NO_USER_ID)
+
+
+def write_conf(tmp_path, board='board0', **options):
+    """An agent config file; options as {(group, name): value}."""
+    values = {('agent', 'board_name'): board,
+              ('agent', 'manifest'): str(mf.REFERENCE),
+              ('agent', 'state_dir'): str(tmp_path / board),
+              ('agent', 'backend'): 'sim',
+              ('emulator', 'pcap_rate'): 1000.0}
+    values.update(options)
+    groups = {}
+    for (group, name), value in values.items():
+        groups.setdefault(group, []).append('%s = %s' % (name, value))
+    path = tmp_path / ('%s.conf' % board)
+    path.write_text(''.join('[%s]\n%s\n' % (g, '\n'.join(lines))
+                            for g, lines in groups.items()))
+    return path
+
+
+def make_conf(tmp_path, board='board0', **options):
+    conf = cfg.ConfigOpts()
+    agent_conf.register_opts(conf)
+    conf(['--config-file', str(write_conf(tmp_path, board, **options))],
+         project='nova-fpga')
+    return conf
+
+
+class InProcessCloud:
+    """Agents and a client on one in-process (fake) transport."""
+
+    def __init__(self, tmp_path):
+        self.tmp_path = tmp_path
+        # oslo.messaging registers its tracing options on the global CONF
+        # only, so transports are made with it, as in a real service.
+        self.transport = messaging.get_rpc_transport(
+            cfg.CONF, url='fake:/',
+            allowed_remote_exmods=['nova_fpga.agent_rpcapi'])
+        self.notifications = messaging.get_notification_transport(
+            cfg.CONF, url='fake:/')
+        self.client = api.AgentAPI(self.transport, timeout=30)
+        self.agents = {}
+
+    def start(self, board='board0', options=None):
+        agent = service.Agent(make_conf(self.tmp_path, board,
+                                        **(options or {})),
+                              self.transport, self.notifications)
+        agent.start()
+        self.agents[board] = agent
+        return agent
+
+    def stop(self, board):
+        self.agents.pop(board).stop()
+
+    def close(self):
+        for board in list(self.agents):
+            self.stop(board)
+
+
+@pytest.fixture
+def cloud(tmp_path):
+    c = InProcessCloud(tmp_path)
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def ctxt():
+    return {}

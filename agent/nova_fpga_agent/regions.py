@@ -93,9 +93,11 @@ class RegionManager:
                 'reconfigured behind the agent)' % _hex(rs.module_id))
         elif rs.state in (st.FREE, st.FAILED):
             self._make_safe(name)
-        elif rs.state == st.ACTIVE and self.backend.is_decoupled(name):
-            # it was running: bring its data path back
-            self.backend.set_decoupled(name, False)
+        elif rs.state == st.ACTIVE:
+            # It was running: the fabric kept the module, but the DMA path
+            # is the agent's and starts again with it.
+            if self.backend.is_decoupled(name):
+                self.backend.set_decoupled(name, False)
             if rs.module_id != container.NO_USER_ID:
                 self.backend.dma_start(name)
         LOG.info('region %s reconciled: %s%s', name, rs.state,

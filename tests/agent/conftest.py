@@ -30,14 +30,14 @@ def opaque_for(region):
     return module_for(region, container.NO_USER_ID)
 
 
-def write_conf(tmp_path, board='board0', **options):
+def write_conf(tmp_path, board='board0', options=None):
     """An agent config file; options as {(group, name): value}."""
     values = {('agent', 'board_name'): board,
               ('agent', 'manifest'): str(mf.REFERENCE),
               ('agent', 'state_dir'): str(tmp_path / board),
               ('agent', 'backend'): 'sim',
               ('emulator', 'pcap_rate'): 1000.0}
-    values.update(options)
+    values.update(options or {})
     groups = {}
     for (group, name), value in values.items():
         groups.setdefault(group, []).append('%s = %s' % (name, value))
@@ -47,10 +47,10 @@ def write_conf(tmp_path, board='board0', **options):
     return path
 
 
-def make_conf(tmp_path, board='board0', **options):
+def make_conf(tmp_path, board='board0', options=None):
     conf = cfg.ConfigOpts()
     agent_conf.register_opts(conf)
-    conf(['--config-file', str(write_conf(tmp_path, board, **options))],
+    conf(['--config-file', str(write_conf(tmp_path, board, options))],
          project='nova-fpga')
     return conf
 
@@ -71,8 +71,7 @@ class InProcessCloud:
         self.agents = {}
 
     def start(self, board='board0', options=None):
-        agent = service.Agent(make_conf(self.tmp_path, board,
-                                        **(options or {})),
+        agent = service.Agent(make_conf(self.tmp_path, board, options),
                               self.transport, self.notifications)
         agent.start()
         self.agents[board] = agent

@@ -1,0 +1,101 @@
+"""The board emulator refuses what the silicon would, takes the port's time,
+and runs the declared module's real HDL."""
+import time
+
+import pytest
+
+from nova_fpga.bitstream import builder
+from nova_fpga.bitstream import footprint as fp
+from nova_fpga_agent.emulator import board
+from nova_fpga_agent.emulator import modules
+from tests.agent.conftest import REFERENCE, module_for, opaque_for
+from tests.unit.bitstream import mutate
+from tests.unit.bitstream import realfiles
+
+
+@pytest.fixture
+def emu(tmp_path):
+    return board.EmulatedBoard(REFERENCE, 'xc7z020clg400-1', str(tmp_path),
+                               pcap_rate=1000.0)
+
+
+@pytest.mark.parametrize('data,message', [
+    (lambda: realfiles.read('prio.bit'), 'full bitstream'),
+    (lambda: realfiles.read('ov5640_lcd_7010.bit'), 'IDCODE error'),
+    (lambda: module_for('rp0', part='7z010clg400'), 'IDCODE error'),
+    (lambda: mutate.flip_bit(module_for('rp0'), 300000), 'CRC check word'),
+    (lambda: realfiles.read('NEGATIVE_microblaze_pmod_mailbox.bin'),
+     'not a Xilinx bitstream'),
+    (lambda: builder.build_partial('7z020clg400', 'x', 1, fp.Footprint(
+        (fp.Block(0x00400000, 101 * 10),))), 'frames outside every'),
+])
+def test_port_refuses_what_the_pcap_would(emu, data, message):
+    with pytest.raises(board.PcapError, match=message):
+        emu.pcap_write(data())
+    assert emu.module_in('rp0') is None and emu.module_in('rp1') is None
+
+
+def test_port_refuses_a_coupled_region(emu):
+    emu.set_decoupled('rp0', False)
+    with pytest.raises(board.PcapError, match='not decoupled'):
+        emu.pcap_write(module_for('rp0'))
+
+
+def test_port_takes_size_over_rate(tmp_path):
+    slow = board.EmulatedBoard(REFERENCE, 'xc7z020clg400-1', str(tmp_path),
+                               pcap_rate=20.0)
+    data = opaque_for('rp0')
+    started = time.monotonic()
+    modelled = slow.pcap_write(data)
+    elapsed = time.monotonic() - started
+    assert modelled == pytest.approx(len(data) / 20e6)
+    assert elapsed >= modelled
+
+
+def test_declared_module_runs_its_hdl(emu):
+    emu.pcap_write(module_for('rp0'))
+    assert emu.module_in('rp0') == modules.LOOPBACK_MODULE_ID
+    with pytest.raises(board.AxiError, match='DECERR'):
+        emu.axil_read('rp0', modules.Registers.MODULE_ID)
+    emu.set_decoupled('rp0', False)
+    assert emu.axil_read('rp0', 0) == modules.LOOPBACK_MODULE_ID
+    emu.dma_start('rp0')
+    frame = bytes(range(60))
+    assert emu.dma_transfer('rp0', frame) == [frame]
+    assert emu.axil_read('rp0', modules.Registers.FRAMES_LO) == 1
+
+
+def test_real_partial_is_an_opaque_module(emu):
+    emu.pcap_write(realfiles.read('pr_0_add.bit'))
+    assert emu.module_in('rp0') == 0xFFFFFFFF
+    emu.set_decoupled('rp0', False)
+    with pytest.raises(board.AxiError, match='no module'):
+        emu.axil_read('rp0', 0)
+    with pytest.raises(board.AxiError):
+        emu.dma_start('rp0')
+
+
+def test_unknown_module_cannot_run(emu):
+    with pytest.raises(board.PcapError, match='no HDL for module 0x12345678'):
+        emu.pcap_write(module_for('rp0', module_id=0x12345678))
+
+
+def test_port_failure_mid_write_leaves_partial_frames(emu):
+    emu.pcap_write(module_for('rp1'))
+    emu.port_fail_after = 1000
+    with pytest.raises(board.PcapError, match='after 1000 of'):
+        emu.pcap_write(module_for('rp0'))
+    assert emu.module_in('rp0') is None
+    assert emu.decoupled('rp0')
+    assert emu.module_in('rp1') == modules.LOOPBACK_MODULE_ID  # untouched
+
+
+def test_fabric_outlives_the_agent(tmp_path):
+    first = board.EmulatedBoard(REFERENCE, 'xc7z020clg400-1', str(tmp_path),
+                                pcap_rate=1000.0)
+    first.pcap_write(module_for('rp1'))
+    first.set_decoupled('rp1', False)
+    again = board.EmulatedBoard(REFERENCE, 'xc7z020clg400-1', str(tmp_path))
+    assert again.module_in('rp1') == modules.LOOPBACK_MODULE_ID
+    assert not again.decoupled('rp1') and again.decoupled('rp0')
+    assert again.axil_read('rp1', 0) == modules.LOOPBACK_MODULE_ID

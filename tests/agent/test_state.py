@@ -1,0 +1,60 @@
+"""Region state survives restarts and never half-written."""
+import json
+import os
+
+import pytest
+
+from nova_fpga_agent import state as st
+
+
+def test_round_trip(tmp_path):
+    store = st.StateStore(str(tmp_path))
+    states = store.load(['rp0', 'rp1'])
+    assert {s.state for s in states.values()} == {st.FREE}
+    states['rp0'].state = st.ACTIVE
+    states['rp0'].instance_uuid = 'x'
+    states['rp0'].module_id = 0x4E460001
+    store.save(states)
+    again = st.StateStore(str(tmp_path)).load(['rp0', 'rp1'])
+    assert again['rp0'] == states['rp0']
+
+
+def test_a_crash_while_saving_leaves_the_old_file(tmp_path, monkeypatch):
+    store = st.StateStore(str(tmp_path))
+    states = store.load(['rp0'])
+    states['rp0'].state = st.ACTIVE
+    store.save(states)
+    before = open(store.path).read()
+    states['rp0'].state = st.FAILED
+
+    def dies(*args):
+        raise OSError('power cut')
+    monkeypatch.setattr(os, 'replace', dies)
+    with pytest.raises(OSError):
+        store.save(states)
+    assert open(store.path).read() == before
+
+
+@pytest.mark.parametrize('content', ['{"version": 1, "regions": [{"region"',
+                                     '{"version": 9, "regions": []}',
+                                     '{"version": 1, "regions": '
+                                     '[{"region": "rp0", "state": "HAPPY"}]}',
+                                     '\x00\x01garbage'])
+def test_corrupt_file_is_quarantined_with_a_clear_error(tmp_path, content):
+    store = st.StateStore(str(tmp_path))
+    with open(store.path, 'w') as f:
+        f.write(content)
+    with pytest.raises(st.StateCorrupt) as exc:
+        store.load(['rp0'])
+    assert 'unreadable' in str(exc.value)
+    assert open(exc.value.quarantined).read() == content
+    assert not os.path.exists(store.path)
+    # the next start begins clean
+    assert store.load(['rp0'])['rp0'].state == st.FREE
+
+
+def test_records_stay_json(tmp_path):
+    store = st.StateStore(str(tmp_path))
+    store.save(store.load(['rp0']))
+    data = json.load(open(store.path))
+    assert data['version'] == st.FORMAT_VERSION

@@ -106,7 +106,8 @@ class RegionManager:
     def _make_safe(self, name):
         try:
             self.backend.dma_stop(name)
-            self.backend.set_decoupled(name, True)
+            if not self.backend.is_decoupled(name):
+                self.backend.set_decoupled(name, True)
         except Exception:
             LOG.exception('region %s: could not decouple', name)
 
@@ -356,6 +357,7 @@ class RegionManager:
             'traits': self.manifest.region_traits(spec),
             'vlan': spec.vlan,
             'state': rs.state,
+            'decoupled': self.backend.is_decoupled(spec.name),
             'instance_uuid': rs.instance_uuid,
             'image_id': rs.image_id,
             'sha256': rs.sha256,

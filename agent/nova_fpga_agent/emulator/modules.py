@@ -8,8 +8,10 @@ time (cocotb, the Verilator bridge and yosys all take them from here).
 import dataclasses
 import pathlib
 
-#: UserID value meaning "no module declared" (the bitstream default).
-UNDECLARED_MODULE_ID = 0xFFFFFFFF
+from nova_fpga.bitstream import container
+
+#: UserID value meaning "no module declared" (the bitstream library's).
+UNDECLARED_MODULE_ID = container.NO_USER_ID
 
 #: The loopback "dummy VNFC" ("NF" + 0x0001).
 LOOPBACK_MODULE_ID = 0x4E460001

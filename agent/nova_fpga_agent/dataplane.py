@@ -26,6 +26,8 @@ TP_STATUS_VLAN_VALID = 0x10
 CLONE_NEWNET = 0x40000000
 _AUXDATA = struct.Struct('IIIHHHH')
 MAX_FRAME = 65536
+SO_RCVBUFFORCE = 33
+RCVBUF = 8 * 1024 * 1024
 
 
 def _enter_netns(name):
@@ -82,6 +84,12 @@ class DataPlane:
         sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
                              socket.htons(ETH_P_ALL))
         sock.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+        # A burst must wait in the socket, not be dropped by the kernel,
+        # while the module takes its cycles.
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, RCVBUF)
+        except PermissionError:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
         sock.bind((self.interface, 0))
         sock.settimeout(0.2)
         return sock

@@ -4,6 +4,8 @@ Arguments arrive from the network: each is checked before it reaches the
 region manager (which checks names, UUIDs, digests and sizes again where it
 uses them); nothing from a request becomes a filesystem path.
 """
+import time
+
 import oslo_messaging as messaging
 
 from nova_fpga import agent_rpcapi as api
@@ -23,10 +25,15 @@ class AgentEndpoint:
         return self.manager.health()
 
     def load(self, ctxt, region, instance_uuid, image_id, sha256, bitstream):
+        received = time.monotonic()
         data = api.decode_bitstream(bitstream,
                                     self.manager.max_bitstream_bytes)
-        return self.manager.load(region, instance_uuid, image_id, sha256,
-                                 data)
+        result = self.manager.load(region, instance_uuid, image_id, sha256,
+                                   data)
+        # receive to ready, less the configuration port's own time
+        result['agent_seconds'] = (time.monotonic() - received
+                                   - result['port_seconds'])
+        return result
 
     def unload(self, ctxt, region, instance_uuid):
         return self.manager.unload(region, instance_uuid)

@@ -68,6 +68,12 @@ def test_two_boards_side_by_side(client, agents, tmp_path):
                 if r['region'] == 'rp0'] == [instance]
     stats = client.stats({}, 'zb0', 'rp0')
     assert stats['module'] == {'frames': 0, 'bytes': 0}
+    assert client.power({}, 'zb0', 'rp0', i0, False)['state'] == 'STOPPED'
+    assert region_of(client, 'zb0', 'rp0')['decoupled']
+    assert client.power({}, 'zb0', 'rp0', i0, True)['state'] == 'ACTIVE'
+    assert client.reset({}, 'zb0', 'rp0', i0)['state'] == 'ACTIVE'
+    with pytest.raises(api.RegionNotHeld):
+        client.unload({}, 'zb0', 'rp0', i1)
     client.unload({}, 'zb0', 'rp0', i0)
     assert region_of(client, 'zb0', 'rp0')['state'] == 'FREE'
 

@@ -56,7 +56,7 @@ setup(
         'oslo.messaging>=18.0.0',
     ],
     extras_require={'cloud': CLOUD, 'test': TEST},
-    package_data={'nova_fpga_agent': ['shells/*.json']},
+    package_data={'nova_fpga': ['shells/*.json']},
     entry_points={
         'console_scripts': [
             'nova-fpga-bitstream = nova_fpga.cmd.bitstream:main',

@@ -28,7 +28,7 @@ from nova_fpga import agent_rpcapi as api
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
 from nova_fpga_agent import conf as agent_conf
-from nova_fpga_agent import manifest as mf
+from nova_fpga import shell as mf
 from nova_fpga_agent import service
 from nova_fpga_agent.emulator import modules
 

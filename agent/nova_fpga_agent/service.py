@@ -17,7 +17,7 @@ from nova_fpga import agent_rpcapi as api
 from nova_fpga_agent import backends
 from nova_fpga_agent import conf as agent_conf
 from nova_fpga_agent import dataplane as dp
-from nova_fpga_agent import manifest as mf
+from nova_fpga import shell as mf
 from nova_fpga_agent import regions
 from nova_fpga_agent import rpc
 from nova_fpga_agent import state

@@ -1,5 +1,7 @@
 """The shell manifest: what the static shell a board boots offers.
 
+Shared by the board agent (what its fabric has), Glance (which footprints a
+declared shell's regions have) and nova (the traits of region providers).
 A shell build ships it beside the full bitstream: the device, the shell's
 ID and version, and per reconfigurable region its frame footprint (the
 FAR/FDRI blocks any partial for it writes), its decoupler and module

@@ -56,7 +56,8 @@ setup(
         'oslo.messaging>=18.0.0',
     ],
     extras_require={'cloud': CLOUD, 'test': TEST},
-    package_data={'nova_fpga': ['shells/*.json']},
+    package_data={'nova_fpga': ['shells/*.json'],
+                  'glance_store_bitstream': ['etc/*']},
     entry_points={
         'console_scripts': [
             'nova-fpga-bitstream = nova_fpga.cmd.bitstream:main',
@@ -64,6 +65,17 @@ setup(
         ],
         'oslo.config.opts': [
             'nova_fpga_agent = nova_fpga_agent.conf:list_opts',
+            'glance_store_bitstream = glance_store_bitstream.shells:list_opts',
+        ],
+        'oslo.policy.policies': [
+            'nova_fpga = glance_store_bitstream.policy:list_rules',
+        ],
+        'glance_store.drivers': [
+            'bitstream = glance_store_bitstream.store:Store',
+        ],
+        'glance.image_import.plugins': [
+            'fpga_bitstream_inspection = '
+            'glance_store_bitstream.import_plugin:get_flow',
         ],
     },
 )

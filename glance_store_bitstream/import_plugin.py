@@ -1,0 +1,143 @@
+"""Glance image-import plugin: inspect a staged bitstream and describe it.
+
+Runs on the import flow only (``openstack image create --import``:
+glance-direct or web-download), before the data goes to a store.  An image
+that declares ``fpga_shell_id`` is a bitstream: its staged data is validated
+with :mod:`nova_fpga.bitstream`, checked against the declared shell's
+regions, and the image gets the derived properties and
+``trait:CUSTOM_FPGA_…=required`` properties from the shared naming function.
+A refusal fails the import with a message that names the problem, removes
+the staged data and records the reason in ``fpga_import_error``.  A plain
+data upload never runs this plugin: such an image has no derived properties
+and nova's scheduler refuses to place it on a board.
+"""
+import logging
+import os
+
+from glance.async_.flows import api_image_import
+from glance import gateway
+from taskflow.patterns import linear_flow as lf
+from taskflow import task
+from taskflow.types import failure as taskflow_failure
+
+from nova_fpga import bitstream
+from nova_fpga import shell
+from nova_fpga.bitstream import traits
+from glance_store_bitstream import policy
+from glance_store_bitstream import shells
+
+LOG = logging.getLogger(__name__)
+
+ERROR_PROPERTY = 'fpga_import_error'
+CHUNK = 64 * 1024
+
+
+class BitstreamImportRefused(Exception):
+    """The staged data is not a bitstream for the declared shell."""
+
+
+class _InspectBitstream(task.Task):
+
+    def __init__(self, context, task_id, task_type, action_wrapper):
+        self.context = context
+        self.action_wrapper = action_wrapper
+        self.image_id = action_wrapper.image_id
+        self._refused = False
+        super().__init__(name='%s-InspectBitstream-%s' % (task_type, task_id))
+
+    def execute(self, file_path):
+        with self.action_wrapper as action:
+            declared = action.image_extra_properties.get(
+                traits.SHELL_ID_PROPERTY)
+        if declared is None:
+            LOG.debug('image %s declares no %s: not a bitstream',
+                      self.image_id, traits.SHELL_ID_PROPERTY)
+            return
+        self._refused = True  # until the checks pass
+        policy.enforce_create(self.context)
+        info, manifest = self._inspect(file_path.split('file://')[-1],
+                                       declared)
+        props = traits.image_properties(info, manifest.shell_id)
+        with self.action_wrapper as action:
+            action.set_image_extra_properties(props)
+            action.pop_extra_property(ERROR_PROPERTY)
+        self._refused = False
+        LOG.info('image %s: partial bitstream for %s, shell %s, footprint %s',
+                 self.image_id, info.device.name, manifest.shell_id,
+                 info.footprint.signature)
+
+    def _inspect(self, path, declared):
+        try:
+            shell_id = traits.normalize_shell_id(declared)
+        except bitstream.BitstreamError as exc:
+            raise BitstreamImportRefused('%s: %s' % (
+                traits.SHELL_ID_PROPERTY, exc))
+        try:
+            manifest = shells.registered().get(shell_id)
+        except shell.ManifestError as exc:
+            raise BitstreamImportRefused('shell registry: %s' % exc)
+        if manifest is None:
+            raise BitstreamImportRefused(
+                'shell %s is not registered with this Glance' % shell_id)
+        validator = bitstream.Validator()
+        try:
+            with open(path, 'rb') as f:
+                while True:
+                    chunk = f.read(CHUNK)
+                    if not chunk:
+                        break
+                    validator.feed(chunk)
+            info = validator.finish()
+            traits.image_properties(info, shell_id)  # refuses full ones
+        except bitstream.BitstreamError as exc:
+            raise BitstreamImportRefused('not a valid partial bitstream: %s'
+                                         % exc)
+        if info.device != manifest.device:
+            raise BitstreamImportRefused(
+                'bitstream for %s, but shell %s is on %s' % (
+                    info.device.name, shell_id, manifest.device.name))
+        if not any(r.footprint == info.footprint for r in manifest.regions):
+            raise BitstreamImportRefused(
+                'footprint %s matches no region of shell %s (%s): it was '
+                'built for another shell or region' % (
+                    info.footprint.signature, shell_id, ', '.join(
+                        '%s %s' % (r.name, r.footprint.signature)
+                        for r in manifest.regions)))
+        return info, manifest
+
+    def revert(self, result, **kwargs):
+        if not self._refused:
+            return
+        message = str(result.exception) if isinstance(
+            result, taskflow_failure.Failure) else 'import refused'
+        LOG.warning('image %s: bitstream import refused: %s', self.image_id,
+                    message)
+        with self.action_wrapper as action:
+            action.set_image_extra_properties({ERROR_PROPERTY: message[:255]})
+        path = kwargs.get('file_path')
+        if path:
+            _remove_staged(path.split('file://')[-1])
+
+
+def _remove_staged(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def get_flow(**kwargs):
+    """The plugin's flow (entry point glance.image_import.plugins).
+
+    Derived properties are protected from users (property protections), so
+    they are written with an admin view of the image, the way Glance's own
+    copy-image import does; the import's lock on the image is honoured.
+    """
+    context = kwargs.get('context')
+    task_id = kwargs.get('task_id')
+    admin_repo = kwargs.get('admin_repo') or gateway.Gateway().get_repo(
+        context.elevated())
+    wrapper = api_image_import.ImportActionWrapper(
+        admin_repo, kwargs.get('image_id'), task_id)
+    return lf.Flow(kwargs.get('task_type')).add(_InspectBitstream(
+        context, task_id, kwargs.get('task_type'), wrapper))

@@ -1,0 +1,54 @@
+"""Who may create bitstream images: an oslo.policy rule in Glance's policy
+file.
+
+A malicious or broken bitstream can damage the hardware it is loaded into,
+so by default only admins create bitstream images.  An operator who trusts
+a project adds it in Glance's policy.yaml, for example::
+
+    "fpga:bitstream:create": "role:admin or project_id:%(builders)s"
+
+The rule is checked by the bitstream store (plain uploads) and by the
+import plugin (imports), with the requesting user's credentials.
+"""
+from oslo_config import cfg
+from oslo_policy import policy
+
+from glance.common import exception
+
+CREATE = 'fpga:bitstream:create'
+
+RULES = [
+    policy.DocumentedRuleDefault(
+        name=CREATE,
+        check_str='role:admin',
+        description='Create a bitstream image: upload data into the '
+                    'bitstream store, or import data declared as a '
+                    'bitstream (fpga_shell_id set).',
+        operations=[{'path': '/v2/images/{image_id}/file', 'method': 'PUT'},
+                    {'path': '/v2/images/{image_id}/import',
+                     'method': 'POST'}]),
+]
+
+_enforcer = None
+
+
+def list_rules():
+    """For oslopolicy-sample-generator (entry point oslo.policy.policies)."""
+    return RULES
+
+
+def _get_enforcer():
+    global _enforcer
+    if _enforcer is None:
+        _enforcer = policy.Enforcer(cfg.CONF)
+        _enforcer.register_defaults(RULES)
+    return _enforcer
+
+
+def enforce_create(context):
+    """:raises glance.common.exception.Forbidden: the policy says no."""
+    target = {'project_id': context.project_id}
+    if not _get_enforcer().enforce(CREATE, target, context):
+        raise exception.Forbidden(
+            'policy %s does not allow project %s to create bitstream images'
+            % (CREATE, context.project_id))

@@ -1,0 +1,38 @@
+"""The static shells the operator registers with Glance.
+
+A partial bitstream is only useful for the shell it was built against; the
+user declares that shell (``fpga_shell_id``) and the import checks the
+bitstream's frame footprint against the shell's regions, from the shell
+manifests listed in ``[bitstream_import] shell_manifests``.
+"""
+import glob
+
+from oslo_config import cfg
+
+from nova_fpga import shell
+
+OPTS = [
+    cfg.ListOpt('shell_manifests', default=[],
+                help='Shell manifests (JSON, as shell builds ship them; glob '
+                     'patterns allowed) of the static shells bitstreams may '
+                     'be imported for.'),
+]
+cfg.CONF.register_opts(OPTS, group='bitstream_import')
+
+
+def registered(conf=cfg.CONF):
+    """Shell ID -> Manifest for every configured manifest.
+
+    :raises nova_fpga.shell.ManifestError: a listed manifest is unreadable.
+    """
+    manifests = {}
+    for pattern in conf.bitstream_import.shell_manifests:
+        paths = sorted(glob.glob(pattern)) or [pattern]
+        for path in paths:
+            manifest = shell.load(path)
+            manifests[manifest.shell_id] = manifest
+    return manifests
+
+
+def list_opts():
+    return [('bitstream_import', OPTS)]

@@ -1,0 +1,120 @@
+"""A glance_store driver that accepts only valid partial bitstreams.
+
+It is the filesystem store (same locations, reads with ranges, sizes,
+deletes and capabilities) with one difference: the data is validated by
+:mod:`nova_fpga.bitstream` while it streams into the file, in the same pass
+and with bounded memory.  Invalid data fails the write with a message that
+names the problem (Glance answers 400), and the partial file is removed by
+the filesystem store's own clean-up.
+"""
+import logging
+
+from oslo_config import cfg
+
+from glance_store._drivers import filesystem
+from glance_store import exceptions
+
+from nova_fpga import bitstream
+from nova_fpga.bitstream import devices
+from glance_store_bitstream import policy
+
+LOG = logging.getLogger(__name__)
+
+_OPTS = [
+    cfg.ListOpt('bitstream_allowed_devices', default=[],
+                help='Devices (e.g. xc7z020) whose bitstreams this store '
+                     'accepts; empty accepts every Zynq device.'),
+]
+
+
+SCHEME = 'bitstream'
+
+
+class StoreLocation(filesystem.StoreLocation):
+    """bitstream:///path: a file, under the scheme glance_store knows this
+    driver by (a driver's scheme is its entry-point name)."""
+
+    def process_specs(self):
+        self.scheme = SCHEME
+        self.path = self.specs.get('path')
+
+    def get_uri(self):
+        return '%s://%s' % (SCHEME, self.path)
+
+    def parse_uri(self, uri):
+        self.validate_schemas(uri, valid_schemas=('%s://' % SCHEME,))
+        path = uri[len('%s://' % SCHEME):].strip()
+        if not path.startswith('/'):
+            raise exceptions.BadStoreUri(
+                message='no absolute path in %s' % uri)
+        self.scheme = SCHEME
+        self.path = path
+
+
+class BitstreamRejected(exceptions.Invalid):
+    """The data is not a bitstream this store accepts (Glance: 400)."""
+
+    def __init__(self, message):
+        super().__init__(message=message)
+
+
+class _ValidatingReader:
+    """Hands the data on to the filesystem store and, as it passes, to the
+    validator; at the end of the stream, the validator's verdict."""
+
+    def __init__(self, source, allowed):
+        self.source = source
+        self.allowed = allowed
+        self.validator = bitstream.Validator()
+
+    def read(self, size=-1):
+        chunk = self.source.read(size)
+        try:
+            if chunk:
+                self.validator.feed(chunk)
+            else:
+                self._verdict(self.validator.finish())
+        except bitstream.BitstreamError as exc:
+            raise BitstreamRejected('not a valid bitstream: %s' % exc)
+        return chunk
+
+    def _verdict(self, info):
+        if not info.partial:
+            raise BitstreamRejected(
+                'full bitstream for %s: only partial bitstreams for a '
+                'reconfigurable region are accepted' % info.device.name)
+        if self.allowed and info.device.name not in self.allowed:
+            raise BitstreamRejected(
+                'bitstream for %s: this cloud takes bitstreams for %s only'
+                % (info.device.name, ', '.join(sorted(self.allowed))))
+        LOG.info('valid partial bitstream for %s, footprint %s, module %s',
+                 info.device.name, info.footprint.signature,
+                 '0x%08X' % info.module_id if info.module_declared
+                 else 'not declared')
+
+
+class Store(filesystem.Store):
+    OPTIONS = filesystem._FILESYSTEM_CONFIGS + _OPTS
+
+    def configure_add(self):
+        super().configure_add()
+        allowed = set(self.store_conf.bitstream_allowed_devices)
+        for name in allowed:
+            try:
+                devices.supported(devices.by_part(name))
+            except bitstream.BitstreamError as exc:
+                raise exceptions.BadStoreConfiguration(
+                    store_name='bitstream', reason=str(exc))
+        self.allowed_devices = allowed
+
+    def get_schemes(self):
+        return (SCHEME,)
+
+    def add(self, image_id, image_file, image_size, hashing_algo,
+            context=None, verifier=None):
+        if context is not None:
+            policy.enforce_create(context)
+        url, *rest = super().add(
+            image_id, _ValidatingReader(image_file, self.allowed_devices),
+            image_size, hashing_algo, context=context, verifier=verifier)
+        return ('%s://%s' % (SCHEME, url[len('file://'):]), *rest)

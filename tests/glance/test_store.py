@@ -1,0 +1,137 @@
+"""The bitstream store as glance_store drives it: like the filesystem store,
+but only valid partial bitstreams get in, checked while they stream."""
+import hashlib
+import io
+import os
+
+from glance import context as glance_context
+from oslo_config import cfg
+import glance_store
+from glance_store import exceptions
+from glance_store import location
+import pytest
+
+from nova_fpga import bitstream
+from glance_store_bitstream import store as bitstream_store
+from tests.agent.conftest import module_for
+from tests.unit.bitstream import mutate
+from tests.unit.bitstream import realfiles
+
+
+# What glance-api passes to a store: its own request context.
+ADMIN = glance_context.RequestContext(project_id='p-admin', roles=['admin'])
+USER = glance_context.RequestContext(project_id='p-demo', roles=['member'])
+
+
+class Reader(io.BytesIO):
+    """An upload stream that counts how much was read at once."""
+
+    def __init__(self, data):
+        super().__init__(data)
+        self.largest = 0
+
+    def read(self, size=-1):
+        chunk = super().read(size)
+        self.largest = max(self.largest, len(chunk))
+        return chunk
+
+
+@pytest.fixture
+def fpga_store(tmp_path):
+    # glance_store and oslo.policy read the global CONF, as in glance-api.
+    conf = cfg.CONF
+    if 'enabled_backends' not in conf:
+        # Glance registers enabled_backends itself; glance_store reads it.
+        conf.register_opt(cfg.DictOpt('enabled_backends'))
+    conf.set_override('enabled_backends', {'fpga': 'bitstream'})
+    glance_store.register_store_opts(conf, reserved_stores={})
+    overrides = [('default_backend', 'fpga', 'glance_store'),
+                 ('filesystem_store_datadir', str(tmp_path / 'fpga'), 'fpga'),
+                 ('bitstream_allowed_devices', ['xc7z020'], 'fpga')]
+    for name, value, group in overrides:
+        conf.set_override(name, value, group)
+    glance_store.create_multi_stores(conf, reserved_stores={})
+    store = glance_store.get_store_from_store_identifier('fpga')
+    assert isinstance(store, bitstream_store.Store)
+    yield store, tmp_path / 'fpga'
+    for name, _, group in overrides:
+        conf.clear_override(name, group)
+    conf.clear_override('enabled_backends')
+
+
+def add(store, image_id, data, context=ADMIN):
+    return store.add(image_id, Reader(data), len(data), 'sha512',
+                     context=context)
+
+
+def test_partial_is_stored_and_read_back_like_a_file(fpga_store):
+    store, datadir = fpga_store
+    data = realfiles.read('pr_0_add.bit')
+    url, size, md5, multihash, meta = add(store, 'img-1', data)
+    assert url == 'bitstream://%s' % (datadir / 'img-1')
+    assert size == len(data)
+    assert md5 == hashlib.md5(data).hexdigest()
+    assert multihash == hashlib.sha512(data).hexdigest()
+    assert meta['store'] == 'fpga'
+    loc = location.get_location_from_uri_and_backend(url, 'fpga')
+    chunks, length = store.get(loc)
+    assert b''.join(chunks) == data and length == len(data)
+    part, length = store.get(loc, offset=1000, chunk_size=500)
+    assert b''.join(part) == data[1000:1500] and length == 500
+    assert store.get_size(loc) == len(data)
+    store.delete(loc)
+    assert not os.listdir(datadir)
+    with pytest.raises(exceptions.NotFound):
+        store.get_size(loc)
+
+
+def test_capabilities_are_the_filesystem_stores(fpga_store):
+    from glance_store._drivers import filesystem
+    store, _ = fpga_store
+    assert store._CAPABILITIES == filesystem.Store._CAPABILITIES
+    assert store.is_capable(glance_store.capabilities.BitMasks.READ_RANDOM)
+
+
+def test_validation_streams_with_bounded_reads(fpga_store):
+    store, _ = fpga_store
+    reader = Reader(realfiles.read('pr_0_sub.bit'))
+    store.add('img-2', reader, 0, 'sha256', context=ADMIN)
+    assert reader.largest <= store.WRITE_CHUNKSIZE
+
+
+@pytest.mark.parametrize('data,message', [
+    (lambda: realfiles.read('NEGATIVE_microblaze_pmod_mailbox.bin'),
+     'not a Xilinx bitstream'),
+    (lambda: realfiles.read('pr_0_add.bit')[:400000],
+     'declares 682404 bytes of configuration data but the file has'),
+    (lambda: mutate.flip_bit(realfiles.read('pr_0_add.bit'), 300000),
+     'CRC check word'),
+    (lambda: realfiles.read('prio.bit'), 'full bitstream for xc7z020'),
+    (lambda: module_for('rp0', part='7z010clg400'),
+     'bitstream for xc7z010: this cloud takes bitstreams for xc7z020 only'),
+])
+def test_invalid_data_is_refused_and_nothing_stays(fpga_store, data,
+                                                  message):
+    store, datadir = fpga_store
+    with pytest.raises(bitstream_store.BitstreamRejected) as exc:
+        add(store, 'bad', data())
+    assert message in str(exc.value)
+    assert isinstance(exc.value, glance_store.Invalid)  # glance: 400
+    assert not os.listdir(datadir)
+
+
+def test_policy_limits_who_creates_bitstreams(fpga_store):
+    from glance.common import exception
+    store, datadir = fpga_store
+    with pytest.raises(exception.Forbidden, match='fpga:bitstream:create'):
+        add(store, 'img-3', realfiles.read('pr_0_add.bit'), context=USER)
+    assert not os.listdir(datadir)
+
+
+def test_description_matches_the_library(fpga_store):
+    """What the store accepted is what the library says it is."""
+    store, datadir = fpga_store
+    data = module_for('rp1')
+    add(store, 'img-4', data)
+    stored = bitstream.validate_file(datadir / 'img-4')
+    assert stored.sha256 == hashlib.sha256(data).hexdigest()

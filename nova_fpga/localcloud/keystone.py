@@ -1,0 +1,197 @@
+"""Real keystone on 127.0.0.1 with the users and projects nova-fpga needs.
+
+One admin, a 'glance' service user (glance's auth_token middleware validates
+tokens as it), and two tenants: alice in 'demo' and bob in 'fpga-builders',
+so tests can show that one project's bitstreams are not another's.  Keystone
+runs on SQLite with both fernet key repositories inside the state directory:
+without them keystone-manage writes /etc/keystone.
+"""
+import grp
+import json
+import os
+import pathlib
+import pwd
+import shlex
+import sys
+
+from keystoneauth1 import session as ks_session
+from keystoneauth1.identity import v3
+from keystoneclient.v3 import client as ks_client
+
+from nova_fpga.localcloud import process
+
+REGION = 'RegionOne'
+DOMAIN = 'Default'
+
+#: user: (project, role, password) created at start; admin comes from bootstrap.
+USERS = {
+    'admin': ('admin', 'admin', 'admin-secret'),
+    'glance': ('service', 'admin', 'glance-secret'),
+    'alice': ('demo', 'member', 'alice-secret'),
+    'bob': ('fpga-builders', 'member', 'bob-secret'),
+}
+
+
+class Keystone:
+    """Keystone under gunicorn, state in state_dir/keystone."""
+
+    def __init__(self, state_dir, port=None, host='127.0.0.1',
+                 die_with_parent=True):
+        self.dir = pathlib.Path(state_dir) / 'keystone'
+        self.host = host
+        self.port = port
+        self.die_with_parent = die_with_parent
+        self.conf_dir = self.dir / 'etc'
+        self.log = self.dir / 'keystone.log'
+        self.process = None
+        self._admin = None
+
+    @property
+    def url(self):
+        return 'http://%s:%d' % (self.host, self.port)
+
+    @property
+    def auth_url(self):
+        return self.url + '/v3'
+
+    def start(self, timeout=60):
+        """Configure, migrate, bootstrap, serve, then create users/projects."""
+        self.port = self.port or process.free_port(self.host)
+        self._configure()
+        self.process = process.gunicorn(
+            'keystone', 'keystone.server.wsgi:initialize_public_application()',
+            self.dir, self.port, env=self._env(),
+            die_with_parent=self.die_with_parent)
+        self.process.start(timeout)
+        try:
+            self._provision()
+            self.write_openrc_files()
+        except Exception:
+            self.stop()
+            raise
+        return self
+
+    def stop(self):
+        self._admin = None
+        return self.process.stop() if self.process else False
+
+    def _env(self):
+        env = dict(os.environ, OS_KEYSTONE_CONFIG_DIR=str(self.conf_dir))
+        env.pop('OS_KEYSTONE_CONFIG_FILES', None)
+        return env
+
+    def _configure(self):
+        fernet = self.dir / 'fernet-keys'
+        credential = self.dir / 'credential-keys'
+        for path in (fernet, credential):
+            path.mkdir(parents=True, exist_ok=True)
+            path.chmod(0o700)
+        conf = process.write_conf(self.conf_dir / 'keystone.conf', {
+            ('database', 'connection'):
+                'sqlite:///%s' % (self.dir / 'keystone.sqlite'),
+            ('fernet_tokens', 'key_repository'): fernet,
+            ('fernet_receipts', 'key_repository'): fernet,
+            ('credential', 'key_repository'): credential,
+            # bcrypt's cheapest cost: every user create and token issue
+            # hashes a password, and the default (12) costs ~0.25 s each.
+            ('identity', 'password_hash_rounds'): 4,
+        })
+        # The key repositories belong to whoever runs the cloud.
+        owner = ['--keystone-user', pwd.getpwuid(os.getuid()).pw_name,
+                 '--keystone-group', grp.getgrgid(os.getgid()).gr_name]
+        commands = [['db_sync'], ['fernet_setup'] + owner,
+                    ['credential_setup'] + owner, [
+                        'bootstrap',
+                        '--bootstrap-username', 'admin',
+                        '--bootstrap-password', USERS['admin'][2],
+                        '--bootstrap-project-name', 'admin',
+                        '--bootstrap-role-name', 'admin',
+                        '--bootstrap-region-id', REGION,
+                        '--bootstrap-admin-url', self.auth_url,
+                        '--bootstrap-internal-url', self.auth_url,
+                        '--bootstrap-public-url', self.auth_url]]
+        process.run('keystone-manage', [
+            sys.executable, '-m', 'nova_fpga.localcloud.keystone_manage',
+            json.dumps([['--config-file', str(conf)] + command
+                        for command in commands])], self.log, env=self._env())
+
+    def session(self, user='admin', project=None):
+        """A keystoneauth1 session scoped to user's project (or project)."""
+        own_project, _role, password = USERS[user]
+        auth = v3.Password(
+            auth_url=self.auth_url, username=user, password=password,
+            project_name=project or own_project,
+            user_domain_name=DOMAIN, project_domain_name=DOMAIN)
+        return ks_session.Session(auth=auth)
+
+    @property
+    def admin(self):
+        """keystoneclient v3 as admin."""
+        if self._admin is None:
+            self._admin = ks_client.Client(session=self.session('admin'),
+                                           interface='public')
+        return self._admin
+
+    def _provision(self):
+        """Roles, projects, users and grants from USERS, missing ones only.
+
+        Each keystone request costs 0.1-0.2 s here, so this lists once and
+        passes ids instead of letting keystoneclient look objects up again.
+        """
+        ks = self.admin
+        roles = {role.name: role.id for role in ks.roles.list()}
+        for name in ('admin', 'member', 'reader'):
+            if name not in roles:
+                roles[name] = ks.roles.create(name=name).id
+        projects = {project.name: project.id
+                    for project in ks.projects.list(domain='default')}
+        users = {user.name: user.id for user in ks.users.list(domain='default')}
+        for user, (project, role, password) in USERS.items():
+            if project not in projects:
+                projects[project] = ks.projects.create(
+                    name=project, domain='default').id
+            if user not in users:
+                users[user] = ks.users.create(
+                    name=user, domain='default', password=password,
+                    default_project=projects[project]).id
+                ks.roles.grant(roles[role], user=users[user],
+                               project=projects[project])
+
+    def set_endpoints(self, service_type, name, url):
+        """Point service_type's public/internal/admin endpoints at url.
+
+        Called by each service at start: its port changes from run to run,
+        so stale endpoints are replaced, not added to.
+        """
+        ks = self.admin
+        found = ks.services.list(type=service_type)
+        service = found[0] if found else ks.services.create(
+            name=name, type=service_type)
+        for endpoint in ks.endpoints.list(service=service):
+            ks.endpoints.delete(endpoint)
+        for interface in ('public', 'internal', 'admin'):
+            ks.endpoints.create(service=service, url=url, interface=interface,
+                                region=REGION)
+
+    def openrc(self, user='admin', project=None):
+        """OS_* variables for the openstack CLI as user (an openrc)."""
+        own_project, _role, password = USERS[user]
+        return {
+            'OS_AUTH_URL': self.auth_url,
+            'OS_AUTH_TYPE': 'password',
+            'OS_IDENTITY_API_VERSION': '3',
+            'OS_USERNAME': user,
+            'OS_PASSWORD': password,
+            'OS_PROJECT_NAME': project or own_project,
+            'OS_USER_DOMAIN_NAME': DOMAIN,
+            'OS_PROJECT_DOMAIN_NAME': DOMAIN,
+            'OS_REGION_NAME': REGION,
+            'OS_INTERFACE': 'public',
+        }
+
+    def write_openrc_files(self):
+        """state_dir/keystone/openrc-<user>, to source in a shell."""
+        for user in USERS:
+            (self.dir / ('openrc-%s' % user)).write_text(''.join(
+                'export %s=%s\n' % (key, shlex.quote(value))
+                for key, value in self.openrc(user).items()))

@@ -1,0 +1,245 @@
+"""Processes of a local cloud: started in their own session, stopped by pid.
+
+Each service runs as the leader of a new process group, so stopping it by the
+pid in its pid file reaches gunicorn's workers too; SIGTERM first so gunicorn
+and glance drain cleanly, SIGKILL for whatever is left.  Started from a test,
+a service also gets SIGTERM when the test process dies, so a crashed pytest
+leaves nothing behind; the demo turns that off to outlive its command.
+"""
+import configparser
+import ctypes
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+#: The venv's scripts: keystone-manage, glance-manage, gunicorn, openstack.
+BIN = pathlib.Path(sys.prefix) / 'bin'
+
+_PR_SET_PDEATHSIG = 1
+
+
+class ServiceError(RuntimeError):
+    """A service or set-up command failed; the message ends with its log."""
+
+    def __init__(self, name, problem, log=None):
+        self.name = name
+        text = '%s: %s' % (name, problem)
+        if log is not None:
+            text += '\n--- last lines of %s ---\n%s' % (log, log_tail(log))
+        super().__init__(text)
+
+
+def free_port(host='127.0.0.1'):
+    """A TCP port nothing listens on now (the kernel's pick)."""
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def log_tail(path, lines=40):
+    path = pathlib.Path(path)
+    if not path.exists():
+        return '(no log written)'
+    return '\n'.join(path.read_text(errors='replace').splitlines()[-lines:])
+
+
+def conf_value(value):
+    """oslo.config text for a Python value (lists comma-joined)."""
+    if isinstance(value, (list, tuple)):
+        return ','.join(str(item) for item in value)
+    return str(value)
+
+
+def write_conf(path, options):
+    """Write {(section, option): value} as an oslo-style ini file."""
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.optionxform = str
+    for (section, option), value in options.items():
+        if section != 'DEFAULT' and not parser.has_section(section):
+            parser.add_section(section)
+        parser.set(section, option, conf_value(value))
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, 'w') as out:
+        parser.write(out)
+    return path
+
+
+def run(name, argv, log, env=None, timeout=300):
+    """Run a set-up command, its output appended to log; raise on failure."""
+    with open(log, 'ab') as out:
+        out.write(('$ %s\n' % ' '.join(map(str, argv))).encode())
+        out.flush()
+        try:
+            result = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT,
+                                    env=env, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise ServiceError(name, '%s took over %ss' % (argv[0], timeout),
+                               log) from None
+    if result.returncode:
+        raise ServiceError(name, '%s exited %s' % (
+            ' '.join(map(str, argv[:2])), result.returncode), log)
+
+
+def _die_with_parent():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _group_alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _wait_group_gone(pgid, timeout, reap=None):
+    deadline = time.monotonic() + timeout
+    while True:
+        if reap:
+            reap()
+        if not _group_alive(pgid):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
+def stop_group(pgid, timeout=15, reap=None):
+    """SIGTERM the process group pgid, SIGKILL it after timeout seconds.
+
+    reap is called while waiting so a child of ours does not linger as a
+    zombie that still counts as a member of the group.  Returns True when
+    something had to be stopped.
+    """
+    if not _group_alive(pgid):
+        return False
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return True
+    if not _wait_group_gone(pgid, timeout, reap):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            return True
+        if not _wait_group_gone(pgid, 10, reap):
+            raise ServiceError('pgid %s' % pgid, 'survived SIGKILL')
+    return True
+
+
+def stop_pid_file(pid_file, timeout=15):
+    """Stop the service whose group leader's pid is in pid_file (demo down)."""
+    pid_file = pathlib.Path(pid_file)
+    if not pid_file.exists():
+        return False
+    stopped = stop_group(int(pid_file.read_text()), timeout)
+    pid_file.unlink()
+    return stopped
+
+
+class Process:
+    """One long-running service: log file, pid file, health URL."""
+
+    def __init__(self, name, argv, run_dir, env=None, health_url=None,
+                 die_with_parent=True):
+        self.name = name
+        self.argv = [str(arg) for arg in argv]
+        self.run_dir = pathlib.Path(run_dir)
+        self.env = env
+        self.health_url = health_url
+        self.die_with_parent = die_with_parent
+        self.log = self.run_dir / ('%s.log' % name)
+        self.pid_file = self.run_dir / ('%s.pid' % name)
+        self.popen = None
+
+    @property
+    def pid(self):
+        return self.popen.pid if self.popen else None
+
+    def running(self):
+        return self.popen is not None and _group_alive(self.popen.pid)
+
+    def start(self, timeout=60):
+        if self.running():
+            raise ServiceError(self.name, 'already running as %s' % self.pid)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.log, 'ab') as out:
+            self.popen = subprocess.Popen(
+                self.argv, cwd=self.run_dir, env=self.env,
+                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_die_with_parent if self.die_with_parent else None)
+        self.pid_file.write_text('%d\n' % self.popen.pid)
+        if self.health_url:
+            self.wait_healthy(timeout)
+        return self
+
+    def wait_healthy(self, timeout=60):
+        """Wait until health_url answers below 500; stop and raise if not."""
+        deadline = time.monotonic() + timeout
+        while True:
+            code = self.popen.poll()
+            if code is not None:
+                self.stop()
+                raise ServiceError(self.name, 'exited %s before %s answered'
+                                   % (code, self.health_url), self.log)
+            try:
+                with urllib.request.urlopen(self.health_url, timeout=2):
+                    return
+            except urllib.error.HTTPError as exc:
+                if exc.code < 500:
+                    return
+            except (urllib.error.URLError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise ServiceError(self.name, '%s did not answer within %ss'
+                                   % (self.health_url, timeout), self.log)
+            time.sleep(0.1)
+
+    def stop(self, timeout=15):
+        if self.popen is None:
+            return False
+        stopped = stop_group(self.popen.pid, timeout, reap=self.popen.poll)
+        self.popen.poll()
+        if self.pid_file.exists():
+            self.pid_file.unlink()
+        return stopped
+
+
+def gunicorn(name, wsgi_app, run_dir, port, env=None, threads=1,
+             host='127.0.0.1', die_with_parent=True, health_path='/'):
+    """A Process serving wsgi_app under gunicorn with one worker.
+
+    The settings go in run_dir/gunicorn.conf.py, which gunicorn reads from
+    its working directory, so the worker's sys.argv is just the script:
+    keystone parses sys.argv and chokes on gunicorn's options.
+    """
+    run_dir = pathlib.Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    settings = {
+        'wsgi_app': wsgi_app,
+        'bind': '%s:%d' % (host, port),
+        'workers': 1,
+        'worker_class': 'gthread' if threads > 1 else 'sync',
+        'threads': threads,
+        # Uploads and imports of big images are single long requests.
+        'timeout': 600,
+        'graceful_timeout': 10,
+        # Else gunicorn 27 writes a control socket under ~/.gunicorn/.
+        'control_socket_disable': True,
+        'accesslog': '-',
+    }
+    (run_dir / 'gunicorn.conf.py').write_text(''.join(
+        '%s = %r\n' % item for item in settings.items()))
+    return Process(name, [BIN / 'gunicorn'], run_dir, env=env,
+                   health_url='http://%s:%d%s' % (host, port, health_path),
+                   die_with_parent=die_with_parent)

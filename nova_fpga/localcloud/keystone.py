@@ -115,6 +115,9 @@ class Keystone:
             json.dumps([['--config-file', str(conf)] + command
                         for command in commands])], self.log, env=self._env())
 
+    def password(self, user):
+        return USERS[user][2]
+
     def session(self, user='admin', project=None):
         """A keystoneauth1 session scoped to user's project (or project)."""
         own_project, _role, password = USERS[user]

@@ -1,0 +1,135 @@
+"""Real glance-api on 127.0.0.1, authenticating against a local Keystone.
+
+glance-api runs only as a WSGI application now; under gunicorn (no uwsgi)
+glance picks native threads for its task pool, so the import flow runs in
+the API process beside the requests, as in a real deployment.
+
+Callers shape the service with data rather than subclasses: extra options
+{(section, option): value} merged over the base config (None removes a base
+option), extra files {name: text} written into the config directory, where
+glance and oslo.policy find relative names (policy.yaml, property protection
+files), the import plugins and the store backends.
+"""
+import os
+import pathlib
+import shutil
+
+from nova_fpga.localcloud import process
+
+#: glance's paste pipelines as the wheel installs them.
+PASTE_INI = pathlib.Path(process.BIN).parent / 'etc' / 'glance' / \
+    'glance-api-paste.ini'
+
+
+def _bracketed(items):
+    # enabled_import_methods and image_import_plugins are bounded lists.
+    return '[%s]' % ','.join(items)
+
+
+class Glance:
+    """glance-api under gunicorn, state in state_dir/glance."""
+
+    def __init__(self, keystone, state_dir, extra_conf=None, extra_files=None,
+                 import_plugins=('no_op',), enabled_backends=None,
+                 default_backend=None, port=None, host='127.0.0.1',
+                 die_with_parent=True):
+        """enabled_backends maps store name to type ({'file': 'file'})."""
+        self.keystone = keystone
+        self.dir = pathlib.Path(state_dir) / 'glance'
+        self.conf_dir = self.dir / 'etc'
+        self.log = self.dir / 'glance-api.log'
+        self.extra_conf = dict(extra_conf or {})
+        self.extra_files = dict(extra_files or {})
+        self.import_plugins = list(import_plugins)
+        self.enabled_backends = dict(enabled_backends or {'file': 'file'})
+        self.default_backend = default_backend or next(
+            iter(self.enabled_backends))
+        self.host = host
+        self.port = port
+        self.die_with_parent = die_with_parent
+        self.process = None
+
+    @property
+    def url(self):
+        return 'http://%s:%d' % (self.host, self.port)
+
+    def store_dir(self, backend):
+        """Where a filesystem-type backend of that name keeps its images."""
+        return self.dir / 'images' / backend
+
+    def conf(self):
+        """glance-api.conf as {(section, option): value}, extras applied."""
+        ks = self.keystone
+        options = {
+            ('DEFAULT', 'enabled_backends'): ','.join(
+                '%s:%s' % item for item in self.enabled_backends.items()),
+            ('DEFAULT', 'enabled_import_methods'):
+                _bracketed(['glance-direct', 'web-download']),
+            ('database', 'connection'):
+                'sqlite:///%s' % (self.dir / 'glance.sqlite'),
+            ('paste_deploy', 'flavor'): 'keystone',
+            ('paste_deploy', 'config_file'):
+                self.conf_dir / 'glance-api-paste.ini',
+            ('keystone_authtoken', 'www_authenticate_uri'): ks.auth_url,
+            ('keystone_authtoken', 'auth_url'): ks.auth_url,
+            ('keystone_authtoken', 'auth_type'): 'password',
+            ('keystone_authtoken', 'username'): 'glance',
+            ('keystone_authtoken', 'password'): ks.password('glance'),
+            ('keystone_authtoken', 'project_name'): 'service',
+            ('keystone_authtoken', 'user_domain_name'): 'Default',
+            ('keystone_authtoken', 'project_domain_name'): 'Default',
+            ('keystone_authtoken', 'region_name'): 'RegionOne',
+            ('os_glance_staging_store', 'filesystem_store_datadir'):
+                self.dir / 'staging',
+            ('os_glance_tasks_store', 'filesystem_store_datadir'):
+                self.dir / 'tasks',
+            ('glance_store', 'default_backend'): self.default_backend,
+            ('image_import_opts', 'image_import_plugins'):
+                _bracketed(self.import_plugins),
+            # glance's defaults, written out so the file says how imports run.
+            ('taskflow_executor', 'engine_mode'): 'parallel',
+            ('taskflow_executor', 'max_workers'): 10,
+            ('oslo_concurrency', 'lock_path'): self.dir / 'locks',
+        }
+        for name, kind in self.enabled_backends.items():
+            if kind == 'file':
+                options[(name, 'filesystem_store_datadir')] = \
+                    self.store_dir(name)
+        options.update(self.extra_conf)
+        return {key: value for key, value in options.items()
+                if value is not None}
+
+    def _write_config(self):
+        conf = self.conf()
+        for key, value in conf.items():
+            if key[1] == 'filesystem_store_datadir' or key == (
+                    'oslo_concurrency', 'lock_path'):
+                pathlib.Path(value).mkdir(parents=True, exist_ok=True)
+        self.conf_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copy(PASTE_INI, self.conf_dir / 'glance-api-paste.ini')
+        for name, text in self.extra_files.items():
+            path = self.conf_dir / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        return process.write_conf(self.conf_dir / 'glance-api.conf', conf)
+
+    def _env(self):
+        return dict(os.environ, OS_GLANCE_CONFIG_DIR=str(self.conf_dir))
+
+    def start(self, timeout=60):
+        """Write config, migrate the DB, register endpoints, serve."""
+        self.port = self.port or process.free_port(self.host)
+        conf = self._write_config()
+        process.run('glance-manage db_sync', [
+            process.BIN / 'glance-manage', '--config-file', conf, 'db_sync'],
+            self.log, env=self._env())
+        self.keystone.set_endpoints('image', 'glance', self.url)
+        self.process = process.gunicorn(
+            'glance-api', 'glance.wsgi.api:application', self.dir, self.port,
+            env=self._env(), threads=4, die_with_parent=self.die_with_parent,
+            health_path='/healthcheck')
+        self.process.start(timeout)
+        return self
+
+    def stop(self):
+        return self.process.stop() if self.process else False

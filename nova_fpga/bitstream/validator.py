@@ -43,7 +43,7 @@ class Bitstream:
     date: str
     time: str
     crc_checks: int
-    sha256: str
+    sha256: str               # None when the caller asked for no digest
     size: int                 # bytes in the file
     payload_offset: int       # where the configuration data starts
     payload_size: int         # bytes of configuration data
@@ -88,8 +88,9 @@ class Validator:
     returns a :class:`Bitstream`.
     """
 
-    def __init__(self):
-        self._sha = hashlib.sha256()
+    def __init__(self, digest=True):
+        # Glance computes its own digests of what it stores: it passes False.
+        self._sha = hashlib.sha256() if digest else None
         self._size = 0
         self._stage = _DETECT
         self._head = bytearray()       # bytes before the payload is located
@@ -122,7 +123,8 @@ class Validator:
     def feed(self, chunk):
         if not chunk:
             return
-        self._sha.update(chunk)
+        if self._sha is not None:
+            self._sha.update(chunk)
         self._size += len(chunk)
         if self._stage == _DETECT:
             self._head += chunk
@@ -133,7 +135,6 @@ class Validator:
         if excess:
             chunk = chunk[:len(chunk) - excess]
         self._take_payload(chunk)
-        self._process()
         if excess:
             # Only now: errors come in stream order, whatever the chunking.
             raise errors.HeaderError(
@@ -182,15 +183,20 @@ class Validator:
             data = self._carry + data
         whole = len(data) - len(data) % 4
         self._carry = bytes(data[whole:])
+        if not whole:
+            return
+        words = memoryview(data)[:whole]
         if self._swap:
-            self._buf += container.swap_words(data[:whole])
-        else:
-            self._buf += data[:whole] if whole != len(data) else data
+            words = container.swap_words(words)
+        if self._buf:
+            self._buf += words
+            words = self._buf
+        self._process(words)
 
     # -- the configuration logic ----------------------------------------------
 
-    def _process(self):
-        buf = self._buf
+    def _process(self, buf):
+        """Consume the whole words in buf; keep an unfinished packet."""
         end = len(buf)
         pos = 0
         while pos + 4 <= end:
@@ -209,6 +215,7 @@ class Validator:
                 self._presync(word, offset, pos)
                 if self._swap_pending:
                     # The rest of the buffer arrived in PCAP order.
+                    buf = bytearray(buf)
                     buf[pos:end] = container.swap_words(buf[pos:end])
                     self._swap_pending = False
             elif self._stage == _PACKETS:
@@ -219,7 +226,7 @@ class Validator:
             else:
                 self._after_desync(word, offset)
                 pos += 4
-        del buf[:pos]
+        self._buf = bytearray(buf[pos:])
         self._buf_offset += pos
 
     def _presync(self, word, offset, next_pos):
@@ -464,7 +471,8 @@ class Validator:
             tool_version=header.tool_version if header else '',
             date=header.date if header else '',
             time=header.time if header else '',
-            crc_checks=self._crc_checks, sha256=self._sha.hexdigest(),
+            crc_checks=self._crc_checks,
+            sha256=self._sha.hexdigest() if self._sha is not None else None,
             size=self._size, payload_offset=self._payload_offset,
             payload_size=self._size - self._payload_offset)
 

@@ -7,6 +7,7 @@ import os
 from glance import context as glance_context
 from oslo_config import cfg
 import glance_store
+from glance_store import multi_backend
 from glance_store import exceptions
 from glance_store import location
 import pytest
@@ -44,14 +45,14 @@ def fpga_store(tmp_path):
         # Glance registers enabled_backends itself; glance_store reads it.
         conf.register_opt(cfg.DictOpt('enabled_backends'))
     conf.set_override('enabled_backends', {'fpga': 'bitstream'})
-    glance_store.register_store_opts(conf, reserved_stores={})
+    multi_backend.register_store_opts(conf, reserved_stores={})
     overrides = [('default_backend', 'fpga', 'glance_store'),
                  ('filesystem_store_datadir', str(tmp_path / 'fpga'), 'fpga'),
                  ('bitstream_allowed_devices', ['xc7z020'], 'fpga')]
     for name, value, group in overrides:
         conf.set_override(name, value, group)
-    glance_store.create_multi_stores(conf, reserved_stores={})
-    store = glance_store.get_store_from_store_identifier('fpga')
+    multi_backend.create_multi_stores(conf, reserved_stores={})
+    store = multi_backend.get_store_from_store_identifier('fpga')
     assert isinstance(store, bitstream_store.Store)
     yield store, tmp_path / 'fpga'
     for name, _, group in overrides:

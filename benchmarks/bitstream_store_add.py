@@ -1,0 +1,77 @@
+"""Cost of validating in the store: the bitstream store against glance_store's
+plain filesystem store, for the same 4 MB partial bitstream.
+
+Both run glance_store's add() as glance-api does (md5 checksum and sha512
+multihash, 64 KiB writes into a data directory); the bitstream store also
+validates the stream in the same pass.  Target: at most 1.2x the plain
+store's time.  Figures are medians over repeated adds.
+
+Run: .venv/bin/python benchmarks/bitstream_store_add.py [--repeat N]
+"""
+import argparse
+import io
+import statistics
+import sys
+import tempfile
+import time
+
+from oslo_config import cfg
+import glance_store
+from glance_store import multi_backend
+
+from nova_fpga.bitstream import builder
+from nova_fpga.bitstream import footprint as fp
+from nova_fpga.bitstream import _crc
+
+TARGET = 1.2
+SIZE = 4 * 1024 * 1024
+
+
+def stores(datadir):
+    conf = cfg.CONF
+    conf([], project='glance', default_config_files=[])
+    conf.register_opt(cfg.DictOpt('enabled_backends'))
+    conf.set_override('enabled_backends', {'fpga': 'bitstream',
+                                           'plain': 'file'})
+    multi_backend.register_store_opts(conf, reserved_stores={})
+    conf.set_override('default_backend', 'plain', 'glance_store')
+    for name in ('fpga', 'plain'):
+        conf.set_override('filesystem_store_datadir',
+                          '%s/%s' % (datadir, name), name)
+    multi_backend.create_multi_stores(conf, reserved_stores={})
+    return {name: multi_backend.get_store_from_store_identifier(name)
+            for name in ('plain', 'fpga')}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--repeat', type=int, default=15)
+    args = parser.parse_args()
+    frames = SIZE // (101 * 4)
+    data = builder.build_partial('7z020clg400', 'bench', 0x4E460001,
+                                 fp.Footprint((fp.Block(0x00440000,
+                                                        frames * 101),)))
+    with tempfile.TemporaryDirectory() as datadir:
+        by_name = stores(datadir)
+        times = {name: [] for name in by_name}
+        for i in range(args.repeat + 1):
+            for name, store in by_name.items():
+                start = time.perf_counter()
+                url, *_ = store.add('img-%s-%d' % (name, i), io.BytesIO(data),
+                                    len(data), 'sha512')
+                times[name].append(time.perf_counter() - start)
+        med = {name: statistics.median(t[1:]) for name, t in times.items()}
+    mb = len(data) / 1e6
+    print('glance_store add() of a %.1f MB partial bitstream, median of %d '
+          '(CRC: %s)' % (mb, args.repeat, _crc.implementation()))
+    for name, label in (('plain', 'filesystem store (file)'),
+                        ('fpga', 'bitstream store (validating)')):
+        print('  %-30s %7.1f ms  %6.0f MB/s' % (label, 1000 * med[name],
+                                               mb / med[name]))
+    ratio = med['fpga'] / med['plain']
+    print('validating path costs %.2fx the plain one (target <= %.1fx): %s'
+          % (ratio, TARGET, 'met' if ratio <= TARGET else 'NOT MET'))
+
+
+if __name__ == '__main__':
+    sys.exit(main())

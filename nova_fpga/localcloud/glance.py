@@ -13,6 +13,7 @@ files), the import plugins and the store backends.
 import os
 import pathlib
 import shutil
+import time
 
 from nova_fpga.localcloud import process
 
@@ -48,10 +49,21 @@ class Glance:
         self.port = port
         self.die_with_parent = die_with_parent
         self.process = None
+        #: Seconds the last start() took, set-up commands included.
+        self.startup_seconds = None
 
     @property
     def url(self):
         return 'http://%s:%d' % (self.host, self.port)
+
+    def openrc(self, user='admin', project=None):
+        """OS_* variables for the openstack CLI, pinned to this glance.
+
+        Every Glance started against one keystone rewrites the catalog's
+        image endpoint, so the CLI is pointed at this one explicitly.
+        """
+        return dict(self.keystone.openrc(user, project),
+                    OS_IMAGE_ENDPOINT_OVERRIDE=self.url)
 
     def store_dir(self, backend):
         """Where a filesystem-type backend of that name keeps its images."""
@@ -118,6 +130,7 @@ class Glance:
 
     def start(self, timeout=60):
         """Write config, migrate the DB, register endpoints, serve."""
+        began = time.monotonic()
         self.port = self.port or process.free_port(self.host)
         conf = self._write_config()
         process.run('glance-manage db_sync', [
@@ -129,6 +142,7 @@ class Glance:
             env=self._env(), threads=4, die_with_parent=self.die_with_parent,
             health_path='/healthcheck')
         self.process.start(timeout)
+        self.startup_seconds = time.monotonic() - began
         return self
 
     def stop(self):

@@ -13,6 +13,7 @@ import pathlib
 import pwd
 import shlex
 import sys
+import time
 
 from keystoneauth1 import session as ks_session
 from keystoneauth1.identity import v3
@@ -44,6 +45,8 @@ class Keystone:
         self.conf_dir = self.dir / 'etc'
         self.log = self.dir / 'keystone.log'
         self.process = None
+        #: Seconds the last start() took, set-up commands included.
+        self.startup_seconds = None
         self._admin = None
 
     @property
@@ -56,6 +59,7 @@ class Keystone:
 
     def start(self, timeout=60):
         """Configure, migrate, bootstrap, serve, then create users/projects."""
+        began = time.monotonic()
         self.port = self.port or process.free_port(self.host)
         self._configure()
         self.process = process.gunicorn(
@@ -69,6 +73,7 @@ class Keystone:
         except Exception:
             self.stop()
             raise
+        self.startup_seconds = time.monotonic() - began
         return self
 
     def stop(self):

@@ -92,46 +92,67 @@ def _die_with_parent():
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def _group_alive(pgid):
+def group_members(pgid):
+    """Pids of the live (not zombie) processes in process group pgid.
+
+    Read from /proc rather than probed with kill(): a zombie still answers
+    kill(), and orphaned workers may wait a while for a container's pid 1.
+    """
+    members = []
+    for entry in os.scandir('/proc'):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % entry.name) as stat:
+                text = stat.read()
+        except OSError:
+            continue
+        state, _ppid, pgrp = text[text.rindex(')') + 2:].split()[:3]
+        if int(pgrp) == pgid and state != 'Z':
+            members.append(int(entry.name))
+    return members
+
+
+def _reap(pid):
+    # Collect our own exited child; a no-op for anyone else's.
     try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
 
 
-def _wait_group_gone(pgid, timeout, reap=None):
+def _wait_group_gone(pgid, timeout):
     deadline = time.monotonic() + timeout
     while True:
-        if reap:
-            reap()
-        if not _group_alive(pgid):
+        _reap(pgid)
+        if not group_members(pgid):
             return True
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
 
 
-def stop_group(pgid, timeout=15, reap=None):
+def _signal_group(pgid, signum):
+    try:
+        os.killpg(pgid, signum)
+    except ProcessLookupError:
+        pass
+
+
+def stop_group(pgid, timeout=15):
     """SIGTERM the process group pgid, SIGKILL it after timeout seconds.
 
-    reap is called while waiting so a child of ours does not linger as a
-    zombie that still counts as a member of the group.  Returns True when
-    something had to be stopped.
+    Returns True when something was running.
     """
-    if not _group_alive(pgid):
+    if not group_members(pgid):
+        _reap(pgid)
         return False
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except ProcessLookupError:
-        return True
-    if not _wait_group_gone(pgid, timeout, reap):
-        try:
-            os.killpg(pgid, signal.SIGKILL)
-        except ProcessLookupError:
-            return True
-        if not _wait_group_gone(pgid, 10, reap):
-            raise ServiceError('pgid %s' % pgid, 'survived SIGKILL')
+    _signal_group(pgid, signal.SIGTERM)
+    if not _wait_group_gone(pgid, timeout):
+        _signal_group(pgid, signal.SIGKILL)
+        if not _wait_group_gone(pgid, 10):
+            raise ServiceError('process group %s' % pgid, 'survived SIGKILL: %s'
+                               % group_members(pgid))
     return True
 
 
@@ -164,8 +185,12 @@ class Process:
     def pid(self):
         return self.popen.pid if self.popen else None
 
+    def pids(self):
+        """Live pids of the service: gunicorn's master and its workers."""
+        return group_members(self.popen.pid) if self.popen else []
+
     def running(self):
-        return self.popen is not None and _group_alive(self.popen.pid)
+        return bool(self.pids())
 
     def start(self, timeout=60):
         if self.running():
@@ -208,7 +233,7 @@ class Process:
     def stop(self, timeout=15):
         if self.popen is None:
             return False
-        stopped = stop_group(self.popen.pid, timeout, reap=self.popen.poll)
+        stopped = stop_group(self.popen.pid, timeout)
         self.popen.poll()
         if self.pid_file.exists():
             self.pid_file.unlink()

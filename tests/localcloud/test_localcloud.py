@@ -1,0 +1,147 @@
+"""The local cloud is real: tokens, uploads, imports, and clean stops by pid.
+
+Every check goes through the real openstack CLI with the openrc the runner
+hands out, as the demo and the end-to-end tests will.
+"""
+import json
+import os
+import pathlib
+import time
+
+import pytest
+
+from nova_fpga.localcloud import process
+from nova_fpga.localcloud.glance import Glance
+from nova_fpga.localcloud.keystone import USERS, Keystone
+from tests.conftest import REPORT
+from tests.localcloud.conftest import openstack
+
+#: Only an admin may delete images: shows extra_files reach glance's policy.
+POLICY = '"delete_image": "role:admin"\n'
+
+
+@pytest.fixture(scope='module')
+def glance(glance_api, keystone):
+    api = glance_api(extra_conf={('DEFAULT', 'debug'): True},
+                     extra_files={'policy.yaml': POLICY})
+    REPORT.append('localcloud: keystone started in %.1f s, glance-api in %.1f s'
+           % (keystone.startup_seconds, api.startup_seconds))
+    return api
+
+
+def alive(pid):
+    """True while pid is a live process (a zombie counts as gone)."""
+    try:
+        text = pathlib.Path('/proc/%d/stat' % pid).read_text()
+    except FileNotFoundError:
+        return False
+    return text[text.rindex(')') + 2] != 'Z'
+
+
+def image_create(env, name, *args):
+    result = openstack(env, 'image', 'create', '--disk-format', 'raw',
+                       '--container-format', 'bare', '-f', 'json', *args, name)
+    return json.loads(result.stdout)
+
+
+def wait_status(env, image_id, status, timeout=60):
+    deadline = time.monotonic() + timeout
+    while True:
+        image = json.loads(openstack(env, 'image', 'show', '-f', 'json',
+                                     image_id).stdout)
+        if image['status'] == status:
+            return image
+        if image['status'] in ('killed', 'deleted') or \
+                time.monotonic() > deadline:
+            pytest.fail('image %s is %s, not %s, after %ss' % (
+                image_id, image['status'], status, timeout), pytrace=False)
+        time.sleep(0.5)
+
+
+def raw_file(tmp_path, size=3 << 20):
+    path = tmp_path / 'disk.raw'
+    path.write_bytes(os.urandom(size))
+    return path
+
+
+@pytest.mark.parametrize('user', ['admin', 'alice', 'bob'])
+def test_keystone_issues_tokens(keystone, user):
+    token = json.loads(openstack(keystone.openrc(user), 'token', 'issue',
+                                 '-f', 'json').stdout)
+    project = keystone.admin.projects.get(token['project_id'])
+    assert project.name == USERS[user][0]
+    rc = (keystone.dir / ('openrc-%s' % user)).read_text()
+    assert 'export OS_USERNAME=%s\n' % user in rc
+
+
+def test_keystone_refuses_a_wrong_password(keystone):
+    env = dict(keystone.openrc('alice'), OS_PASSWORD='wrong')
+    result = openstack(env, 'token', 'issue', check=False)
+    assert result.returncode != 0
+    assert '401' in result.stderr
+
+
+def test_upload_goes_active_in_the_file_store(glance, tmp_path):
+    data = raw_file(tmp_path)
+    alice = glance.openrc('alice')
+    image = image_create(alice, 'uploaded', '--file', str(data))
+    assert image['status'] == 'active'
+    assert image['size'] == data.stat().st_size
+    stored = glance.store_dir('file') / image['id']
+    assert stored.read_bytes() == data.read_bytes()
+    # bob's project does not see alice's image.
+    hidden = openstack(glance.openrc('bob'), 'image', 'show', image['id'],
+                       check=False)
+    assert hidden.returncode != 0
+
+
+def test_glance_direct_import_goes_active_through_the_plugins(glance,
+                                                             tmp_path):
+    data = raw_file(tmp_path)
+    alice = glance.openrc('alice')
+    image = image_create(alice, 'imported', '--import', '--file', str(data))
+    image = wait_status(alice, image['id'], 'active')
+    assert image['size'] == data.stat().st_size
+    assert image['properties']['stores'] == 'file'
+    assert (glance.store_dir('file') / image['id']).exists()
+    assert 'No_op import plugin' in glance.process.log.read_text()
+    assert not (glance.dir / 'staging' / image['id']).exists()
+
+
+def test_extra_files_reach_glance_policy(glance):
+    image = image_create(glance.openrc('alice'), 'undeletable')
+    refused = openstack(glance.openrc('alice'), 'image', 'delete',
+                        image['id'], check=False)
+    assert refused.returncode != 0
+    openstack(glance.openrc('admin'), 'image', 'delete', image['id'])
+
+
+def test_services_stop_by_pid_leaving_nothing(glance_api, tmp_path):
+    api = glance_api()
+    pids = api.process.pids()
+    assert len(pids) >= 2, 'expected gunicorn master and worker: %s' % pids
+    assert api.stop()
+    assert not api.process.pid_file.exists()
+    assert not [pid for pid in pids if alive(pid)]
+
+    # The demo's path: another command stops keystone from its pid file.
+    ks = Keystone(tmp_path, die_with_parent=False).start()
+    pids = ks.process.pids()
+    assert len(pids) >= 2
+    assert process.stop_pid_file(ks.process.pid_file)
+    assert not [pid for pid in pids if alive(pid)]
+    assert not process.stop_pid_file(ks.process.pid_file)
+
+
+def test_a_service_that_cannot_start_is_named_with_its_log(keystone,
+                                                           tmp_path):
+    api = Glance(keystone, tmp_path,
+                 extra_conf={('glance_store', 'default_backend'): 'nowhere'})
+    with pytest.raises(process.ServiceError) as failed:
+        api.start(timeout=60)
+    message = str(failed.value)
+    assert message.startswith('glance-api: ')
+    assert 'last lines of %s' % api.log in message
+    assert 'nowhere' in message
+    assert not api.process.running()
+    assert not api.process.pid_file.exists()

@@ -268,3 +268,32 @@ def gunicorn(name, wsgi_app, run_dir, port, env=None, threads=1,
     return Process(name, [BIN / 'gunicorn'], run_dir, env=env,
                    health_url='http://%s:%d%s' % (host, port, health_path),
                    die_with_parent=die_with_parent)
+
+
+def _service_name(state_dir, pid_file):
+    # Unique within the cloud: 'keystone/keystone', 'glance/glance-api'.
+    return str(pid_file.relative_to(state_dir).with_suffix(''))
+
+
+def services(state_dir):
+    """{service: live pids} for each pid file under state_dir.
+
+    What ``demo status`` shows; an empty list is a service that died.
+    """
+    state_dir = pathlib.Path(state_dir)
+    return {_service_name(state_dir, pid_file):
+            group_members(int(pid_file.read_text()))
+            for pid_file in sorted(state_dir.rglob('*.pid'))}
+
+
+def stop_all(state_dir, timeout=15):
+    """Stop every service with a pid file under state_dir, newest first.
+
+    Newest first stops glance before the keystone it validates tokens with.
+    Returns the services (named as services() does) that were running.
+    """
+    state_dir = pathlib.Path(state_dir)
+    pid_files = sorted(state_dir.rglob('*.pid'),
+                       key=lambda path: path.stat().st_mtime, reverse=True)
+    return [_service_name(state_dir, pid_file) for pid_file in pid_files
+            if stop_pid_file(pid_file, timeout)]

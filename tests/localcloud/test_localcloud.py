@@ -116,6 +116,17 @@ def test_extra_files_reach_glance_policy(glance):
     openstack(glance.openrc('admin'), 'image', 'delete', image['id'])
 
 
+def test_a_restart_keeps_port_and_images(glance, tmp_path):
+    data = raw_file(tmp_path, 1 << 20)
+    image = image_create(glance.openrc('alice'), 'kept', '--file', str(data))
+    url = glance.url
+    assert glance.stop()
+    glance.start()
+    assert glance.url == url
+    shown = wait_status(glance.openrc('alice'), image['id'], 'active')
+    assert shown['checksum'] == image['checksum']
+
+
 def test_services_stop_by_pid_leaving_nothing(glance_api, tmp_path):
     api = glance_api()
     pids = api.process.pids()
@@ -124,13 +135,19 @@ def test_services_stop_by_pid_leaving_nothing(glance_api, tmp_path):
     assert not api.process.pid_file.exists()
     assert not [pid for pid in pids if alive(pid)]
 
-    # The demo's path: another command stops keystone from its pid file.
+    # The demo's path: another command finds and stops a cloud by its
+    # state directory's pid files, glance before keystone.
     ks = Keystone(tmp_path, die_with_parent=False).start()
-    pids = ks.process.pids()
-    assert len(pids) >= 2
-    assert process.stop_pid_file(ks.process.pid_file)
+    api = Glance(ks, tmp_path, die_with_parent=False).start()
+    running = process.services(tmp_path)
+    assert sorted(running) == ['glance/glance-api', 'keystone/keystone']
+    pids = running['glance/glance-api'] + running['keystone/keystone']
+    assert len(pids) >= 4, running
+    assert process.stop_all(tmp_path) == ['glance/glance-api',
+                                        'keystone/keystone']
     assert not [pid for pid in pids if alive(pid)]
-    assert not process.stop_pid_file(ks.process.pid_file)
+    assert process.services(tmp_path) == {}
+    assert process.stop_all(tmp_path) == []
 
 
 def test_a_service_that_cannot_start_is_named_with_its_log(keystone,

@@ -28,7 +28,7 @@ from glance_store_bitstream import shells
 
 LOG = logging.getLogger(__name__)
 
-ERROR_PROPERTY = 'fpga_import_error'
+ERROR_PROPERTY = traits.IMPORT_ERROR_PROPERTY
 CHUNK = 64 * 1024
 
 
@@ -38,11 +38,13 @@ class BitstreamImportRefused(Exception):
 
 class _InspectBitstream(task.Task):
 
-    def __init__(self, context, task_id, task_type, action_wrapper):
+    def __init__(self, context, task_id, task_type, action_wrapper, stores):
         self.context = context
         self.action_wrapper = action_wrapper
+        self.stores = stores
         self.image_id = action_wrapper.image_id
         self._refused = False
+        self._staged = None
         super().__init__(name='%s-InspectBitstream-%s' % (task_type, task_id))
 
     def execute(self, file_path):
@@ -54,9 +56,9 @@ class _InspectBitstream(task.Task):
                       self.image_id, traits.SHELL_ID_PROPERTY)
             return
         self._refused = True  # until the checks pass
+        self._staged = file_path.split('file://')[-1]
         policy.enforce_create(self.context)
-        info, manifest = self._inspect(file_path.split('file://')[-1],
-                                       declared)
+        info, manifest = self._inspect(self._staged, declared)
         props = traits.image_properties(info, manifest.shell_id)
         with self.action_wrapper as action:
             action.set_image_extra_properties(props)
@@ -112,18 +114,18 @@ class _InspectBitstream(task.Task):
             result, taskflow_failure.Failure) else 'import refused'
         LOG.warning('image %s: bitstream import refused: %s', self.image_id,
                     message)
+        # As Glance's own conversion plugin does: none of the store imports
+        # ran, so the image goes back to queued and its stores to failed.
         with self.action_wrapper as action:
+            action.set_image_attribute(status='queued')
+            if self.stores:
+                action.remove_importing_stores(self.stores)
+                action.add_failed_stores(self.stores)
             action.set_image_extra_properties({ERROR_PROPERTY: message[:255]})
-        path = kwargs.get('file_path')
-        if path:
-            _remove_staged(path.split('file://')[-1])
-
-
-def _remove_staged(path):
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
+        try:
+            os.unlink(self._staged)
+        except FileNotFoundError:
+            pass
 
 
 def get_flow(**kwargs):
@@ -140,4 +142,5 @@ def get_flow(**kwargs):
     wrapper = api_image_import.ImportActionWrapper(
         admin_repo, kwargs.get('image_id'), task_id)
     return lf.Flow(kwargs.get('task_type')).add(_InspectBitstream(
-        context, task_id, kwargs.get('task_type'), wrapper))
+        context, task_id, kwargs.get('task_type'), wrapper,
+        [store for store in kwargs.get('backend') or [] if store]))

@@ -76,8 +76,15 @@ class _ValidatingReader:
             else:
                 self._verdict(self.validator.finish())
         except bitstream.BitstreamError as exc:
+            self._drain()
             raise BitstreamRejected('not a valid bitstream: %s' % exc)
         return chunk
+
+    def _drain(self):
+        """Read the rest of the upload (nothing is kept): a client still
+        sending when the answer comes would see a reset, not the message."""
+        while self.source.read(64 * 1024):
+            pass
 
     def _verdict(self, info):
         if not info.partial:

@@ -21,6 +21,8 @@ DERIVED_PROPERTIES = (
     'fpga_module_id', 'fpga_sha256', 'fpga_crc_checks', 'fpga_tool_version',
 )
 SHELL_ID_PROPERTY = 'fpga_shell_id'
+#: Why Glance's import refused the data of a bitstream image.
+IMPORT_ERROR_PROPERTY = 'fpga_import_error'
 
 
 def _trait(kind, value):

@@ -1,0 +1,178 @@
+"""Bitstream images through a real glance-api (keystone auth, the bitstream
+store as default backend, the import plugin, property protections, the
+create policy), driven with the real openstack CLI."""
+import io
+import time
+import uuid
+
+import glanceclient
+from glanceclient import exc as glance_exc
+import pytest
+
+from nova_fpga import bitstream
+from nova_fpga import shell
+from nova_fpga.bitstream import builder
+from nova_fpga.bitstream import footprint as fp
+from nova_fpga.bitstream import traits
+from tests.agent.conftest import module_for
+from tests.unit.bitstream import mutate
+from tests.unit.bitstream import realfiles
+
+REFERENCE = shell.load(shell.REFERENCE)
+SHELL = REFERENCE.shell_id
+
+
+def write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def wait_import(cli, image_id, timeout=60):
+    """Poll until the import ends: active, or back to queued on failure."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        image = cli.json('image', 'show', image_id)
+        if image['status'] == 'active':
+            return image
+        props = image.get('properties') or {}
+        if image['status'] == 'queued' and (
+                traits.IMPORT_ERROR_PROPERTY in props
+                or props.get('os_glance_failed_import')):
+            return image
+        time.sleep(0.5)
+    raise AssertionError('import of %s did not finish: %s' % (image_id,
+                                                             image))
+
+
+def import_image(cli, path, shell_id=SHELL, name=None):
+    args = ['image', 'create', name or 'bs-%s' % uuid.uuid4().hex[:8],
+            '--file', path, '--disk-format', 'raw',
+            '--container-format', 'bare', '--import']
+    if shell_id:
+        args += ['--property', 'fpga_shell_id=%s' % shell_id]
+    image = cli.json(*args)
+    return wait_import(cli, image['id'])
+
+
+def stray_files(glance, image_id):
+    staged = list((glance.dir / 'staging').glob('*%s*' % image_id))
+    stored = list(glance.store_dir('fpga').glob('*%s*' % image_id))
+    return staged + stored
+
+
+@pytest.mark.parametrize('name,data', [
+    ('pr_0_add.bit', lambda: realfiles.read('pr_0_add.bit')),
+    ('pr_0_sub.bit', lambda: realfiles.read('pr_0_sub.bit')),
+    ('loopback-rp0', lambda: module_for('rp0')),
+    ('loopback-rp1', lambda: module_for('rp1')),
+])
+def test_partials_import_active_with_derived_properties(glance, bob,
+                                                        tmp_path, name, data):
+    payload = data()
+    image = import_image(bob, write(tmp_path, name, payload))
+    assert image['status'] == 'active', image
+    props = image['properties']
+    expected = traits.image_properties(bitstream.validate(payload), SHELL)
+    for key, value in expected.items():
+        assert props.get(key) == value, key
+    assert traits.IMPORT_ERROR_PROPERTY not in props
+    assert (image.get('stores') or props.get('stores')) == 'fpga'
+    assert (glance.store_dir('fpga') / image['id']).read_bytes() == payload
+    assert not list((glance.dir / 'staging').glob('*%s*' % image['id']))
+    downloaded = tmp_path / 'download'
+    bob.run('image', 'save', image['id'], '--file', downloaded)
+    assert downloaded.read_bytes() == payload
+
+
+OTHER_REGION = fp.Footprint((fp.Block(0x00400100, 101 * 20),))
+
+
+@pytest.mark.parametrize('case,data,message', [
+    ('not-a-bitstream',
+     lambda: realfiles.read('NEGATIVE_microblaze_pmod_mailbox.bin'),
+     'not a Xilinx bitstream'),
+    ('truncated', lambda: realfiles.read('pr_0_add.bit')[:300000],
+     'declares 682404 bytes'),
+    ('bit-flip', lambda: mutate.flip_bit(realfiles.read('pr_0_add.bit'),
+                                         200000), 'CRC check word'),
+    ('full-as-partial', lambda: realfiles.read('prio.bit'),
+     'only partial bitstreams'),
+    ('7z010-partial', lambda: module_for('rp0', part='7z010clg400'),
+     'bitstream for xc7z010, but shell %s is on xc7z020' % SHELL),
+    ('other-footprint', lambda: builder.build_partial(
+        '7z020clg400', 'x', 0x4E460001, OTHER_REGION),
+     'footprint %s matches no region of shell %s' % (OTHER_REGION.signature,
+                                                      SHELL)),
+])
+def test_bad_imports_are_refused_and_leave_nothing(glance, bob, tmp_path,
+                                                   case, data, message):
+    image = import_image(bob, write(tmp_path, case, data()))
+    assert image['status'] == 'queued'
+    error = image['properties'][traits.IMPORT_ERROR_PROPERTY]
+    assert message in error, error
+    assert not any(k.startswith('trait:') for k in image['properties'])
+    assert 'fpga_footprint' not in image['properties']
+    assert stray_files(glance, image['id']) == []
+
+
+def test_unregistered_shell_is_refused(glance, bob, tmp_path):
+    other = str(uuid.uuid4())
+    image = import_image(bob, write(tmp_path, 'x', module_for('rp0')),
+                         shell_id=other)
+    assert 'shell %s is not registered' % other in \
+        image['properties'][traits.IMPORT_ERROR_PROPERTY]
+
+
+def test_plain_upload_is_validated_but_not_described(glance, keystone, bob,
+                                                    tmp_path):
+    good = bob.json('image', 'create', 'plain-good', '--file',
+                    write(tmp_path, 'good', module_for('rp1')),
+                    '--disk-format', 'raw', '--container-format', 'bare')
+    assert good['status'] == 'active'
+    assert not any(k.startswith(('fpga_', 'trait:'))
+                   for k in good.get('properties') or {})
+    bad = bob.run('image', 'create', 'plain-bad', '--file',
+                  write(tmp_path, 'bad', mutate.flip_bit(module_for('rp1'),
+                                                         99999)),
+                  '--disk-format', 'raw', '--container-format', 'bare',
+                  check=False)
+    assert bad.returncode != 0 and '400' in bad.stderr
+    # python-glanceclient shows Glance's message: the validator's own words
+    client = glanceclient.Client('2', session=keystone.session('bob'))
+    image = client.images.create(name='plain-bad', disk_format='raw',
+                                 container_format='bare')
+    with pytest.raises(glance_exc.HTTPBadRequest) as exc:
+        client.images.upload(image['id'], io.BytesIO(
+            mutate.flip_bit(module_for('rp1'), 99999)))
+    assert 'CRC check word' in str(exc.value)
+    assert client.images.get(image['id'])['status'] == 'queued'
+    assert stray_files(glance, image['id']) == []
+
+
+def test_policy_limits_who_creates_bitstreams(glance, alice, tmp_path):
+    image = import_image(alice, write(tmp_path, 'a', module_for('rp0')))
+    assert image['status'] == 'queued'
+    assert 'fpga:bitstream:create' in \
+        image['properties'][traits.IMPORT_ERROR_PROPERTY]
+    upload = alice.run('image', 'create', 'alice-plain', '--file',
+                       write(tmp_path, 'b', module_for('rp0')),
+                       '--disk-format', 'raw', '--container-format', 'bare',
+                       check=False)
+    assert upload.returncode != 0 and '403' in upload.stderr
+
+
+def test_users_cannot_forge_derived_properties(glance, bob, admin, tmp_path):
+    image = import_image(bob, write(tmp_path, 'p', module_for('rp0')))
+    assert image['status'] == 'active'
+    forged = bob.run('image', 'set', image['id'], '--property',
+                     'fpga_footprint=%s' % ('0' * 32), check=False)
+    assert forged.returncode != 0 and '403' in forged.stderr
+    trait = 'trait:%s' % traits.footprint_trait('0' * 32)
+    created = bob.run('image', 'create', 'forged', '--property',
+                      '%s=required' % trait, '--disk-format', 'raw',
+                      '--container-format', 'bare', check=False)
+    assert created.returncode != 0 and '403' in created.stderr
+    again = bob.json('image', 'show', image['id'])
+    assert again['properties']['fpga_footprint'] == \
+        image['properties']['fpga_footprint']

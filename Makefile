@@ -12,3 +12,6 @@ test: setup
 
 bench: setup
 	.venv/bin/python benchmarks/bitstream_validate.py
+	.venv/bin/python benchmarks/hdl_bridge.py
+	.venv/bin/python benchmarks/agent_load.py
+	.venv/bin/python benchmarks/bitstream_store_add.py

@@ -16,7 +16,6 @@ import tempfile
 import time
 
 from oslo_config import cfg
-import glance_store
 from glance_store import multi_backend
 
 from nova_fpga.bitstream import builder

@@ -29,7 +29,6 @@ from glance_store_bitstream import shells
 LOG = logging.getLogger(__name__)
 
 ERROR_PROPERTY = traits.IMPORT_ERROR_PROPERTY
-CHUNK = 64 * 1024
 
 
 class BitstreamImportRefused(Exception):
@@ -81,15 +80,8 @@ class _InspectBitstream(task.Task):
         if manifest is None:
             raise BitstreamImportRefused(
                 'shell %s is not registered with this Glance' % shell_id)
-        validator = bitstream.Validator()
         try:
-            with open(path, 'rb') as f:
-                while True:
-                    chunk = f.read(CHUNK)
-                    if not chunk:
-                        break
-                    validator.feed(chunk)
-            info = validator.finish()
+            info = bitstream.validate_file(path)
             traits.image_properties(info, shell_id)  # refuses full ones
         except bitstream.BitstreamError as exc:
             raise BitstreamImportRefused('not a valid partial bitstream: %s'

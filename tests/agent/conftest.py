@@ -13,6 +13,7 @@ from nova_fpga_agent import conf as agent_conf
 from nova_fpga import shell as mf
 from nova_fpga_agent import service
 from nova_fpga_agent.emulator import modules
+from tests.agent.brokers import rabbitmq  # noqa: F401 (a fixture)
 
 REFERENCE = mf.load(mf.REFERENCE)
 

@@ -5,13 +5,12 @@ import threading
 import uuid
 
 import oslo_messaging as messaging
-from oslo_config import cfg
 import pytest
 
 from nova_fpga import agent_rpcapi as api
 from nova_fpga_agent import state as st
 from nova_fpga_agent.emulator import modules
-from tests.agent.conftest import REFERENCE, module_for, opaque_for
+from tests.agent.conftest import REFERENCE, module_for
 from tests.unit.bitstream import realfiles
 
 LOOPBACK = '0x%08X' % modules.LOOPBACK_MODULE_ID

@@ -8,7 +8,6 @@ import oslo_messaging as messaging
 import pytest
 
 from nova_fpga import agent_rpcapi as api
-from tests.agent.brokers import rabbitmq  # noqa: F401 (fixture)
 from tests.agent.conftest import module_for
 from tests.agent.processes import AgentProcess, client_for
 from tests.unit.bitstream import realfiles

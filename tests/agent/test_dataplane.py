@@ -14,7 +14,6 @@ import pytest
 from scapy.all import Ether, rdpcap, sendp
 
 from nova_fpga_agent import dataplane
-from tests.agent.brokers import rabbitmq  # noqa: F401 (fixture)
 from tests.agent.conftest import REFERENCE, module_for
 from tests.agent.processes import AgentProcess, client_for
 from tests.conftest import realdata_path

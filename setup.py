@@ -45,7 +45,9 @@ setup(
     packages=(find_packages(include=['nova_fpga', 'nova_fpga.*',
                                      'glance_store_bitstream',
                                      'glance_store_bitstream.*'])
-              + find_packages('agent')),
+              + find_packages('agent')
+              # nova loads drivers only as nova.virt.<name>: ship that name
+              + ['nova.virt.zynq']),
     package_dir={'nova_fpga_agent': 'agent/nova_fpga_agent'},
     ext_modules=[Extension('nova_fpga.bitstream._crc',
                            ['nova_fpga/bitstream/_crc.c'],
@@ -65,6 +67,7 @@ setup(
         ],
         'oslo.config.opts': [
             'nova_fpga_agent = nova_fpga_agent.conf:list_opts',
+            'nova_fpga = nova_fpga.conf:list_opts',
             'glance_store_bitstream = glance_store_bitstream.shells:list_opts',
         ],
         'oslo.policy.policies': [

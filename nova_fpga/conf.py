@@ -1,0 +1,59 @@
+"""Configuration options of the nova side: the [zynq] group of nova.conf.
+
+The boards' agents live on a bus of their own (own RabbitMQ vhost, per-board
+credentials), so the driver has a transport URL separate from nova's
+[DEFAULT] transport_url.  Registered for oslo-config-generator through the
+``oslo.config.opts`` entry point ``nova_fpga``.
+"""
+from oslo_config import cfg
+
+from nova_fpga import agent_rpcapi
+from nova_fpga import shell
+
+zynq_group = cfg.OptGroup(
+    'zynq', title='Zynq FPGA boards',
+    help='The boards one nova-compute (compute_driver = zynq.ZynqDriver) '
+         'manages, each a compute node whose reconfigurable regions are '
+         'nested resource providers.')
+
+ZYNQ_OPTS = [
+    cfg.ListOpt('boards', default=[],
+                help='Names of the boards this nova-compute manages: each '
+                     'is the RPC server name of its agent ([agent] '
+                     'board_name on the board) and the node name nova '
+                     'shows. A board is a node from its first start on, '
+                     'whether or not its agent answers.'),
+    cfg.StrOpt('transport_url', secret=True,
+               help='oslo.messaging URL of the agents\' bus (its own vhost '
+                    'and credentials, never nova\'s bus). Unset: nova\'s '
+                    'own transport_url.'),
+    cfg.StrOpt('topic', default=agent_rpcapi.DEFAULT_TOPIC,
+               help='RPC topic the boards of this deployment listen on '
+                    '([agent] topic on the boards).'),
+    cfg.StrOpt('shell_manifest', default=str(shell.REFERENCE),
+               help='Shell manifest (JSON) of the static shell the boards '
+                    'boot: it names the regions and their traits, so a '
+                    'board keeps its providers while its agent is silent.'),
+    cfg.IntOpt('rpc_timeout', default=10, min=1,
+               help='Seconds to wait for an agent\'s answer to describe, '
+                    'power, unload and stats calls. A board that does not '
+                    'answer is reported down and its regions reserved.'),
+    cfg.IntOpt('load_timeout', default=120, min=1,
+               help='Seconds to wait for a load (download excluded): the '
+                    'configuration port writes at about 128 MB/s, so this '
+                    'is mostly the agent\'s validation and bus time.'),
+    cfg.StrOpt('uuid_namespace', default='5e1b4c1e-8a57-4f3c-9d0e-2f6a9c7b1d40',
+               help='UUID namespace for board and region provider UUIDs '
+                    '(uuid5 of this and the board name): stable across '
+                    'restarts and re-installs of nova-compute.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(zynq_group)
+    conf.register_opts(ZYNQ_OPTS, group=zynq_group)
+
+
+def list_opts():
+    """For oslo-config-generator (entry point oslo.config.opts)."""
+    return [(zynq_group, ZYNQ_OPTS)]

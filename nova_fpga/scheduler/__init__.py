@@ -1,0 +1,1 @@
+"""nova scheduler plugins for Zynq boards (enabled by dotted path)."""

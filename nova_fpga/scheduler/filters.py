@@ -1,0 +1,79 @@
+"""ZynqFilter: bitstreams only on boards, boards only for bitstreams.
+
+Enable it in ``[filter_scheduler]``: its dotted path
+``nova_fpga.scheduler.filters.ZynqFilter`` in ``available_filters`` (beside
+``nova.scheduler.filters.all_filters``), its class name ``ZynqFilter`` in
+``enabled_filters``.  nova drops image properties it does not know from the
+request spec, so the filter sees a bitstream image by the
+``trait:CUSTOM_FPGA_…=required`` properties Glance's import derived (kept as
+``traits_required``) and a region request by the flavor's
+``resources:CUSTOM_FPGA_REGION``; it sees a board by the hypervisor type and
+stats the Zynq driver reports for its nodes.
+"""
+from nova.scheduler import filters
+from oslo_log import log as logging
+
+from nova_fpga.bitstream import traits
+
+LOG = logging.getLogger(__name__)
+
+HYPERVISOR_TYPE = 'zynq'
+REGION_RESOURCE = 'resources:CUSTOM_FPGA_REGION'
+
+
+def image_fpga_traits(spec_obj):
+    image = spec_obj.image
+    if image is None or 'properties' not in image:
+        return []
+    required = image.properties.get('traits_required', []) or []
+    return [t for t in required if t.startswith(traits.TRAIT_PREFIX)]
+
+
+def requests_region(spec_obj):
+    flavor = spec_obj.flavor
+    amount = (flavor.extra_specs or {}).get(REGION_RESOURCE, '0')
+    try:
+        return int(amount) > 0
+    except ValueError:
+        return False
+
+
+def image_id(spec_obj):
+    image = spec_obj.image
+    return image.id if image is not None and 'id' in image else None
+
+
+class ZynqFilter(filters.BaseHostFilter):
+    """Keeps bitstreams and boards together and unhealthy boards out."""
+
+    # the answer depends on the request and the host, not on earlier hosts
+    run_filter_once_per_request = False
+
+    def host_passes(self, host_state, spec_obj):
+        is_board = host_state.hypervisor_type == HYPERVISOR_TYPE
+        bitstream = image_fpga_traits(spec_obj)
+        region = requests_region(spec_obj)
+        if not is_board:
+            if bitstream or region:
+                LOG.debug('%s is not a Zynq board: no place for image %s '
+                          '(FPGA traits %s, region requested: %s)',
+                          host_state, image_id(spec_obj), bitstream, region)
+                return False
+            return True
+        if not region:
+            LOG.info('%s is a Zynq board: the flavor %s does not request a '
+                     'region (%s=1)', host_state, spec_obj.flavor.name,
+                     REGION_RESOURCE)
+            return False
+        if not bitstream:
+            LOG.info('image %s has no FPGA traits: an ordinary image, or a '
+                     'bitstream uploaded without the import flow (no '
+                     'derived fpga_* properties); it cannot go to board %s',
+                     image_id(spec_obj), host_state.nodename)
+            return False
+        stats = host_state.stats or {}
+        if stats.get('zynq_agent') != 'up':
+            LOG.info('board %s: its agent is not answering',
+                     host_state.nodename)
+            return False
+        return True

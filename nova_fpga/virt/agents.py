@@ -1,0 +1,29 @@
+"""The driver's line to the board agents: one RPC client on the agents' bus.
+
+The bus is not nova's: boards hold no cloud credentials, so the URL comes
+from ``[zynq] transport_url`` (nova's own only when that is unset).
+"""
+import oslo_messaging as messaging
+
+from nova_fpga import agent_rpcapi
+
+#: Errors an agent raises that oslo.messaging re-creates on our side.
+ALLOWED_EXMODS = ['nova_fpga.agent_rpcapi']
+
+
+def get_transport(conf):
+    return messaging.get_rpc_transport(
+        conf, url=conf.zynq.transport_url,
+        allowed_remote_exmods=ALLOWED_EXMODS)
+
+
+def make_client(conf):
+    return agent_rpcapi.AgentAPI(get_transport(conf), topic=conf.zynq.topic,
+                                 timeout=conf.zynq.rpc_timeout)
+
+
+def rpc_context(context):
+    """What travels with a call to a board: the request ID for the logs,
+    never the user's token (boards are not trusted with credentials)."""
+    request_id = getattr(context, 'request_id', None)
+    return {'request_id': request_id} if request_id else {}

@@ -1,0 +1,251 @@
+"""ZynqDriver: one nova-compute proxying many Zynq boards (like ironic).
+
+Each configured board is a compute node; its reconfigurable regions are
+nested providers.  A server is a partial bitstream loaded into the region
+placement allocated to it.  The driver never touches hardware: every action
+is an RPC call to the board's agent on the agents' own bus.
+"""
+import hashlib
+import io
+import time
+
+from nova.compute import power_state
+from nova import exception
+from nova.image import glance
+import nova.conf
+from nova.virt import driver
+from nova.virt import hardware
+import nova.virt.node
+from oslo_log import log as logging
+
+from nova_fpga import agent_rpcapi
+from nova_fpga import conf as fpga_conf
+from nova_fpga import shell
+from nova_fpga.virt import agents
+from nova_fpga.virt import boards as zboards
+from nova_fpga.virt import console
+from nova_fpga.virt import providers
+
+LOG = logging.getLogger(__name__)
+CONF = nova.conf.CONF
+fpga_conf.register_opts(CONF)
+
+HYPERVISOR_TYPE = 'zynq'
+NETWORKING_UNSUPPORTED = ('region networking is not supported yet: create '
+                          'the server with --nic none')
+POWER_STATES = {'ACTIVE': power_state.RUNNING,
+                'STOPPED': power_state.SHUTDOWN,
+                'FAILED': power_state.CRASHED}
+
+
+class ZynqDriver(driver.ComputeDriver):
+    # Regions hold logic, not disks or guests: nothing to migrate, resize,
+    # snapshot or attach; nova's defaults (all False) say so.
+    capabilities = dict(driver.ComputeDriver.capabilities)
+
+    def __init__(self, virtapi, read_only=False):
+        super().__init__(virtapi)
+        self._image_api = glance.API()
+        self._boards = zboards.Boards(
+            CONF.zynq.boards, CONF.zynq.uuid_namespace,
+            shell.load(CONF.zynq.shell_manifest), agents.make_client(CONF))
+        self._started = time.time()
+        LOG.info('Zynq driver: boards %s, shell %s, agents on topic %s',
+                 ', '.join(CONF.zynq.boards) or '(none)',
+                 CONF.zynq.shell_manifest, CONF.zynq.topic)
+
+    # -- nodes -------------------------------------------------------------
+
+    def init_host(self, host):
+        # nova refuses to restart a non-ironic compute whose local node
+        # identity file is missing; the proxy's own identity is that file,
+        # the boards' identities are derived from their names.
+        nova.virt.node.get_local_node_uuid()
+        for board in self._boards:
+            self._boards.refresh({}, board)
+            for name, region in board.regions().items():
+                if region.get('instance_uuid'):
+                    LOG.info('board %s region %s holds instance %s (%s)',
+                             board.name, name, region['instance_uuid'],
+                             region['state'])
+
+    def get_available_nodes(self, refresh=False):
+        return [board.name for board in self._boards]
+
+    def get_nodenames_by_uuid(self, refresh=False):
+        return {board.uuid: board.name for board in self._boards}
+
+    def get_available_resource(self, nodename):
+        board = self._boards.refresh({}, self._boards[nodename])
+        free = sum(1 for r in board.manifest.regions
+                   if board.usable(r.name)
+                   and not board.regions().get(r.name, {}).get(
+                       'instance_uuid'))
+        return {
+            'uuid': board.uuid,
+            'hypervisor_hostname': board.name,
+            'hypervisor_type': HYPERVISOR_TYPE,
+            'hypervisor_version': 1,
+            # a board runs no guests: nothing a VM flavor could claim
+            'vcpus': 0, 'memory_mb': 0, 'local_gb': 0,
+            'vcpus_used': 0, 'memory_mb_used': 0, 'local_gb_used': 0,
+            'disk_available_least': 0,
+            'cpu_info': '',
+            'supported_instances': [],
+            'numa_topology': None,
+            # what the scheduler filter reads (image properties nova drops)
+            'stats': {'zynq_board': board.name,
+                      'zynq_agent': 'up' if board.up else 'down',
+                      'zynq_shell_id': board.manifest.shell_id,
+                      'zynq_free_regions': str(free)},
+        }
+
+    def update_provider_tree(self, provider_tree, nodename, allocations=None):
+        providers.update(provider_tree, self._boards[nodename])
+
+    def get_host_uptime(self):
+        return 'nova-compute for Zynq boards up %d s' % (
+            time.time() - self._started)
+
+    # -- instances ---------------------------------------------------------
+
+    def list_instance_uuids(self):
+        return list(self._boards.instances())
+
+    def list_instances(self):
+        # regions know their servers by UUID only
+        return self.list_instance_uuids()
+
+    def _region_of(self, instance, fresh=True):
+        """(board, region name, region report) of the region holding the
+        instance; the last report when the board does not answer."""
+        board = self._boards[instance.node]
+        if fresh:
+            self._boards.refresh({}, board)
+        name, region = board.region_of(instance.uuid)
+        if name is None:
+            raise exception.InstanceNotFound(instance_id=instance.uuid)
+        return board, name, region
+
+    def get_info(self, instance, use_cache=True):
+        board, _, region = self._region_of(instance)
+        if not board.up:
+            return hardware.InstanceInfo(state=power_state.NOSTATE)
+        return hardware.InstanceInfo(
+            state=POWER_STATES.get(region['state'], power_state.NOSTATE))
+
+    def spawn(self, context, instance, image_meta, injected_files,
+              admin_password, allocations, network_info=None,
+              block_device_info=None, power_on=True, accel_info=None):
+        if network_info:
+            raise exception.BuildAbortException(
+                instance_uuid=instance.uuid, reason=NETWORKING_UNSUPPORTED)
+        board, region = self._allocated_region(instance, allocations)
+        data, sha256 = self._download(context, instance)
+        try:
+            self._boards.client.load(
+                agents.rpc_context(context), board.name, region,
+                instance.uuid, instance.image_ref, sha256, data,
+                timeout=CONF.zynq.load_timeout)
+        except (agent_rpcapi.LoadFailed, agent_rpcapi.RegionBusy,
+                agent_rpcapi.HardwareError) as exc:
+            # another board (or region) may well take it: reschedule
+            raise exception.ComputeResourcesUnavailable(
+                reason=zboards.agent_error_text(exc))
+        except zboards.UNREACHABLE:
+            raise exception.ComputeResourcesUnavailable(
+                reason='board %s did not answer the load of region %s '
+                       'within %d s' % (board.name, region,
+                                        CONF.zynq.load_timeout))
+        except agent_rpcapi.AgentError as exc:
+            raise exception.BuildAbortException(
+                instance_uuid=instance.uuid,
+                reason='board %s refused the load: %s'
+                % (board.name, zboards.agent_error_text(exc)))
+        LOG.info('loaded image %s into board %s region %s',
+                 instance.image_ref, board.name, region, instance=instance)
+        if not power_on:
+            self._power(instance, False)
+
+    def _allocated_region(self, instance, allocations):
+        for rp_uuid, alloc in (allocations or {}).items():
+            if zboards.REGION_RESOURCE_CLASS in alloc.get('resources', {}):
+                board, region = self._boards.by_provider(rp_uuid)
+                if board is None or board.name != instance.node:
+                    raise exception.BuildAbortException(
+                        instance_uuid=instance.uuid,
+                        reason='allocated region provider %s is not a '
+                               'region of board %s' % (rp_uuid,
+                                                       instance.node))
+                return board, region
+        raise exception.BuildAbortException(
+            instance_uuid=instance.uuid,
+            reason='no FPGA region was allocated: the flavor must request '
+                   'resources:%s=1' % zboards.REGION_RESOURCE_CLASS)
+
+    def _download(self, context, instance):
+        """The image's bits through nova's image API with the request's
+        context (private images, nova's signature checks), checked against
+        the digest Glance's import derived."""
+        image = self._image_api.get(context, instance.image_ref)
+        expected = image.get('properties', {}).get('fpga_sha256')
+        if not expected:
+            raise exception.BuildAbortException(
+                instance_uuid=instance.uuid,
+                reason='image %s has no fpga_sha256 property: bitstreams '
+                       'must be uploaded with the import flow '
+                       '(openstack image create --import)'
+                % instance.image_ref)
+        buf = io.BytesIO()
+        self._image_api.download(context, instance.image_ref, data=buf)
+        data = buf.getvalue()
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != expected:
+            raise exception.BuildAbortException(
+                instance_uuid=instance.uuid,
+                reason='image %s data has SHA-256 %s, its fpga_sha256 '
+                       'property says %s' % (instance.image_ref, actual,
+                                             expected))
+        return data, actual
+
+    def destroy(self, context, instance, network_info, block_device_info=None,
+                destroy_disks=True, destroy_secrets=True):
+        try:
+            board, region, _ = self._region_of(instance)
+        except exception.InstanceNotFound:
+            return  # nothing loaded (spawn failed early, or already freed)
+        if not board.up:
+            raise exception.NovaException(
+                'board %s: %s; region %s still holds instance %s'
+                % (board.name, board.problem, region, instance.uuid))
+        self._boards.client.unload(agents.rpc_context(context), board.name,
+                                   region, instance.uuid)
+        self._boards.refresh({}, board)
+
+    def cleanup(self, context, instance, network_info, block_device_info=None,
+                destroy_disks=True, migrate_data=None, destroy_vifs=True,
+                destroy_secrets=True):
+        """Nothing is left on the compute host after destroy."""
+
+    def _power(self, instance, on):
+        board, region, _ = self._region_of(instance)
+        try:
+            self._boards.client.power({}, board.name, region, instance.uuid,
+                                      on)
+        except agent_rpcapi.AgentError as exc:
+            failure = (exception.InstancePowerOnFailure if on
+                       else exception.InstancePowerOffFailure)
+            raise failure(reason=zboards.agent_error_text(exc))
+
+    def power_off(self, instance, timeout=0, retry_interval=0):
+        self._power(instance, False)
+
+    def power_on(self, context, instance, network_info,
+                 block_device_info=None, accel_info=None, share_info=None):
+        self._power(instance, True)
+
+    def get_console_output(self, context, instance):
+        board, region, _ = self._region_of(instance)
+        stats = self._boards.client.stats(agents.rpc_context(context),
+                                          board.name, region)
+        return console.render(board.name, stats)

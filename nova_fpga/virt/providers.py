@@ -1,0 +1,44 @@
+"""A board's resource-provider tree: a root that offers nothing a VM could
+take, and one nested provider per reconfigurable region.
+
+The root offers ``CUSTOM_FPGA_BOARD_SLOT``, one per region, and the FPGA
+flavor asks for one beside its ``CUSTOM_FPGA_REGION``: nova's scheduler
+keeps only allocation candidates that touch the compute node's own
+provider (it indexes them by the node's UUID), so a request that takes
+nothing from the root never lands.  No ordinary flavor asks for a slot.
+
+Regions carry ``CUSTOM_FPGA_REGION: 1`` (a class of its own, so it lives
+beside Cyborg's whole-device ``FPGA``) and the traits the shared naming
+function gives the region, which is what an image's ``trait:…=required``
+properties select.  A region that cannot take a server (board silent,
+region failed) keeps its inventory, reserved: deleting it would fail while
+it holds an allocation, and the server on it is not lost.
+"""
+from nova_fpga.virt import boards as zboards
+
+
+def _inventory(resource_class, total, reserved):
+    return {resource_class: {
+        'total': total, 'reserved': reserved, 'min_unit': 1, 'max_unit': 1,
+        'step_size': 1, 'allocation_ratio': 1.0}}
+
+
+def region_inventory(usable):
+    return _inventory(zboards.REGION_RESOURCE_CLASS, 1, 0 if usable else 1)
+
+
+def update(provider_tree, board):
+    """Bring the tree under the board's node provider up to date."""
+    regions = board.manifest.regions
+    unusable = sum(1 for r in regions if not board.usable(r.name))
+    provider_tree.update_inventory(board.name, _inventory(
+        zboards.SLOT_RESOURCE_CLASS, len(regions), unusable))
+    for region in regions:
+        name = board.provider_name(region.name)
+        if not provider_tree.exists(name):
+            provider_tree.new_child(name, board.name,
+                                    uuid=board.region_uuids[region.name])
+        provider_tree.update_inventory(
+            name, region_inventory(board.usable(region.name)))
+        provider_tree.update_traits(name,
+                                    board.manifest.region_traits(region))

@@ -1,0 +1,101 @@
+"""nova's own functional harness (real API, conductor, scheduler, placement
+and compute code) with the Zynq driver and filter, and real board agents
+behind oslo.messaging's in-process transport.
+
+Test images get their properties from the shared library
+(traits.image_properties of the validated builder-made bitstream), and
+nova's fake image service returns those bytes on download.
+"""
+import io
+import os
+import pathlib
+import sys
+
+import fixtures
+from nova.tests.functional import integrated_helpers
+
+from nova_fpga import bitstream
+from nova_fpga.bitstream import traits
+from nova_fpga.virt import driver  # noqa: F401  (registers [zynq])
+from tests.agent import conftest as agent_fixtures
+
+FILTER = 'nova_fpga.scheduler.filters.ZynqFilter'
+SHELL_ID = agent_fixtures.REFERENCE.shell_id
+FPGA_FLAVOR_SPECS = {'resources:VCPU': '0', 'resources:MEMORY_MB': '0',
+                     'resources:DISK_GB': '0',
+                     'resources:CUSTOM_FPGA_REGION': '1',
+                     'resources:CUSTOM_FPGA_BOARD_SLOT': '1'}
+
+
+class ZynqTestBase(integrated_helpers._IntegratedTestBase):
+    REQUIRES_LOCKING = False
+    microversion = 'latest'
+    ADMIN_API = True
+    BOARDS = ('board0', 'board1')
+    #: per-board agent options, {board: {(group, name): value}}
+    AGENT_OPTIONS = {}
+
+    def setUp(self):
+        self.flags(compute_driver='zynq.ZynqDriver')
+        self.flags(boards=list(self.BOARDS), transport_url='fake:/',
+                   rpc_timeout=5, group='zynq')
+        # the wheel installs nova's paste config under sys.prefix
+        self.flags(api_paste_config=os.path.join(
+            sys.prefix, 'etc', 'nova', 'api-paste.ini'), group='wsgi')
+        self.flags(available_filters=['nova.scheduler.filters.all_filters',
+                                      FILTER],
+                   enabled_filters=['ComputeFilter', 'ImagePropertiesFilter',
+                                    'ZynqFilter'],
+                   group='filter_scheduler')
+        tmp = pathlib.Path(self.useFixture(fixtures.TempDir()).path)
+        self.cloud = agent_fixtures.InProcessCloud(tmp)
+        self.addCleanup(self.cloud.close)
+        for board in self.BOARDS:
+            self.cloud.start(board, self.AGENT_OPTIONS.get(board))
+        # the driver reaches the agents on their (in-process) bus
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_fpga.virt.agents.get_transport',
+            lambda conf: self.cloud.transport))
+        super().setUp()
+        self.fpga_flavor = self._create_flavor(
+            name='fpga.region', memory_mb=1, vcpu=1, disk=1, ephemeral=0,
+            extra_spec=FPGA_FLAVOR_SPECS)
+
+    def _clear_attrs(self):
+        # nova deletes the bound test method pytest removes afterwards
+        pass
+
+    def create_bitstream_image(self, data, name):
+        props = traits.image_properties(bitstream.validate(data), SHELL_ID)
+        image = self.glance.create(None, {
+            'name': name, 'status': 'active', 'visibility': 'public',
+            'container_format': 'bare', 'disk_format': 'raw',
+            'size': len(data), 'min_ram': 0, 'min_disk': 0,
+            'properties': props}, data=io.BytesIO(data))
+        return image['id']
+
+    def region_image(self, region):
+        return self.create_bitstream_image(agent_fixtures.module_for(region),
+                                           'loopback-%s' % region)
+
+    def boot(self, image_id, expected_state='ACTIVE', flavor=None):
+        return self._create_server(
+            image_uuid=image_id, flavor_id=flavor or self.fpga_flavor,
+            networks='none', expected_state=expected_state)
+
+    def loads(self):
+        """{(board, region): instance UUID} as the agents report them."""
+        found = {}
+        for board in self.BOARDS:
+            answer = self.cloud.client.describe({}, board)
+            for region in answer['regions']:
+                if region['instance_uuid']:
+                    found[(board, region['name'])] = region['instance_uuid']
+        return found
+
+    def region_of(self, server):
+        for where, uuid in self.loads().items():
+            if uuid == server['id']:
+                return where
+        return None
+

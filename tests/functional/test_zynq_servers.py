@@ -1,0 +1,148 @@
+"""Servers in regions through nova's real API, scheduler, placement and
+compute with the Zynq driver, against real agents."""
+import io
+
+from tests.functional import base
+
+
+class TwoBoardsTest(base.ZynqTestBase):
+
+    def test_four_regions_then_no_valid_host_then_reuse(self):
+        images = {r: self.region_image(r) for r in ('rp0', 'rp1')}
+        servers = [self.boot(images[r]) for r in ('rp0', 'rp0', 'rp1', 'rp1')]
+        loads = self.loads()
+        self.assertEqual(sorted(s['id'] for s in servers),
+                         sorted(loads.values()))
+        self.assertEqual({('board0', 'rp0'), ('board0', 'rp1'),
+                          ('board1', 'rp0'), ('board1', 'rp1')},
+                         set(loads))
+        for server in servers:
+            board, _ = self.region_of(server)
+            self.assertEqual(board,
+                             server['OS-EXT-SRV-ATTR:hypervisor_hostname'])
+
+        fifth = self.boot(images['rp0'], expected_state='ERROR')
+        self.assertIn('No valid host', fifth['fault']['message'])
+        self.assertEqual(loads, self.loads())
+
+        freed = self.region_of(servers[0])
+        self._delete_server(servers[0])
+        self.assertNotIn(freed, self.loads())
+        again = self.boot(images['rp0'])
+        self.assertEqual(freed, self.region_of(again))
+        self.assertEqual(4, len(self.loads()))
+
+    def test_power_console_and_restarts(self):
+        server = self.boot(self.region_image('rp1'))
+        board, region = self.region_of(server)
+
+        self.api.post_server_action(server['id'], {'os-stop': None})
+        server = self._wait_for_state_change(server, 'SHUTOFF')
+        state = self.cloud.client.describe({}, board)['regions']
+        self.assertEqual('STOPPED', {r['name']: r['state']
+                                     for r in state}[region])
+        self.api.post_server_action(server['id'], {'os-start': None})
+        server = self._wait_for_state_change(server, 'ACTIVE')
+
+        output = self.api.post_server_action(
+            server['id'], {'os-getConsoleOutput': {}})['output']
+        self.assertIn('board %s region %s: ACTIVE' % (board, region), output)
+        self.assertIn('loaded image', output)
+        self.assertIn('power off', output)
+        self.assertIn('module counters:', output)
+
+        # nova-compute restarts twice with a new driver: same nodes, same
+        # providers, the server still there and still running
+        nodes = self.admin_api.api_get(
+            '/os-hypervisors').body['hypervisors']
+        for _ in range(2):
+            self.compute = self.restart_compute_service(
+                self.compute, keep_hypervisor_state=False)
+        self.assertEqual(nodes, self.admin_api.api_get(
+            '/os-hypervisors').body['hypervisors'])
+        server = self._wait_for_state_change(server, 'ACTIVE')
+        self.assertEqual(1, server['OS-EXT-STS:power_state'])
+        self.assertEqual({(board, region): server['id']}, self.loads())
+        self._delete_server(server)
+        self.assertEqual({}, self.loads())
+
+
+class PlacementOfImagesTest(base.ZynqTestBase):
+    """Bitstreams only on boards, ordinary images never on boards."""
+
+    def setUp(self):
+        super().setUp()
+        # an ordinary compute beside the boards' proxy
+        self.flags(compute_driver='fake.SmallFakeDriver')
+        self._start_compute('ordinary')
+
+    def test_ordinary_image_on_fpga_flavor_goes_nowhere(self):
+        ordinary = self.glance.auto_disk_config_enabled_image['id']
+        server = self.boot(ordinary, expected_state='ERROR')
+        self.assertIn('No valid host', server['fault']['message'])
+        self.assertEqual({}, self.loads())
+
+    def test_bitstream_uploaded_without_import_is_refused_with_a_reason(self):
+        # a plain upload: the data is a bitstream, no derived properties
+        data = base.agent_fixtures.module_for('rp0')
+        image = self.glance.create(None, {
+            'name': 'plain-upload', 'status': 'active',
+            'visibility': 'public', 'container_format': 'bare',
+            'disk_format': 'raw', 'size': len(data), 'properties': {}},
+            data=io.BytesIO(data))
+        server = self.boot(image['id'], expected_state='ERROR')
+        self.assertIn('No valid host', server['fault']['message'])
+        self.assertIn('image %s has no FPGA traits' % image['id'],
+                      self.stdlog.logger.output)
+        self.assertIn('uploaded without the import flow',
+                      self.stdlog.logger.output)
+        self.assertEqual({}, self.loads())
+
+    def test_bitstream_on_ordinary_flavor_goes_nowhere(self):
+        flavor = self._create_flavor(name='ordinary', memory_mb=512, vcpu=1,
+                                     disk=1, ephemeral=0)
+        server = self.boot(self.region_image('rp0'), flavor=flavor,
+                           expected_state='ERROR')
+        self.assertIn('No valid host', server['fault']['message'])
+        self.assertEqual({}, self.loads())
+
+    def test_ordinary_server_still_lands_on_ordinary_host(self):
+        flavor = self._create_flavor(name='ordinary', memory_mb=512, vcpu=1,
+                                     disk=1, ephemeral=0)
+        ordinary = self.glance.auto_disk_config_enabled_image['id']
+        server = self.boot(ordinary, flavor=flavor)
+        self.assertEqual('ordinary', server['OS-EXT-SRV-ATTR:host'])
+
+
+class FailingLoadsTest(base.ZynqTestBase):
+
+    def fail_writes(self, board):
+        self.cloud.agents[board].manager.backend.board.port_fail_after = 4096
+
+    def test_failed_load_is_rescheduled_to_the_other_board(self):
+        self.fail_writes('board0')
+        server = self.boot(self.region_image('rp0'))
+        self.assertEqual('board1',
+                         server['OS-EXT-SRV-ATTR:hypervisor_hostname'])
+        self.assertEqual({('board1', 'rp0'): server['id']}, self.loads())
+
+    def test_load_failing_everywhere_ends_in_error_naming_the_cause(self):
+        for board in self.BOARDS:
+            self.fail_writes(board)
+        server = self.boot(self.region_image('rp0'), expected_state='ERROR')
+        # every board was tried; nova's fault says the retries ran out (the
+        # cause is in the compute log: see the max_attempts=1 test below)
+        self.assertIn('Exceeded maximum number of retries',
+                      server['fault']['message'])
+        # nothing leaks: no region held, no allocation left
+        self.assertEqual({}, self.loads())
+        self.assertEqual({}, self._get_allocations_by_server_uuid(
+            server['id']))
+
+    def test_without_reschedules_the_fault_names_the_cause(self):
+        self.flags(max_attempts=1, group='scheduler')
+        for board in self.BOARDS:
+            self.fail_writes(board)
+        server = self.boot(self.region_image('rp1'), expected_state='ERROR')
+        self.assertIn('load failed at step write', server['fault']['message'])
+        self.assertEqual({}, self.loads())

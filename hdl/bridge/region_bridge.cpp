@@ -179,6 +179,19 @@ void* region_new() {
     return r;
 }
 
+#ifdef BRIDGE_SLOT
+// The module sits behind region_decoupler.v (region_slot.v): drive its
+// decouple input; the decoupler answers DECERR and holds the module in
+// reset while it is high.
+void region_set_decouple(void* handle, int on) {
+    static_cast<Region*>(handle)->top->decouple = on ? 1 : 0;
+}
+
+int region_decouple_status(void* handle) {
+    return static_cast<Region*>(handle)->top->decouple_status;
+}
+#endif
+
 void region_free(void* handle) {
     Region* r = static_cast<Region*>(handle);
     r->top->final();

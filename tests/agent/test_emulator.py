@@ -99,3 +99,25 @@ def test_fabric_outlives_the_agent(tmp_path):
     assert again.module_in('rp1') == modules.LOOPBACK_MODULE_ID
     assert not again.decoupled('rp1') and again.decoupled('rp0')
     assert again.axil_read('rp1', 0) == modules.LOOPBACK_MODULE_ID
+
+
+def test_decoupling_is_the_decoupler_hdl(emu):
+    """The loaded module runs behind region_decoupler.v: DECERR comes from
+    the HDL, and a frame the shell offers while decoupled waits for the
+    region to be coupled (hdl/README.md), then comes back."""
+    from nova_fpga_agent.emulator import hdl_bridge
+    emu.pcap_write(module_for('rp0'))
+    bridge = emu._regions['rp0'].bridge
+    assert bridge.module.top == modules.SLOT_TOP and bridge.decoupled
+    with pytest.raises(hdl_bridge.AxiLiteError) as exc:
+        bridge.axil_read(modules.Registers.MODULE_ID)
+    assert exc.value.resp == hdl_bridge.DECERR
+    frame = bytes(range(64))
+    bridge.push_frame(frame)
+    bridge.clock(200)
+    assert bridge.pull_frames() == [] and bridge.pending_input == 1
+    emu.set_decoupled('rp0', False)
+    assert not bridge.decoupled
+    bridge.clock_until_idle()
+    assert bridge.pull_frames() == [frame]
+    assert emu.axil_read('rp0', 0) == modules.LOOPBACK_MODULE_ID

@@ -5,7 +5,8 @@ refuses what the PCAP would refuse (another device's IDCODE, a bad CRC, a
 full bitstream, frames outside the reconfigurable regions, a region that is
 not decoupled) and takes the time it would take (size / rate, reported as
 modelled); a loaded module is the module's real HDL compiled with Verilator
-(via the HDL bridge), found by the module ID the bitstream declares; a
+(via the HDL bridge) behind the region's decoupler HDL (region_slot.v), found
+by the module ID the bitstream declares; a
 bitstream with no declared module is an opaque module with no data path.
 What the fabric holds survives an agent restart (a file beside the agent's
 state), as the programmable logic of a board outlives its agent.
@@ -114,10 +115,13 @@ class EmulatedBoard:
         region.clear()
         if module_id != container.NO_USER_ID:
             try:
-                region.bridge = hdl_bridge.HdlBridge.for_module_id(module_id)
+                module = modules.lookup(module_id)
             except modules.UnknownModule:
                 raise PcapError('the emulator has no HDL for module 0x%08X; '
                                 'it cannot run it' % module_id)
+            # The module runs behind the region's decoupler HDL.
+            region.bridge = hdl_bridge.HdlBridge(module.in_slot)
+            region.bridge.set_decoupled(region.decoupled)
         region.module_id = module_id
 
     # -- configuration port ----------------------------------------------
@@ -175,6 +179,8 @@ class EmulatedBoard:
             region.decoupled = decoupled
             if decoupled:
                 region.dma_running = False
+            if region.bridge is not None:
+                region.bridge.set_decoupled(decoupled)
             self._persist()
 
     def decoupled(self, name):
@@ -188,13 +194,15 @@ class EmulatedBoard:
                 region.bridge.reset()
 
     def _answering(self, region, what):
+        """The HDL behind the region's register window; where no module
+        with HDL is loaded, what its decoupler would answer."""
+        if region.bridge is not None:
+            return region.bridge
         if region.decoupled:
             raise AxiError('DECERR: %s of decoupled region %s'
                            % (what, region.spec.name))
-        if region.bridge is None:
-            raise AxiError('no answer: no module in region %s takes %s'
-                           % (region.spec.name, what))
-        return region.bridge
+        raise AxiError('no answer: no module in region %s takes %s'
+                       % (region.spec.name, what))
 
     def axil_read(self, name, offset):
         if offset == modules.Registers.MODULE_ID:
@@ -221,6 +229,9 @@ class EmulatedBoard:
         region = self._regions[name]
         with region.lock:
             self._answering(region, 'the DMA stream')
+            if region.decoupled:
+                raise AxiError('DMA channel %d of region %s: the region is '
+                               'decoupled' % (region.spec.dma_channel, name))
             region.dma_running = True
 
     def dma_stop(self, name):

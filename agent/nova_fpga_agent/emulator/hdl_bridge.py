@@ -58,6 +58,8 @@ def build_key(module):
     for name, value in sorted(module.parameters.items()):
         digest.update(('%s=%s\0' % (name, value)).encode())
     digest.update(module.top.encode() + b'\0')
+    for name, value in module.defines:
+        digest.update(('`%s=%s\0' % (name, value)).encode())
     digest.update(' '.join(VERILATOR_FLAGS + (CXXFLAGS,)).encode() + b'\0')
     digest.update(toolchain.verilator_version().encode() + b'\0')
     digest.update(_compiler_version().encode())
@@ -94,7 +96,10 @@ def _verilate(module, work):
         '--prefix', 'Vregion', '--top-module', module.top,
         '-Mdir', str(work / 'obj_dir'), '-o', LIBRARY,
         *VERILATOR_FLAGS,
-        '-CFLAGS', '%s -DBRIDGE_DATA_WIDTH=%d' % (CXXFLAGS, module.data_width),
+        '-CFLAGS', '%s -DBRIDGE_DATA_WIDTH=%d%s' % (
+            CXXFLAGS, module.data_width,
+            ' -DBRIDGE_SLOT' if module.top == modules.SLOT_TOP else ''),
+        *['+define+%s=%s' % item for item in module.defines],
         '-LDFLAGS', '-shared',
         *['-G%s=%d' % item for item in sorted(module.parameters.items())],
         *[str(path) for path in module.source_paths],
@@ -128,6 +133,9 @@ def _bind(library):
         'region_axil_read': (ctypes.c_int, [handle, ctypes.c_uint32,
                                             ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint64]),
     }
+    if hasattr(lib, 'region_set_decouple'):  # a module in its slot
+        signatures['region_set_decouple'] = (None, [handle, ctypes.c_int])
+        signatures['region_decouple_status'] = (ctypes.c_int, [handle])
     for name, (restype, argtypes) in signatures.items():
         function = getattr(lib, name)
         function.restype = restype
@@ -156,6 +164,16 @@ class HdlBridge:
             raise BuildError('library built for a different data width')
         self._handle = self._lib.region_new()
         self.reset()
+
+    def set_decoupled(self, decoupled):
+        """Drive the region's decoupler (a slot build only) and let it take
+        effect: the decoupler registers the request."""
+        self._lib.region_set_decouple(self._handle, int(bool(decoupled)))
+        self.clock(2)
+
+    @property
+    def decoupled(self):
+        return bool(self._lib.region_decouple_status(self._handle))
 
     @classmethod
     def for_module_id(cls, module_id):

@@ -55,10 +55,21 @@ class HdlModule:
     top: str
     sources: tuple
     data_width: int = 64
+    #: Verilog `define`s of the build (name -> value)
+    defines: tuple = ()
 
     @property
     def source_paths(self):
         return [RTL_DIR / source for source in self.sources]
+
+    @property
+    def in_slot(self):
+        """This module behind its region's decoupler, as a board runs it:
+        what the emulator builds (the top is region_slot.v)."""
+        return dataclasses.replace(
+            self, name='%s_slot' % self.name, top=SLOT_TOP,
+            sources=self.sources + DECOUPLER_SOURCES + ('region_slot.v',),
+            defines=(('REGION_MODULE', self.top),))
 
     @property
     def parameters(self):
@@ -83,6 +94,8 @@ MODULES = {module.module_id: module for module in (LOOPBACK,)}
 #: The static shell's per-region decoupler: shell logic, never loaded into a region, so no ID.
 DECOUPLER_TOP = 'region_decoupler'
 DECOUPLER_SOURCES = ('region_decoupler.v', 'axis_frame_fifo.v')
+#: A module behind its decoupler (HdlModule.in_slot).
+SLOT_TOP = 'region_slot'
 
 
 def lookup(module_id):

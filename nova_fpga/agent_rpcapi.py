@@ -90,8 +90,10 @@ class AgentAPI:
         self.max_bitstream_bytes = max_bitstream_bytes
 
     def _call(self, ctxt, board, method, timeout=None, **kwargs):
-        cctxt = self.client.prepare(server=board, version='1.0',
-                                    timeout=timeout)
+        # an explicit timeout=None would replace the client's timeout with
+        # oslo.messaging's rpc_response_timeout: pass it only when given
+        options = {} if timeout is None else {'timeout': timeout}
+        cctxt = self.client.prepare(server=board, version='1.0', **options)
         return cctxt.call(ctxt, method, **kwargs)
 
     def describe(self, ctxt, board):

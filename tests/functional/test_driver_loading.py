@@ -6,15 +6,14 @@ regular install puts it inside nova's own package directory; an editable
 install (DevStack's) resolves it through setuptools' editable finder, which
 maps ``nova.virt.zynq`` to the checkout.  Neither edits nova's files.
 """
-import http.server
 import json
 import os
 import pathlib
 import shutil
 import signal
+import socket
 import subprocess
 import sys
-import threading
 import time
 
 from nova import baserpc
@@ -47,32 +46,33 @@ def conductor_ping(rabbitmq):  # noqa: F811
     transport.cleanup()
 
 
-class _PlacementVersions(http.server.BaseHTTPRequestHandler):
-    """Placement's version document: nova-compute discovers placement's API
-    version before it loads its driver (nothing more is asked here)."""
-
-    def do_GET(self):
-        body = json.dumps({'versions': [{
-            'id': 'v1.0', 'min_version': '1.0', 'max_version': '1.39',
-            'status': 'CURRENT', 'links': [{'rel': 'self', 'href': ''}]}]})
-        self.send_response(200)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(body)))
-        self.end_headers()
-        self.wfile.write(body.encode())
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
-def placement_url():
-    server = http.server.HTTPServer(('127.0.0.1', 0), _PlacementVersions)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield 'http://127.0.0.1:%d/placement' % server.server_port
-    server.shutdown()
-    server.server_close()
+def placement_url(tmp_path):
+    """Placement's version document, which nova-compute reads before it
+    loads its driver (nothing more is asked here).  Served by a separate
+    process: a server thread here would block nova's eventlet hub."""
+    www = tmp_path / 'www'
+    (www / 'placement').mkdir(parents=True)
+    (www / 'placement' / 'index.html').write_text(json.dumps({'versions': [{
+        'id': 'v1.0', 'min_version': '1.0', 'max_version': '1.39',
+        'status': 'CURRENT', 'links': [{'rel': 'self', 'href': ''}]}]}))
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, '-m', 'http.server', '--bind', '127.0.0.1',
+         '--directory', str(www), str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(('127.0.0.1', port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    yield 'http://127.0.0.1:%d/placement/' % port
+    server.terminate()
+    server.wait(10)
 
 
 def test_stock_nova_compute_loads_the_driver(tmp_path, conductor_ping,

@@ -106,6 +106,20 @@ class PlacementOfImagesTest(base.ZynqTestBase):
         self.assertIn('No valid host', server['fault']['message'])
         self.assertEqual({}, self.loads())
 
+    def test_bitstream_for_another_shell_never_lands(self):
+        data = base.agent_fixtures.module_for('rp0')
+        props = base.traits.image_properties(
+            base.bitstream.validate(data),
+            '0b9a5a3e-0000-4000-8000-000000000001')
+        image = self.glance.create(None, {
+            'name': 'other-shell', 'status': 'active',
+            'visibility': 'public', 'container_format': 'bare',
+            'disk_format': 'raw', 'size': len(data), 'properties': props},
+            data=io.BytesIO(data))
+        server = self.boot(image['id'], expected_state='ERROR')
+        self.assertIn('No valid host', server['fault']['message'])
+        self.assertEqual({}, self.loads())
+
     def test_ordinary_server_still_lands_on_ordinary_host(self):
         flavor = self._create_flavor(name='ordinary', memory_mb=512, vcpu=1,
                                      disk=1, ephemeral=0)
@@ -126,7 +140,7 @@ class FailingLoadsTest(base.ZynqTestBase):
                          server['OS-EXT-SRV-ATTR:hypervisor_hostname'])
         self.assertEqual({('board1', 'rp0'): server['id']}, self.loads())
 
-    def test_load_failing_everywhere_ends_in_error_naming_the_cause(self):
+    def test_load_failing_everywhere_ends_in_error_without_leaks(self):
         for board in self.BOARDS:
             self.fail_writes(board)
         server = self.boot(self.region_image('rp0'), expected_state='ERROR')
@@ -146,3 +160,34 @@ class FailingLoadsTest(base.ZynqTestBase):
         server = self.boot(self.region_image('rp1'), expected_state='ERROR')
         self.assertIn('load failed at step write', server['fault']['message'])
         self.assertEqual({}, self.loads())
+
+
+class SilentAgentTest(base.ZynqTestBase):
+
+    def test_silent_board_keeps_its_server_and_offers_nothing(self):
+        first = self.boot(self.region_image('rp0'))
+        silent, _ = self.region_of(first)
+        other = [b for b in self.BOARDS if b != silent][0]
+        self.cloud.stop(silent)
+        self._run_periodics()
+        # its regions are reserved, not deleted: the allocation stays
+        rp = self._get_provider_uuid_by_name('%s:rp1' % silent)
+        inventory = self._get_provider_inventory(rp)['CUSTOM_FPGA_REGION']
+        self.assertEqual(1, inventory['reserved'])
+        self.assertIn(self._get_provider_uuid_by_name('%s:rp0' % silent),
+                      self._get_allocations_by_server_uuid(first['id']))
+        # the silent board's free rp1 is not offered
+        second = self.boot(self.region_image('rp1'))
+        self.assertEqual(other, second['OS-EXT-SRV-ATTR:hypervisor_hostname'])
+        self.assertEqual('ACTIVE', self._show_server(first)['status'])
+
+        # the agent comes back with its region state: the board returns
+        self.cloud.start(silent)
+        # stopped before nova's check for leaked RPC servers runs
+        self.addCleanup(self.cloud.stop, silent)
+        self._run_periodics()
+        rp = self._get_provider_uuid_by_name('%s:rp1' % silent)
+        self.assertEqual(0, self._get_provider_inventory(rp)[
+            'CUSTOM_FPGA_REGION']['reserved'])
+        self.assertEqual({(silent, 'rp0'): first['id'],
+                          (other, 'rp1'): second['id']}, self.loads())

@@ -1,0 +1,62 @@
+"""ZynqFilter on its own, with nova's request-spec objects and fake host
+states: which host/request pairs pass, and the log line a bitstream without
+derived properties gets."""
+import logging
+
+from nova import objects
+from nova.tests.unit.scheduler import fakes
+import pytest
+
+from nova_fpga import bitstream
+from nova_fpga.bitstream import traits
+from nova_fpga.scheduler import filters
+from tests.agent import conftest as agent_fixtures
+
+objects.register_all()
+
+REGION = {'resources:CUSTOM_FPGA_REGION': '1',
+          'resources:CUSTOM_FPGA_BOARD_SLOT': '1'}
+
+
+def spec(props, extra_specs):
+    image = objects.ImageMeta.from_dict({
+        'id': 'c0ffee00-0000-4000-8000-000000000001', 'properties': props})
+    return objects.RequestSpec(
+        image=image, flavor=objects.Flavor(name='f', extra_specs=extra_specs))
+
+
+def host(hypervisor_type, agent='up'):
+    return fakes.FakeHostState('compute', 'node', {
+        'hypervisor_type': hypervisor_type,
+        'stats': {'zynq_agent': agent} if hypervisor_type == 'zynq' else {}})
+
+
+@pytest.fixture(scope='module')
+def bitstream_props():
+    data = agent_fixtures.module_for('rp0')
+    return traits.image_properties(bitstream.validate(data),
+                                   agent_fixtures.REFERENCE.shell_id)
+
+
+@pytest.mark.parametrize('hv,agent,bitstream_image,region,passes', [
+    ('zynq', 'up', True, True, True),
+    ('zynq', 'down', True, True, False),
+    ('zynq', 'up', False, True, False),    # ordinary image / no import
+    ('zynq', 'up', True, False, False),    # bitstream, ordinary flavor
+    ('zynq', 'up', False, False, False),   # ordinary server on a board
+    ('QEMU', None, True, True, False),     # bitstream on an ordinary host
+    ('QEMU', None, True, False, False),
+    ('QEMU', None, False, True, False),
+    ('QEMU', None, False, False, True),    # ordinary server, ordinary host
+])
+def test_who_goes_where(bitstream_props, hv, agent, bitstream_image, region,
+                        passes):
+    props = bitstream_props if bitstream_image else {}
+    request = spec(props, REGION if region else {})
+    assert filters.ZynqFilter().host_passes(host(hv, agent), request) is passes
+
+
+def test_bitstream_without_derived_properties_is_logged(caplog):
+    caplog.set_level(logging.INFO, logger='nova_fpga.scheduler.filters')
+    assert not filters.ZynqFilter().host_passes(host('zynq'), spec({}, REGION))
+    assert 'uploaded without the import flow' in caplog.text

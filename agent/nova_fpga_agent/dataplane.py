@@ -111,7 +111,8 @@ class DataPlane:
                 try:
                     data, ancdata, _, addr = sock.recvmsg(
                         MAX_FRAME, socket.CMSG_SPACE(_AUXDATA.size))
-                except socket.timeout:
+                except (socket.timeout, BlockingIOError):
+                    # poll said readable, the frame was gone by recv (EAGAIN)
                     continue
                 if addr[2] == PACKET_OUTGOING:
                     continue  # our own transmissions

@@ -63,7 +63,7 @@ class Capture:
         while not self.stop.is_set():
             try:
                 data, anc, _, addr = self.sock.recvmsg(65536, 1024)
-            except socket.timeout:
+            except (socket.timeout, BlockingIOError):
                 continue
             if addr[2] == dataplane.PACKET_OUTGOING:
                 continue

@@ -1,8 +1,6 @@
-"""Glance's code reads the global CONF (glance_store, oslo.policy, glance's
-own modules at import): parse it once, empty, before they are imported."""
+"""Fixtures for Glance: the global CONF glance's code reads, a real
+keystone and glance-api with the bitstream store, and the openstack CLI."""
 from oslo_config import cfg
-
-cfg.CONF([], project='glance', default_config_files=[])
 
 
 import json  # noqa: E402
@@ -19,6 +17,15 @@ from nova_fpga.localcloud import keystone as localkeystone  # noqa: E402
 
 ETC = os.path.join(os.path.dirname(policy.__file__), 'etc')
 OPENSTACK = os.path.join(sys.prefix, 'bin', 'openstack')
+
+
+@pytest.fixture(scope='module', autouse=True)
+def glance_conf():
+    """glance_store and oslo.policy read the global CONF, parsed (empty) as
+    in glance-api; cleared afterwards, so nova's fixtures can parse it."""
+    cfg.CONF([], project='glance', default_config_files=[])
+    yield cfg.CONF
+    cfg.CONF.clear()
 
 
 @pytest.fixture(scope='session')

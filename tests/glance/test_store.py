@@ -19,9 +19,9 @@ from tests.unit.bitstream import mutate
 from tests.unit.bitstream import realfiles
 
 
-# What glance-api passes to a store: its own request context.
-ADMIN = glance_context.RequestContext(project_id='p-admin', roles=['admin'])
-USER = glance_context.RequestContext(project_id='p-demo', roles=['member'])
+def context(project_id, roles):
+    """What glance-api passes to a store: its own request context."""
+    return glance_context.RequestContext(project_id=project_id, roles=roles)
 
 
 class Reader(io.BytesIO):
@@ -60,9 +60,9 @@ def fpga_store(tmp_path):
     conf.clear_override('enabled_backends')
 
 
-def add(store, image_id, data, context=ADMIN):
+def add(store, image_id, data, project='p-admin', roles=('admin',)):
     return store.add(image_id, Reader(data), len(data), 'sha512',
-                     context=context)
+                     context=context(project, list(roles)))
 
 
 def test_partial_is_stored_and_read_back_like_a_file(fpga_store):
@@ -96,7 +96,8 @@ def test_capabilities_are_the_filesystem_stores(fpga_store):
 def test_validation_streams_with_bounded_reads(fpga_store):
     store, _ = fpga_store
     reader = Reader(realfiles.read('pr_0_sub.bit'))
-    store.add('img-2', reader, 0, 'sha256', context=ADMIN)
+    store.add('img-2', reader, 0, 'sha256',
+              context=context('p-admin', ['admin']))
     assert reader.largest <= store.WRITE_CHUNKSIZE
 
 
@@ -125,7 +126,8 @@ def test_policy_limits_who_creates_bitstreams(fpga_store):
     from glance.common import exception
     store, datadir = fpga_store
     with pytest.raises(exception.Forbidden, match='fpga:bitstream:create'):
-        add(store, 'img-3', realfiles.read('pr_0_add.bit'), context=USER)
+        add(store, 'img-3', realfiles.read('pr_0_add.bit'), project='p-demo',
+            roles=['member'])
     assert not os.listdir(datadir)
 
 

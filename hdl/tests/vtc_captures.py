@@ -1,0 +1,163 @@
+"""The real nDPI captures as frame lists, and the variants the vTC must also handle.
+
+None of the shared captures carries IPv6 or an 802.1ad outer tag, yet the vTC
+parses both: the variants here rewrite the real frames (same flows, same
+payloads) so the module, its model and the accuracy test see those formats
+with real traffic inside.  Frames are built with scapy, so lengths,
+checksums and tag formats are what a network would carry.
+
+Used by the cocotb suites (hdl/tests is on their sys.path) and by pytest
+(tests/hdl), so it does not import the tests package.
+"""
+import ipaddress
+import os
+import pathlib
+
+import dpkt
+from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Dot1AD, Dot1Q, Ether
+from scapy.layers.ppp import PPP, PPPoE
+from scapy.packet import Raw
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+#: The nine shared captures with nDPI's ground truth beside each (<capture>.out).
+NDPI_CAPTURES = ('NTPv4.pcap', 'bittorrent.pcap', 'dns.pcap', 'exe_download.pcap',
+                 'google_ssl.pcap', 'quic.pcap', 'sip.pcap', 'smtp.pcap', 'ssh.pcap')
+
+#: pcap/pcapng link type of Ethernet (LINKTYPE_ETHERNET).
+LINKTYPE_ETHERNET = 1
+PCAPNG_MAGIC = b'\x0a\x0d\x0d\x0a'
+
+#: IPv4 addresses map into this documentation prefix: 2001:db8::a.b.c.d.
+IPV6_PREFIX = ipaddress.IPv6Address('2001:db8::')
+
+ETHERTYPE_8021Q = 0x8100
+ETHERTYPE_8021AD = 0x88A8
+ETHERTYPE_IPV6 = 0x86DD
+PPP_IPV6 = 0x0057
+TCP_PROTO = 6
+UDP_HEADER_LEN = 8
+
+
+class CaptureError(ValueError):
+    """A capture the vTC tests cannot use (not Ethernet, unreadable)."""
+
+
+def realdata_dir():
+    """Where the shared real data lives: the same rule as tests/conftest.py."""
+    return pathlib.Path(os.environ.get('NOVA_FPGA_REALDATA',
+                                       ROOT.parent / 'shared' / 'realdata'))
+
+
+def ndpi_capture_paths():
+    """The nine shared nDPI captures; missing data is an error, never a skip."""
+    directory = realdata_dir() / 'pcaps' / 'ndpi'
+    paths = [directory / name for name in NDPI_CAPTURES]
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        raise FileNotFoundError(
+            'real captures missing: %s (put the shared realdata beside the '
+            'checkout or set NOVA_FPGA_REALDATA)' % ', '.join(missing))
+    return paths
+
+
+def ndpi_result_path(capture):
+    """nDPI's expected output for a capture (<capture>.out beside it)."""
+    return pathlib.Path(str(capture) + '.out')
+
+
+def read_frames(path):
+    """Ethernet frames of a pcap or pcapng file, in capture order (as captured:
+    a frame cut by the snap length stays cut)."""
+    with open(path, 'rb') as stream:
+        magic = stream.read(4)
+        stream.seek(0)
+        try:
+            if magic == PCAPNG_MAGIC:
+                reader = dpkt.pcapng.Reader(stream)
+            else:
+                reader = dpkt.pcap.Reader(stream)
+        except (ValueError, dpkt.Error) as exc:
+            raise CaptureError('%s is not a pcap or pcapng capture: %s' % (path, exc))
+        if reader.datalink() != LINKTYPE_ETHERNET:
+            raise CaptureError('%s: link type %d, not Ethernet (%d): the vTC takes '
+                               'Ethernet frames only' % (path, reader.datalink(),
+                                                         LINKTYPE_ETHERNET))
+        return [bytes(data) for _, data in reader]
+
+
+def ipv6_address(ipv4):
+    """The IPv6 address an IPv4 address becomes in the IPv6 variant (injective)."""
+    return ipaddress.IPv6Address(int(IPV6_PREFIX) | int(ipaddress.IPv4Address(ipv4)))
+
+
+def _is_fragment(ip):
+    return bool(ip.flags.MF) or ip.frag != 0
+
+
+def _as_ipv6(ip):
+    """The IPv6 packet carrying what an IPv4 TCP/UDP packet carries: same ports,
+    payload bytes, hop limit and traffic class; lengths and checksums recomputed.
+
+    The transport header and payload are taken as bytes (up to the IPv4 total
+    length, so Ethernet padding is left out) and the payload is never
+    re-encoded by a scapy dissector (a rebuilt DNS message could differ)."""
+    segment = bytes(ip)[ip.ihl * 4:ip.len]
+    if ip.proto == TCP_PROTO:
+        header_len = (segment[12] >> 4) * 4
+        transport = TCP(segment[:header_len])
+    else:
+        header_len = UDP_HEADER_LEN
+        transport = UDP(segment[:header_len])
+        transport.len = None
+    transport.chksum = None
+    transport.remove_payload()
+    return (IPv6(src=str(ipv6_address(ip.src)), dst=str(ipv6_address(ip.dst)),
+                 tc=ip.tos, fl=0, hlim=ip.ttl, nh=ip.proto)
+            / transport / Raw(load=segment[header_len:]))
+
+
+def ipv6_variant(frames):
+    """Every IPv4 TCP/UDP frame rewritten as IPv6 (addresses through
+    ipv6_address, VLAN tags and PPPoE kept); every other frame unchanged.
+
+    IPv4 fragments stay as they are: their transport checksum covers the
+    whole datagram, which one fragment does not carry.
+    """
+    out = []
+    for frame in frames:
+        packet = Ether(frame)
+        ip = packet.getlayer(IP)
+        if (ip is None or _is_fragment(ip)
+                or not isinstance(ip.payload, (TCP, UDP))):
+            out.append(frame)
+            continue
+        below = ip.underlayer
+        below.remove_payload()
+        if isinstance(below, PPP):
+            below.proto = PPP_IPV6
+            pppoe = packet.getlayer(PPPoE)
+            pppoe.len = None
+        else:
+            below.type = ETHERTYPE_IPV6
+        below.add_payload(_as_ipv6(ip))
+        out.append(bytes(packet))
+    return out
+
+
+def qinq_variant(frames, outer=100, inner=200):
+    """Every frame behind an 802.1ad outer tag (VLAN `outer`, TPID 0x88A8) and
+    an 802.1Q inner tag (VLAN `inner`); tags already there stay inside them."""
+    if not (1 <= outer <= 4094 and 1 <= inner <= 4094):
+        raise ValueError('VLAN IDs are 1-4094')
+    out = []
+    for frame in frames:
+        packet = Ether(frame)
+        tagged = (Ether(dst=packet.dst, src=packet.src, type=ETHERTYPE_8021AD)
+                  / Dot1AD(vlan=outer, type=ETHERTYPE_8021Q)
+                  / Dot1Q(vlan=inner, type=packet.type)
+                  / Raw(load=frame[14:]))
+        out.append(bytes(tagged))
+    return out

@@ -10,12 +10,15 @@ import io
 import time
 
 from nova.compute import power_state
+from nova.compute import task_states
+from nova import context as nova_context
 from nova import exception
 from nova.image import glance
 import nova.conf
 from nova.virt import driver
 from nova.virt import hardware
 import nova.virt.node
+from nova import objects
 from oslo_log import log as logging
 
 from nova_fpga import agent_rpcapi
@@ -25,6 +28,7 @@ from nova_fpga.virt import agents
 from nova_fpga.virt import boards as zboards
 from nova_fpga.virt import console
 from nova_fpga.virt import providers
+from nova_fpga.virt import unsupported
 
 LOG = logging.getLogger(__name__)
 CONF = nova.conf.CONF
@@ -39,8 +43,9 @@ POWER_STATES = {'ACTIVE': power_state.RUNNING,
 
 
 class ZynqDriver(driver.ComputeDriver):
-    # Regions hold logic, not disks or guests: nothing to migrate, resize,
-    # snapshot or attach; nova's defaults (all False) say so.
+    # Regions hold logic, not disks or guests: nova's capability flags
+    # (all False by default) say so where nova has one; the other actions
+    # are refused below (unsupported.py).
     capabilities = dict(driver.ComputeDriver.capabilities)
 
     def __init__(self, virtapi, read_only=False):
@@ -61,13 +66,46 @@ class ZynqDriver(driver.ComputeDriver):
         # identity file is missing; the proxy's own identity is that file,
         # the boards' identities are derived from their names.
         nova.virt.node.get_local_node_uuid()
+        context = nova_context.get_admin_context(read_deleted='yes')
         for board in self._boards:
             self._boards.refresh({}, board)
+            if not board.up:
+                LOG.warning('board %s: %s; its regions are reconciled when '
+                            'nova-compute next starts with it answering',
+                            board.name, board.problem)
+                continue
             for name, region in board.regions().items():
                 if region.get('instance_uuid'):
-                    LOG.info('board %s region %s holds instance %s (%s)',
-                             board.name, name, region['instance_uuid'],
-                             region['state'])
+                    self._reconcile(context, host, board, name, region)
+
+    def _reconcile(self, context, host, board, name, region):
+        """Free a region whose server nova no longer has on this board
+        (deleted while nova-compute was down, or a load nova never
+        recorded); keep and report the others."""
+        uuid = region['instance_uuid']
+        try:
+            instance = objects.Instance.get_by_uuid(context, uuid,
+                                                    expected_attrs=[])
+        except exception.InstanceNotFound:
+            instance = None
+        if (instance is not None and not instance.deleted
+                and instance.host == host and instance.node == board.name):
+            LOG.info('board %s region %s holds instance %s (%s)',
+                     board.name, name, uuid, region['state'])
+            return
+        why = ('nova has no such instance' if instance is None else
+               'instance is deleted' if instance.deleted else
+               'nova has the instance on %s/%s' % (instance.host,
+                                                   instance.node))
+        LOG.warning('board %s region %s holds instance %s but %s: '
+                    'unloading it', board.name, name, uuid, why)
+        try:
+            self._boards.client.unload({}, board.name, name, uuid)
+        except (agent_rpcapi.AgentError,) + zboards.UNREACHABLE as exc:
+            LOG.error('board %s region %s: unloading instance %s failed: '
+                      '%s', board.name, name, uuid,
+                      zboards.agent_error_text(exc))
+        self._boards.refresh({}, board)
 
     def get_available_nodes(self, refresh=False):
         return [board.name for board in self._boards]
@@ -238,11 +276,66 @@ class ZynqDriver(driver.ComputeDriver):
             raise failure(reason=zboards.agent_error_text(exc))
 
     def power_off(self, instance, timeout=0, retry_interval=0):
+        # nova's rescue powers the server off before it asks the driver to
+        # rescue, and errors the server on any failure: refuse before the
+        # region is touched
+        if instance.task_state == task_states.RESCUING:
+            raise unsupported.error('rescue')
         self._power(instance, False)
 
     def power_on(self, context, instance, network_info,
                  block_device_info=None, accel_info=None, share_info=None):
         self._power(instance, True)
+
+    def reboot(self, context, instance, network_info, reboot_type,
+               block_device_info=None, bad_volumes_callback=None,
+               accel_info=None, share_info=None):
+        """Soft: reset the module (its logic restarts, the bitstream stays).
+        Hard: load the bitstream again, which also recovers a region whose
+        load failed or whose logic is suspect."""
+        board, region, state = self._region_of(instance)
+        try:
+            if reboot_type == 'SOFT' and state['state'] == 'ACTIVE':
+                self._boards.client.reset(agents.rpc_context(context),
+                                          board.name, region, instance.uuid)
+                LOG.info('module in board %s region %s reset', board.name,
+                         region, instance=instance)
+                return
+            data, sha256 = self._download(context, instance)
+            self._boards.client.load(
+                agents.rpc_context(context), board.name, region,
+                instance.uuid, instance.image_ref, sha256, data,
+                timeout=CONF.zynq.load_timeout)
+        except agent_rpcapi.AgentError as exc:
+            raise exception.InstanceRebootFailure(
+                reason=zboards.agent_error_text(exc))
+        except zboards.UNREACHABLE:
+            raise exception.InstanceRebootFailure(
+                reason='board %s does not answer' % board.name)
+        LOG.info('bitstream reloaded into board %s region %s', board.name,
+                 region, instance=instance)
+
+    def snapshot(self, context, instance, image_id, update_task_state):
+        raise unsupported.error('snapshot')
+
+    def migrate_disk_and_power_off(self, context, instance, dest, flavor,
+                                   network_info, block_device_info=None,
+                                   timeout=0, retry_interval=0):
+        raise unsupported.rollback('migrate or resize')
+
+    def suspend(self, context, instance):
+        raise unsupported.rollback('suspend')
+
+    def rescue(self, context, instance, network_info, image_meta,
+               rescue_password, block_device_info, share_info):
+        raise unsupported.error('rescue')
+
+    def get_volume_connector(self, instance):
+        raise unsupported.error('attach volumes to')
+
+    def attach_volume(self, context, connection_info, instance, mountpoint,
+                      disk_bus=None, device_type=None, encryption=None):
+        raise unsupported.error('attach volumes to')
 
     def get_console_output(self, context, instance):
         board, region, _ = self._region_of(instance)

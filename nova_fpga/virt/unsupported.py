@@ -1,0 +1,39 @@
+"""Server actions a region cannot do, refused so the server keeps running.
+
+nova has capability flags for some of these (its defaults already say
+False for them); for the rest, nova calls the driver.  The refusal must
+leave the server as it was and tell the user why: nova puts a
+``NovaException``'s message in the instance action event's ``details``
+(microversion 2.84) and the instance fault, and keeps the vm_state when the
+refusal is wrapped in ``InstanceFaultRollback`` (resize, migrate, suspend).
+A bare NotImplementedError would show only its class name.
+"""
+from nova import exception
+
+#: action -> why a region cannot do it
+WHY = {
+    'snapshot': 'a region holds logic, not a disk: there is nothing to '
+                'snapshot; the bitstream it runs is already an image',
+    'migrate or resize': 'its logic is placed and routed for one region of one '
+               'board and cannot move while running; delete it and create '
+               'a new server',
+    'suspend': 'the state of a region\'s logic cannot be saved and '
+               'restored; stop the server instead',
+    'rescue': 'a region has no disk to repair and no rescue image to boot; '
+              'reboot --hard reloads its bitstream',
+    'attach volumes to': 'a region has no block devices',
+}
+
+
+class RegionActionUnsupported(exception.NovaException):
+    msg_fmt = 'Cannot %(action)s a server in an FPGA region: %(why)s.'
+    code = 409
+
+
+def error(action):
+    return RegionActionUnsupported(action=action, why=WHY[action])
+
+
+def rollback(action):
+    """The refusal for actions nova rolls back to the previous vm_state."""
+    return exception.InstanceFaultRollback(inner_exception=error(action))

@@ -9,9 +9,11 @@ checksums and tag formats are what a network would carry.
 Used by the cocotb suites (hdl/tests is on their sys.path) and by pytest
 (tests/hdl), so it does not import the tests package.
 """
+import collections
 import ipaddress
 import os
 import pathlib
+import re
 
 import dpkt
 from scapy.layers.inet import IP, TCP, UDP
@@ -161,3 +163,50 @@ def qinq_variant(frames, outer=100, inner=200):
                   / Raw(load=frame[14:]))
         out.append(bytes(tagged))
     return out
+
+
+#: One flow of nDPI's expected output: endpoints as nDPI prints them (client first),
+#: its protocol name ("DNS.WhatsApp": master.application), packets both ways.
+NdpiFlow = collections.namedtuple(
+    'NdpiFlow', 'number transport addr_1 port_1 addr_2 port_2 bidirectional vlan protocol '
+                'confidence dpi_packets packets')
+
+_ENDPOINT = r'(\[[0-9A-Fa-f:.]+\]|[0-9.]+):(\d+)'
+_FLOW_LINE = re.compile(r'^\s+(\d+)\s+(TCP|UDP)\s+' + _ENDPOINT + r'\s+(<->|->)\s+'
+                        + _ENDPOINT + r'\s+(\[.*)$')
+_FIELD = re.compile(r'\[([A-Za-z /]+): ([^\]]*)\]')
+_PACKETS = re.compile(r'\[(\d+) pkts/\d+ bytes (?:<->|->) (\d+) pkts/\d+ bytes\]')
+
+
+def _address(text):
+    return ipaddress.ip_address(text.strip('[]'))
+
+
+def ndpi_flows(path):
+    """The TCP/UDP flows of an nDPI result file (<capture>.out), detected and undetected.
+
+    Lines look like `1  UDP 82.178.113.245:47255 <-> 82.178.158.181:53
+    [VLAN: 785][proto: 5.142/DNS.WhatsApp]...[1 pkts/91 bytes <-> 1 pkts/219 bytes]`;
+    IPv6 addresses are bracketed.
+    """
+    flows = []
+    with open(path, encoding='utf-8') as stream:
+        for line in stream:
+            match = _FLOW_LINE.match(line.rstrip('\n'))
+            if not match:
+                continue
+            number, transport, a1, p1, arrow, a2, p2, rest = match.groups()
+            fields = dict(_FIELD.findall(rest))
+            packets = _PACKETS.search(rest)
+            if 'proto' not in fields or not packets:
+                raise ValueError('%s: cannot read flow line %r' % (path, line))
+            flows.append(NdpiFlow(
+                number=int(number), transport=transport,
+                addr_1=_address(a1), port_1=int(p1), addr_2=_address(a2), port_2=int(p2),
+                bidirectional=arrow == '<->',
+                vlan=int(fields['VLAN']) if 'VLAN' in fields else None,
+                protocol=fields['proto'].split('/', 1)[1],
+                confidence=fields.get('Confidence', ''),
+                dpi_packets=int(fields.get('DPI packets', 0)),
+                packets=int(packets.group(1)) + int(packets.group(2))))
+    return flows

@@ -15,7 +15,7 @@ UNDECLARED_MODULE_ID = container.NO_USER_ID
 
 #: The loopback "dummy VNFC" ("NF" + 0x0001).
 LOOPBACK_MODULE_ID = 0x4E460001
-#: The virtual traffic classifier (reserved: its HDL arrives in a later issue).
+#: The virtual traffic classifier (hdl/rtl/region_vtc.v).
 VTC_MODULE_ID = 0x4E460002
 
 #: hdl/rtl of this checkout (the agent package is installed editable).
@@ -39,6 +39,47 @@ class Registers:
     #: STATUS bits: a frame has started on the input / output and not yet ended.
     STATUS_IN_FRAME = 1 << 0
     STATUS_OUT_FRAME = 1 << 1
+
+
+class VtcRegisters:
+    """Byte offsets of the vTC's own registers (hdl/README.md, vTC section)."""
+
+    FLOW_TABLE_DEPTH = 0x20
+    INSPECT_PACKETS = 0x24
+    FLOW_TIMEOUT = 0x28
+    TIMESTAMP = 0x2C
+    #: POLICY of class c (1..10) at POLICY + 4 * c: bit 7 enables marking, bits 5:0 the DSCP
+    POLICY = 0x40
+    #: 64-bit per-class counters (class 0 = unknown): LO at base + 8 * c, HI at base + 8 * c + 4
+    CLASS_PACKETS = 0x80
+    CLASS_BYTES = 0x100
+    FLOWS_SEEN = 0x180
+    FLOWS_CLASSIFIED = 0x184
+    FLOW_OCCUPANCY = 0x188
+    FLOW_INSERTIONS = 0x18C
+    FLOW_EVICTIONS = 0x190
+    FLOW_FAILED_INSERTIONS = 0x194
+    UNPARSED_FRAMES = 0x198
+    OVERSIZE_FRAMES = 0x19C
+
+    #: STATUS bit: the flow table is being cleared after a reset
+    STATUS_TABLE_CLEARING = 1 << 2
+    POLICY_ENABLE = 1 << 7
+    #: class numbers, as in the policy table and the per-class counters
+    CLASSES = ('unknown', 'http', 'tls', 'dns', 'ssh', 'quic', 'sip', 'rtp', 'bittorrent',
+               'smtp', 'ntp')
+
+    @classmethod
+    def policy(cls, klass):
+        return cls.POLICY + 4 * cls.CLASSES.index(klass)
+
+    @classmethod
+    def class_packets(cls, klass):
+        return cls.CLASS_PACKETS + 8 * cls.CLASSES.index(klass)
+
+    @classmethod
+    def class_bytes(cls, klass):
+        return cls.CLASS_BYTES + 8 * cls.CLASSES.index(klass)
 
 
 class UnknownModule(LookupError):
@@ -89,7 +130,16 @@ LOOPBACK = HdlModule(
     sources=('region_loopback.v', 'axis_register.v', 'axil_reg_if.v'),
 )
 
-MODULES = {module.module_id: module for module in (LOOPBACK,)}
+VTC = HdlModule(
+    name='vtc',
+    module_id=VTC_MODULE_ID,
+    version=0x00010000,
+    top='region_vtc',
+    sources=('region_vtc.v', 'vtc_parser.v', 'vtc_signatures.v', 'vtc_flow_table.v',
+             'vtc_flow_ram.v', 'axis_register.v', 'axil_reg_if.v'),
+)
+
+MODULES = {module.module_id: module for module in (LOOPBACK, VTC)}
 
 #: The static shell's per-region decoupler: shell logic, never loaded into a region, so no ID.
 DECOUPLER_TOP = 'region_decoupler'

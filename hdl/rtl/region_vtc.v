@@ -1,0 +1,587 @@
+/*
+ * Virtual Traffic Classifier region module (the T-NOVA vTC in hardware).
+ *
+ * Every frame goes out, in order, a fixed OUTPUT_DELAY cycles after it came
+ * in (when the output is ready): one beat per cycle at every frame size.
+ * While a frame waits in the delay FIFO its first 128 bytes are parsed
+ * (vtc_parser), its flow is looked up, inspected and updated (vtc_flow_table),
+ * and a decision comes back in time to rewrite its DSCP on the way out if
+ * its flow was classified before it and the class's policy marks.  Counts
+ * per class, flows and frames are readable over AXI4-Lite.  Behaviour and
+ * register map: hdl/README.md (vTC section); bit-exact reference model:
+ * hdl/tests/vtc_model.py.
+ */
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module region_vtc #
+(
+    // AXI4-Stream data width in bits (a multiple of 8, at most 64)
+    parameter DATA_WIDTH = 64,
+    parameter KEEP_WIDTH = DATA_WIDTH / 8,
+    // AXI4-Lite address width: the region's register window is 2**AXIL_ADDR_WIDTH bytes
+    parameter AXIL_ADDR_WIDTH = 12,
+    // register 0: the bitstream's UserID (0xFFFFFFFF = not declared); set from the module registry
+    parameter [31:0] MODULE_ID = 32'hFFFFFFFF,
+    // register 1: major << 16 | minor; set from the module registry
+    parameter [31:0] MODULE_VERSION = 32'h00000000,
+    // flows the table holds (a power of two, at least 8): 4-way buckets
+    parameter FLOW_TABLE_DEPTH = 4096,
+    // payload-carrying packets of a flow inspected at most (0..15)
+    parameter INSPECT_PACKETS = 8,
+    // frames up to this length are classified; longer ones (by their IP length) pass unclassified
+    parameter MAX_FRAME_LEN = 9018,
+    // a flow idle for more than this many ticks may be evicted (< 65536)
+    parameter FLOW_TIMEOUT = 4096,
+    // cycles per tick of the flow timestamp (2**20 = 6.7 ms at 156.25 MHz)
+    parameter FLOW_TICK_CYCLES = 1048576
+)
+(
+    input  wire                       aclk,
+    input  wire                       aresetn,
+
+    input  wire [DATA_WIDTH-1:0]      s_axis_tdata,
+    input  wire [KEEP_WIDTH-1:0]      s_axis_tkeep,
+    input  wire                       s_axis_tvalid,
+    output wire                       s_axis_tready,
+    input  wire                       s_axis_tlast,
+
+    output wire [DATA_WIDTH-1:0]      m_axis_tdata,
+    output wire [KEEP_WIDTH-1:0]      m_axis_tkeep,
+    output wire                       m_axis_tvalid,
+    input  wire                       m_axis_tready,
+    output wire                       m_axis_tlast,
+
+    input  wire [AXIL_ADDR_WIDTH-1:0] s_axil_awaddr,
+    input  wire [2:0]                 s_axil_awprot,
+    input  wire                       s_axil_awvalid,
+    output wire                       s_axil_awready,
+    input  wire [31:0]                s_axil_wdata,
+    input  wire [3:0]                 s_axil_wstrb,
+    input  wire                       s_axil_wvalid,
+    output wire                       s_axil_wready,
+    output wire [1:0]                 s_axil_bresp,
+    output wire                       s_axil_bvalid,
+    input  wire                       s_axil_bready,
+    input  wire [AXIL_ADDR_WIDTH-1:0] s_axil_araddr,
+    input  wire [2:0]                 s_axil_arprot,
+    input  wire                       s_axil_arvalid,
+    output wire                       s_axil_arready,
+    output wire [31:0]                s_axil_rdata,
+    output wire [1:0]                 s_axil_rresp,
+    output wire                       s_axil_rvalid,
+    input  wire                       s_axil_rready
+);
+
+localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
+localparam BUCKET_BITS = $clog2(FLOW_TABLE_DEPTH / 4);
+localparam CLASSES = 11;
+// a beat leaves this many cycles after it came in: the window (128 bytes) plus the
+// parser and flow-table latency (7 cycles) plus one spare
+localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 8;
+localparam FIFO_ADDR_WIDTH = 6;
+localparam FIFO_DEPTH = 2 ** FIFO_ADDR_WIDTH;
+localparam FIFO_WIDTH = 8 + 1 + KEEP_WIDTH + DATA_WIDTH;
+localparam [7:0] DELAY_CYCLES = OUTPUT_DELAY[7:0];
+localparam [FIFO_ADDR_WIDTH:0] DELAY_BEATS = OUTPUT_DELAY[FIFO_ADDR_WIDTH:0];
+
+// register map (byte offsets), see hdl/README.md
+localparam [AXIL_ADDR_WIDTH-1:0]
+    REG_MODULE_ID        = 'h00,
+    REG_VERSION          = 'h04,
+    REG_CONTROL          = 'h08,
+    REG_STATUS           = 'h0C,
+    REG_FRAMES_LO        = 'h10,
+    REG_FRAMES_HI        = 'h14,
+    REG_BYTES_LO         = 'h18,
+    REG_BYTES_HI         = 'h1C,
+    REG_FLOW_TABLE_DEPTH = 'h20,
+    REG_INSPECT_PACKETS  = 'h24,
+    REG_FLOW_TIMEOUT     = 'h28,
+    REG_TIMESTAMP        = 'h2C,
+    REG_POLICY           = 'h40,  // + 4 * class, classes 1..10
+    REG_CLASS_PACKETS    = 'h80,  // + 8 * class (LO, HI), classes 0..10
+    REG_CLASS_BYTES      = 'h100, // + 8 * class (LO, HI), classes 0..10
+    REG_FLOWS_SEEN       = 'h180,
+    REG_FLOWS_CLASSIFIED = 'h184,
+    REG_FLOW_OCCUPANCY   = 'h188,
+    REG_FLOW_INSERTIONS  = 'h18C,
+    REG_FLOW_EVICTIONS   = 'h190,
+    REG_FLOW_FAILED      = 'h194,
+    REG_UNPARSED_FRAMES  = 'h198,
+    REG_OVERSIZE_FRAMES  = 'h19C;
+
+localparam CONTROL_CLEAR_COUNTERS = 0;
+
+wire rst = !aresetn;
+
+// ---- delay FIFO: every beat, stamped with the cycle it came in -------------
+
+reg [FIFO_WIDTH-1:0]    fifo_mem [0:FIFO_DEPTH-1];
+reg [FIFO_ADDR_WIDTH:0] fifo_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+reg [FIFO_ADDR_WIDTH:0] fifo_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+reg [7:0]               cycle_reg = 8'd0;
+
+wire [FIFO_ADDR_WIDTH:0] fifo_count = fifo_wr_ptr_reg - fifo_rd_ptr_reg;
+wire fifo_full = fifo_count[FIFO_ADDR_WIDTH];
+wire in_beat = s_axis_tvalid && s_axis_tready;
+
+assign s_axis_tready = !fifo_full;
+
+wire [FIFO_WIDTH-1:0] head = fifo_mem[fifo_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
+wire [DATA_WIDTH-1:0] head_data = head[DATA_WIDTH-1:0];
+wire [KEEP_WIDTH-1:0] head_keep = head[DATA_WIDTH +: KEEP_WIDTH];
+wire                  head_last = head[DATA_WIDTH+KEEP_WIDTH];
+wire [7:0]            head_age = cycle_reg - head[FIFO_WIDTH-1 -: 8];
+// the head came in OUTPUT_DELAY cycles ago (or earlier: that many beats are behind it)
+wire head_due = head_age >= DELAY_CYCLES || fifo_count > DELAY_BEATS;
+
+// ---- classification --------------------------------------------------------
+
+wire                   parser_oversize;
+wire                   req_valid;
+wire                   req_parsed;
+wire [104:0]           req_key;
+wire [BUCKET_BITS-1:0] req_bucket;
+wire                   req_payload;
+wire [3:0]             req_match;
+wire                   req_ipv6;
+wire [1:0]             req_tags;
+wire [7:0]             req_byte0;
+wire [7:0]             req_byte1;
+wire [15:0]            req_checksum;
+
+vtc_parser #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH),
+    .MAX_FRAME_LEN(MAX_FRAME_LEN),
+    .BUCKET_BITS(BUCKET_BITS)
+)
+parser (
+    .clk(aclk),
+    .rst(rst),
+    .in_tdata(s_axis_tdata),
+    .in_tkeep(s_axis_tkeep),
+    .in_tlast(s_axis_tlast),
+    .in_beat(in_beat),
+    .oversize(parser_oversize),
+    .req_valid(req_valid),
+    .req_parsed(req_parsed),
+    .req_key(req_key),
+    .req_bucket(req_bucket),
+    .req_payload(req_payload),
+    .req_match(req_match),
+    .req_ipv6(req_ipv6),
+    .req_tags(req_tags),
+    .req_byte0(req_byte0),
+    .req_byte1(req_byte1),
+    .req_checksum(req_checksum)
+);
+
+// policy of class c in bits [8c+7:8c] (classes 1..10; bit 6 and the rest read 0)
+reg  [127:0] policy_reg = 128'd0;
+wire         decision_valid;
+wire [31:0]  decision;
+wire         event_unparsed;
+wire         event_seen;
+wire         event_classified;
+wire         event_inserted;
+wire         event_occupied;
+wire         event_evicted;
+wire         event_failed;
+wire         clearing;
+wire [15:0]  timestamp;
+
+integer c;
+
+vtc_flow_table #(
+    .BUCKET_BITS(BUCKET_BITS),
+    .INSPECT_PACKETS(INSPECT_PACKETS),
+    .FLOW_TIMEOUT(FLOW_TIMEOUT),
+    .FLOW_TICK_CYCLES(FLOW_TICK_CYCLES)
+)
+flow_table (
+    .clk(aclk),
+    .rst(rst),
+    .req_valid(req_valid),
+    .req_parsed(req_parsed),
+    .req_key(req_key),
+    .req_bucket(req_bucket),
+    .req_payload(req_payload),
+    .req_match(req_match),
+    .req_ipv6(req_ipv6),
+    .req_tags(req_tags),
+    .req_byte0(req_byte0),
+    .req_byte1(req_byte1),
+    .req_checksum(req_checksum),
+    .policy(policy_reg),
+    .decision_valid(decision_valid),
+    .decision(decision),
+    .event_unparsed(event_unparsed),
+    .event_seen(event_seen),
+    .event_classified(event_classified),
+    .event_inserted(event_inserted),
+    .event_occupied(event_occupied),
+    .event_evicted(event_evicted),
+    .event_failed(event_failed),
+    .clearing(clearing),
+    .timestamp(timestamp)
+);
+
+// ---- decisions, one per frame in frame order --------------------------------
+
+// never overflows: a frame's decision arrives before its first beat leaves
+reg [31:0]              decision_mem [0:FIFO_DEPTH-1];
+reg [FIFO_ADDR_WIDTH:0] decision_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+reg [FIFO_ADDR_WIDTH:0] decision_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+
+wire        decision_ready = decision_wr_ptr_reg != decision_rd_ptr_reg;
+wire [31:0] current = decision_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
+wire        rewrite = current[31];
+wire        rewrite_ipv6 = current[30];
+wire [1:0]  rewrite_tags = current[29:28];
+wire [3:0]  current_class = current[3:0];
+
+// ---- output: the head beat, its DSCP bytes rewritten ------------------------
+
+wire out_valid = fifo_count != 0 && decision_ready && head_due;
+wire out_ready;
+wire pop = out_valid && out_ready;
+
+reg  [7:0] out_offset_reg = 8'd0;  // byte offset of the head beat in its frame (saturates)
+reg  [23:0] out_frame_bytes_reg = 24'd0;
+
+wire [7:0] l3_offset = 8'd14 + {4'd0, rewrite_tags, 2'b00};
+wire [7:0] position_a = rewrite_ipv6 ? l3_offset : l3_offset + 8'd1;
+wire [7:0] position_b = rewrite_ipv6 ? l3_offset + 8'd1 : l3_offset + 8'd10;
+wire [7:0] position_c = l3_offset + 8'd11;
+
+reg [DATA_WIDTH-1:0] out_data;
+reg [COUNT_WIDTH-1:0] pop_bytes;
+reg [7:0] lane_offset;
+integer i;
+
+always @* begin
+    out_data = head_data;
+    pop_bytes = {COUNT_WIDTH{1'b0}};
+    for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
+        lane_offset = out_offset_reg + i[7:0];
+        if (rewrite && lane_offset == position_a) begin
+            out_data[8*i +: 8] = current[27:20];
+        end
+        if (rewrite && lane_offset == position_b) begin
+            out_data[8*i +: 8] = current[19:12];
+        end
+        if (rewrite && !rewrite_ipv6 && lane_offset == position_c) begin
+            out_data[8*i +: 8] = current[11:4];
+        end
+        pop_bytes = pop_bytes + {{(COUNT_WIDTH-1){1'b0}}, head_keep[i]};
+    end
+end
+
+axis_register #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH)
+)
+out_reg (
+    .clk(aclk),
+    .rst(rst),
+    .s_axis_tdata(out_data),
+    .s_axis_tkeep(head_keep),
+    .s_axis_tvalid(out_valid),
+    .s_axis_tready(out_ready),
+    .s_axis_tlast(head_last),
+    .m_axis_tdata(m_axis_tdata),
+    .m_axis_tkeep(m_axis_tkeep),
+    .m_axis_tvalid(m_axis_tvalid),
+    .m_axis_tready(m_axis_tready),
+    .m_axis_tlast(m_axis_tlast)
+);
+
+wire [23:0] popped_frame_bytes = out_frame_bytes_reg + {{(24-COUNT_WIDTH){1'b0}}, pop_bytes};
+
+always @(posedge aclk) begin
+    cycle_reg <= cycle_reg + 8'd1;
+    if (in_beat) begin
+        fifo_mem[fifo_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {cycle_reg, s_axis_tlast, s_axis_tkeep,
+                                                           s_axis_tdata};
+        fifo_wr_ptr_reg <= fifo_wr_ptr_reg + 1'b1;
+    end
+    if (decision_valid) begin
+        decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= decision;
+        decision_wr_ptr_reg <= decision_wr_ptr_reg + 1'b1;
+    end
+    if (pop) begin
+        fifo_rd_ptr_reg <= fifo_rd_ptr_reg + 1'b1;
+        if (out_offset_reg < 8'd128) begin
+            out_offset_reg <= out_offset_reg + KEEP_WIDTH[7:0];
+        end
+        out_frame_bytes_reg <= popped_frame_bytes;
+        if (head_last) begin
+            decision_rd_ptr_reg <= decision_rd_ptr_reg + 1'b1;
+            out_offset_reg <= 8'd0;
+            out_frame_bytes_reg <= 24'd0;
+        end
+    end
+    if (rst) begin
+        fifo_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        fifo_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        decision_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        decision_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        out_offset_reg <= 8'd0;
+        out_frame_bytes_reg <= 24'd0;
+    end
+end
+
+// ---- counters -----------------------------------------------------------------
+
+reg [63:0] frames_reg = 64'd0;
+reg [63:0] bytes_reg = 64'd0;
+reg [31:0] frames_hi_snapshot_reg = 32'd0;
+reg [31:0] bytes_hi_snapshot_reg = 32'd0;
+reg [63:0] class_packets_reg [0:CLASSES-1];
+reg [63:0] class_bytes_reg [0:CLASSES-1];
+reg [31:0] class_hi_snapshot_reg = 32'd0;
+reg [31:0] flows_seen_reg = 32'd0;
+reg [31:0] flows_classified_reg = 32'd0;
+reg [31:0] occupancy_reg = 32'd0;
+reg [31:0] insertions_reg = 32'd0;
+reg [31:0] evictions_reg = 32'd0;
+reg [31:0] failed_reg = 32'd0;
+reg [31:0] unparsed_reg = 32'd0;
+reg [31:0] oversize_reg = 32'd0;
+reg        in_frame_reg = 1'b0;
+reg        out_frame_reg = 1'b0;
+
+initial begin
+    for (c = 0; c < CLASSES; c = c + 1) begin
+        class_packets_reg[c] = 64'd0;
+        class_bytes_reg[c] = 64'd0;
+    end
+end
+
+wire out_beat = m_axis_tvalid && m_axis_tready;
+
+reg [COUNT_WIDTH-1:0] out_beat_bytes;
+
+always @* begin
+    out_beat_bytes = {COUNT_WIDTH{1'b0}};
+    for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
+        out_beat_bytes = out_beat_bytes + {{(COUNT_WIDTH-1){1'b0}}, m_axis_tkeep[i]};
+    end
+end
+
+// ---- registers ----------------------------------------------------------------
+
+/* verilator lint_off UNUSEDSIGNAL */
+wire [AXIL_ADDR_WIDTH-1:0] reg_wr_addr;
+wire [31:0]                reg_wr_data;
+wire [3:0]                 reg_wr_strb;
+wire [AXIL_ADDR_WIDTH-1:0] reg_rd_addr;
+/* verilator lint_on UNUSEDSIGNAL */
+wire                       reg_wr_en;
+reg                        reg_wr_err;
+wire                       reg_rd_en;
+reg  [31:0]                reg_rd_data;
+reg                        reg_rd_err;
+
+axil_reg_if #(
+    .ADDR_WIDTH(AXIL_ADDR_WIDTH),
+    .DATA_WIDTH(32)
+)
+regs (
+    .clk(aclk),
+    .rst(rst),
+    .s_axil_awaddr(s_axil_awaddr),
+    .s_axil_awprot(s_axil_awprot),
+    .s_axil_awvalid(s_axil_awvalid),
+    .s_axil_awready(s_axil_awready),
+    .s_axil_wdata(s_axil_wdata),
+    .s_axil_wstrb(s_axil_wstrb),
+    .s_axil_wvalid(s_axil_wvalid),
+    .s_axil_wready(s_axil_wready),
+    .s_axil_bresp(s_axil_bresp),
+    .s_axil_bvalid(s_axil_bvalid),
+    .s_axil_bready(s_axil_bready),
+    .s_axil_araddr(s_axil_araddr),
+    .s_axil_arprot(s_axil_arprot),
+    .s_axil_arvalid(s_axil_arvalid),
+    .s_axil_arready(s_axil_arready),
+    .s_axil_rdata(s_axil_rdata),
+    .s_axil_rresp(s_axil_rresp),
+    .s_axil_rvalid(s_axil_rvalid),
+    .s_axil_rready(s_axil_rready),
+    .reg_wr_addr(reg_wr_addr),
+    .reg_wr_data(reg_wr_data),
+    .reg_wr_strb(reg_wr_strb),
+    .reg_wr_en(reg_wr_en),
+    .reg_wr_err(reg_wr_err),
+    .reg_rd_addr(reg_rd_addr),
+    .reg_rd_en(reg_rd_en),
+    .reg_rd_data(reg_rd_data),
+    .reg_rd_err(reg_rd_err)
+);
+
+wire [AXIL_ADDR_WIDTH-1:0] wr_word = {reg_wr_addr[AXIL_ADDR_WIDTH-1:2], 2'b00};
+wire [AXIL_ADDR_WIDTH-1:0] rd_word = {reg_rd_addr[AXIL_ADDR_WIDTH-1:2], 2'b00};
+
+// class number of a POLICY / CLASS_PACKETS / CLASS_BYTES offset, and whether it names one
+/* verilator lint_off UNUSEDSIGNAL */
+function [3:0] policy_class(input [AXIL_ADDR_WIDTH-1:0] word);
+    policy_class = word[5:2];
+endfunction
+
+function is_policy(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_policy = word >= REG_POLICY + 4 && word < REG_POLICY + 4 * CLASSES;
+endfunction
+
+function [3:0] counter_class(input [AXIL_ADDR_WIDTH-1:0] word);
+    counter_class = word[6:3];
+endfunction
+/* verilator lint_on UNUSEDSIGNAL */
+
+function is_class_packets(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_class_packets = word >= REG_CLASS_PACKETS && word < REG_CLASS_PACKETS + 8 * CLASSES;
+endfunction
+
+function is_class_bytes(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_class_bytes = word >= REG_CLASS_BYTES && word < REG_CLASS_BYTES + 8 * CLASSES;
+endfunction
+
+function is_defined(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_defined = word <= REG_TIMESTAMP || is_policy(word) || is_class_packets(word)
+        || is_class_bytes(word) || (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES);
+endfunction
+
+wire clear_counters = reg_wr_en && !reg_wr_err && wr_word == REG_CONTROL
+    && reg_wr_strb[0] && reg_wr_data[CONTROL_CLEAR_COUNTERS];
+wire write_policy = reg_wr_en && is_policy(wr_word) && reg_wr_strb[0];
+
+wire [63:0] read_packets = class_packets_reg[counter_class(rd_word)];
+wire [63:0] read_bytes = class_bytes_reg[counter_class(rd_word)];
+
+always @* begin
+    // writes to read-only registers are ignored; unmapped addresses are errors
+    reg_wr_err = !is_defined(wr_word);
+
+    reg_rd_err = 1'b0;
+    reg_rd_data = 32'd0;
+    if (is_policy(rd_word)) begin
+        reg_rd_data = {24'd0, policy_reg[8*policy_class(rd_word) +: 8]};
+    end else if (is_class_packets(rd_word)) begin
+        reg_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_packets[31:0];
+    end else if (is_class_bytes(rd_word)) begin
+        reg_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_bytes[31:0];
+    end else begin
+        case (rd_word)
+            REG_MODULE_ID:        reg_rd_data = MODULE_ID;
+            REG_VERSION:          reg_rd_data = MODULE_VERSION;
+            REG_CONTROL:          reg_rd_data = 32'd0;
+            REG_STATUS:           reg_rd_data = {29'd0, clearing, out_frame_reg, in_frame_reg};
+            REG_FRAMES_LO:        reg_rd_data = frames_reg[31:0];
+            REG_FRAMES_HI:        reg_rd_data = frames_hi_snapshot_reg;
+            REG_BYTES_LO:         reg_rd_data = bytes_reg[31:0];
+            REG_BYTES_HI:         reg_rd_data = bytes_hi_snapshot_reg;
+            REG_FLOW_TABLE_DEPTH: reg_rd_data = FLOW_TABLE_DEPTH;
+            REG_INSPECT_PACKETS:  reg_rd_data = INSPECT_PACKETS;
+            REG_FLOW_TIMEOUT:     reg_rd_data = FLOW_TIMEOUT;
+            REG_TIMESTAMP:        reg_rd_data = {16'd0, timestamp};
+            REG_FLOWS_SEEN:       reg_rd_data = flows_seen_reg;
+            REG_FLOWS_CLASSIFIED: reg_rd_data = flows_classified_reg;
+            REG_FLOW_OCCUPANCY:   reg_rd_data = occupancy_reg;
+            REG_FLOW_INSERTIONS:  reg_rd_data = insertions_reg;
+            REG_FLOW_EVICTIONS:   reg_rd_data = evictions_reg;
+            REG_FLOW_FAILED:      reg_rd_data = failed_reg;
+            REG_UNPARSED_FRAMES:  reg_rd_data = unparsed_reg;
+            REG_OVERSIZE_FRAMES:  reg_rd_data = oversize_reg;
+            default:              reg_rd_err = 1'b1;
+        endcase
+    end
+end
+
+always @(posedge aclk) begin
+    if (in_beat) begin
+        in_frame_reg <= !s_axis_tlast;
+    end
+    if (out_beat) begin
+        out_frame_reg <= !m_axis_tlast;
+        frames_reg <= frames_reg + {63'd0, m_axis_tlast};
+        bytes_reg <= bytes_reg + {{(64-COUNT_WIDTH){1'b0}}, out_beat_bytes};
+    end
+    if (pop && head_last) begin
+        class_packets_reg[current_class] <= class_packets_reg[current_class] + 64'd1;
+        class_bytes_reg[current_class] <= class_bytes_reg[current_class]
+            + {40'd0, popped_frame_bytes};
+    end
+    flows_seen_reg <= flows_seen_reg + {31'd0, event_seen};
+    flows_classified_reg <= flows_classified_reg + {31'd0, event_classified};
+    occupancy_reg <= occupancy_reg + {31'd0, event_occupied};
+    insertions_reg <= insertions_reg + {31'd0, event_inserted};
+    evictions_reg <= evictions_reg + {31'd0, event_evicted};
+    failed_reg <= failed_reg + {31'd0, event_failed};
+    unparsed_reg <= unparsed_reg + {31'd0, event_unparsed};
+    oversize_reg <= oversize_reg + {31'd0, parser_oversize};
+
+    if (write_policy) begin
+        policy_reg[8*policy_class(wr_word) +: 8] <= reg_wr_data[7:0] & 8'hBF;
+    end
+
+    // reading a low word latches its high word, so a 64-bit value reads consistently
+    if (reg_rd_en && rd_word == REG_FRAMES_LO) begin
+        frames_hi_snapshot_reg <= frames_reg[63:32];
+    end
+    if (reg_rd_en && rd_word == REG_BYTES_LO) begin
+        bytes_hi_snapshot_reg <= bytes_reg[63:32];
+    end
+    if (reg_rd_en && is_class_packets(rd_word) && !rd_word[2]) begin
+        class_hi_snapshot_reg <= read_packets[63:32];
+    end
+    if (reg_rd_en && is_class_bytes(rd_word) && !rd_word[2]) begin
+        class_hi_snapshot_reg <= read_bytes[63:32];
+    end
+
+    if (clear_counters) begin
+        frames_reg <= 64'd0;
+        bytes_reg <= 64'd0;
+        for (c = 0; c < CLASSES; c = c + 1) begin
+            class_packets_reg[c] <= 64'd0;
+            class_bytes_reg[c] <= 64'd0;
+        end
+        flows_seen_reg <= 32'd0;
+        flows_classified_reg <= 32'd0;
+        insertions_reg <= 32'd0;
+        evictions_reg <= 32'd0;
+        failed_reg <= 32'd0;
+        unparsed_reg <= 32'd0;
+        oversize_reg <= 32'd0;
+    end
+
+    if (rst) begin
+        in_frame_reg <= 1'b0;
+        out_frame_reg <= 1'b0;
+        frames_reg <= 64'd0;
+        bytes_reg <= 64'd0;
+        frames_hi_snapshot_reg <= 32'd0;
+        bytes_hi_snapshot_reg <= 32'd0;
+        class_hi_snapshot_reg <= 32'd0;
+        for (c = 0; c < CLASSES; c = c + 1) begin
+            class_packets_reg[c] <= 64'd0;
+            class_bytes_reg[c] <= 64'd0;
+        end
+        policy_reg <= 128'd0;
+        flows_seen_reg <= 32'd0;
+        flows_classified_reg <= 32'd0;
+        occupancy_reg <= 32'd0;
+        insertions_reg <= 32'd0;
+        evictions_reg <= 32'd0;
+        failed_reg <= 32'd0;
+        unparsed_reg <= 32'd0;
+        oversize_reg <= 32'd0;
+    end
+end
+
+endmodule
+
+`resetall

@@ -1,0 +1,44 @@
+/*
+ * One way of the vTC flow table: a simple dual-port RAM (one write port,
+ * one read port with a registered output), the shape block RAM has.
+ * Powers up empty; region_vtc clears it again after every reset.
+ */
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module vtc_flow_ram #
+(
+    parameter WIDTH = 130,
+    parameter ADDR_WIDTH = 10
+)
+(
+    input  wire                  clk,
+    input  wire                  wr_en,
+    input  wire [ADDR_WIDTH-1:0] wr_addr,
+    input  wire [WIDTH-1:0]      wr_data,
+    input  wire [ADDR_WIDTH-1:0] rd_addr,
+    output reg  [WIDTH-1:0]      rd_data = {WIDTH{1'b0}}
+);
+
+reg [WIDTH-1:0] mem [0:(2**ADDR_WIDTH)-1];
+
+integer i;
+
+initial begin
+    for (i = 0; i < 2**ADDR_WIDTH; i = i + 1) begin
+        mem[i] = {WIDTH{1'b0}};
+    end
+end
+
+always @(posedge clk) begin
+    if (wr_en) begin
+        mem[wr_addr] <= wr_data;
+    end
+    rd_data <= mem[rd_addr];
+end
+
+endmodule
+
+`resetall

@@ -14,6 +14,7 @@ import functools
 import ipaddress
 import sys
 
+import pytest
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
@@ -23,6 +24,8 @@ from tests.conftest import ROOT
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
 import vtc_captures  # noqa: E402  (hdl/tests holds the cocotb suites' helpers)
 from vtc_model import CLASSES, FlowKey, VtcModel  # noqa: E402
+
+pytestmark = pytest.mark.hdl
 
 #: nDPI protocol names -> vTC classes.  nDPI names a flow master.application
 #: ("DNS.WhatsApp", "TLS.Google", "QUIC.YouTube"): the master protocol decides,

@@ -18,6 +18,8 @@ from tests.conftest import ROOT, realdata_path
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
 import vtc_captures  # noqa: E402  (hdl/tests is the cocotb suites' directory, not a package)
 
+pytestmark = pytest.mark.hdl
+
 CAPTURES = vtc_captures.NDPI_CAPTURES
 TCP_PROTO, UDP_PROTO = 6, 17
 

@@ -1,0 +1,32 @@
+# Run build.tcl under plain tclsh: Vivado's commands are recorded, not executed.
+#
+#   tclsh hdl/vivado/dry_run.tcl BUILD_DIR RECORD_FILE
+#
+# Without Vivado this still proves the scripts parse, their control flow runs
+# to the end, every module's source patterns match files in hdl/rtl, and
+# shows every Vivado command with its arguments as build.tcl would issue it.
+# Any command plain Tcl does not know is taken as Vivado's: it is written to
+# RECORD_FILE, one line per command, words separated by tabs (tabs and
+# newlines inside a word become spaces), and returns "<command>" as its
+# result.  tests/hdl/test_vivado_flow.py checks the record.
+
+if {[llength $argv] != 2} {
+    puts stderr "usage: tclsh dry_run.tcl BUILD_DIR RECORD_FILE"
+    exit 2
+}
+set nova_record [open [lindex $argv 1] w]
+
+proc unknown {args} {
+    global nova_record
+    set words {}
+    foreach word $args {
+        lappend words [string map [list "\n" " " "\t" " "] $word]
+    }
+    puts $nova_record [join $words "\t"]
+    return "<[lindex $args 0]>"
+}
+
+set argv [list [lindex $argv 0]]
+set argc 1
+source [file join [file dirname [file normalize [info script]]] build.tcl]
+close $nova_record

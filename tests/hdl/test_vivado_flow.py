@@ -112,7 +112,8 @@ def verilog_hex(text):
 
 
 def test_build_writes_the_full_bitstream_and_a_partial_per_region_and_module(record):
-    written = [option(w, '-cell') + [w[-1].rsplit('/', 1)[1]] for w in commands(record, 'write_bitstream')]
+    written = [option(w, '-cell') + [w[-1].rsplit('/', 1)[1]]
+               for w in commands(record, 'write_bitstream')]
     assert written == [
         ['nova_shell.bit'],
         ['shell_i/rp0', 'rp0_loopback.bit'], ['shell_i/rp1', 'rp1_vtc.bit'],
@@ -220,7 +221,8 @@ def test_userids_and_module_ids_are_the_registrys(record):
 
 
 def test_module_versions_and_tops_are_the_registrys(record):
-    """Every module the flow builds is registered (the emulator runs the same HDL) with that version."""
+    """Every module the flow builds is registered, with this version and these sources
+    (the emulator runs the same HDL)."""
     for region, top, files, words in module_synth_runs(record):
         module_id = verilog_hex(generics(words)['MODULE_ID'])
         assert module_id in modules.MODULES, \
@@ -233,7 +235,8 @@ def test_module_versions_and_tops_are_the_registrys(record):
 
 def test_pblocks_are_the_real_pr_0_and_rp1(record):
     xdcs = [w[1] for w in commands(record, 'read_xdc')]
-    assert xdcs == [str(VIVADO / 'constraints' / 'rp0.xdc'), str(ROOT / 'hdl' / 'pblocks' / 'rp1.xdc')]
+    assert xdcs == [str(VIVADO / 'constraints' / 'rp0.xdc'),
+                    str(ROOT / 'hdl' / 'pblocks' / 'rp1.xdc')]
     real_pr_0 = resources.pblock_budget(realdata_path('bitstreams', 'royforu_pynq_pr', 'pr_0.xdc'))
     rp0 = resources.pblock_budget(xdcs[0])
     assert rp0.sites == real_pr_0.sites and rp0.pblock == real_pr_0.pblock
@@ -327,7 +330,8 @@ def test_manifest_writer_refuses_inconsistent_partials(partials, tmp_path):
     assert result.returncode == 1 and 'different footprints' in result.stderr
     (partials / 'rp0_wrong.bit').unlink()
     # a full bitstream among the partials
-    shutil.copy(realdata_path('bitstreams', 'royforu_pynq_pr', 'prio.bit'), partials / 'rp0_full.bit')
+    shutil.copy(realdata_path('bitstreams', 'royforu_pynq_pr', 'prio.bit'),
+                partials / 'rp0_full.bit')
     result = run_writer(partials, '-o', out)
     assert result.returncode == 1 and 'not a partial' in result.stderr
     (partials / 'rp0_full.bit').unlink()

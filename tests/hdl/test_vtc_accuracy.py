@@ -1,4 +1,4 @@
-"""The vTC's classes against nDPI's ground truth on the real captures (issue 7: >= 90 % per protocol).
+"""The vTC's classes against nDPI's ground truth on the real captures (>= 90 % per protocol).
 
 Each shared capture is replayed through the vTC's reference model (default
 parameters: the classes the RTL gives, frame for frame); every flow nDPI lists

@@ -225,6 +225,24 @@ def test_ipv6_addresses_in_brackets_are_read(tmp_path):
     assert flow_key(flow).ip_version == 6 and vtc_class(flow.protocol) == 'tls'
 
 
+def test_ndpi_flows_are_keyed_like_the_model_keys_their_frames():
+    """The key built from an .out line is the one the model gives the flow's own frames
+    (so a miss is a misclassification, never a lookup under the wrong key)."""
+    unparsed = []
+    for path in vtc_captures.ndpi_capture_paths():
+        frames = vtc_captures.read_frames(path)
+        for flow in vtc_captures.ndpi_flows(vtc_captures.ndpi_result_path(path)):
+            mine = frames_of(flow, frames, lambda a: a)
+            assert mine, (path.name, flow.number)
+            keys = {VtcModel.flow_key(frame) for frame, _, _ in mine} - {None}
+            if keys:
+                assert keys == {flow_key(flow)}, (path.name, flow.number, keys)
+            else:
+                unparsed.append((path.name, flow.number))
+    # only the DNS flow carried in PPPoE, which the vTC does not parse
+    assert unparsed == [('dns.pcap', 1)]
+
+
 def test_accuracy_against_ndpi_per_protocol(report):
     """On every protocol the vTC covers, at least 90 % of nDPI's flows get the same class."""
     variant = 'IPv4 (as captured)'

@@ -1,5 +1,6 @@
 """The captures the vTC is tested with: the real nDPI files, and their IPv6 and QinQ variants."""
 import ipaddress
+import re
 import shutil
 import struct
 import subprocess
@@ -28,11 +29,15 @@ def capture(name):
     return realdata_path('pcaps', 'ndpi', name)
 
 
+def tool_path(name):
+    path = shutil.which(name)
+    assert path, '%s is missing: install it (tools/apt-packages)' % name
+    return path
+
+
 def tcpdump_count(path):
-    tcpdump = shutil.which('tcpdump')
-    assert tcpdump, 'tcpdump is missing: install it (tools/apt-packages)'
-    result = subprocess.run([tcpdump, '-n', '-q', '-r', str(path)], capture_output=True,
-                            text=True, check=True)
+    result = subprocess.run([tool_path('tcpdump'), '-n', '-q', '-r', str(path)],
+                            capture_output=True, text=True, check=True)
     return len(result.stdout.splitlines())
 
 
@@ -157,6 +162,21 @@ def test_ipv6_variant_is_valid_ipv6_with_the_same_flows_and_payloads(name):
     v6_flows = set(five_tuples(variant))
     assert v6_flows == v4_flows
     assert len(v6_flows) == len(set(five_tuples(frames)))
+
+
+def test_tcpdump_finds_every_ipv6_variant_checksum_correct(tmp_path):
+    """A second, independent verifier: tcpdump -vv checks each TCP/UDP checksum it prints."""
+    for name in CAPTURES:
+        path = tmp_path / ('ipv6_' + name)
+        with open(path, 'wb') as stream:
+            writer = dpkt.pcap.Writer(stream, snaplen=65535)
+            for frame in vtc_captures.ipv6_variant(vtc_captures.read_frames(capture(name))):
+                writer.writepkt(frame, ts=0)
+        lines = subprocess.run([tool_path('tcpdump'), '-vv', '-n', '-r', str(path)],
+                               capture_output=True, text=True, check=True).stdout
+        correct = len(re.findall(r'cksum 0x[0-9a-f]+ \(correct\)|\[udp sum ok\]', lines))
+        assert 'incorrect' not in lines and 'bad udp' not in lines, name
+        assert correct == tcpdump_count(path), name
 
 
 def test_ipv6_variant_leaves_frames_it_cannot_carry_over():

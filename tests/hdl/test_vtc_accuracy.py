@@ -75,44 +75,50 @@ def flow_key(flow, address=lambda a: a):
     return FlowKey(a[0].version, TRANSPORT[flow.transport], a[0], a[1], b[0], b[1])
 
 
-def frames_of(flow, frames, address):
-    """(frame, layer names, transport payload bytes) of the capture's frames in the flow,
-    found by scapy (which also reads encapsulations the vTC does not parse)."""
-    ends = {(address(flow.addr_1), flow.port_1), (address(flow.addr_2), flow.port_2)}
-    found = []
+#: A TCP/UDP frame as scapy reads it (through encapsulations the vTC does not parse).
+Dissected = collections.namedtuple('Dissected', 'frame transport ends layers payload')
+
+
+def dissect(frames):
+    """Every TCP/UDP frame of a capture, dissected once."""
+    out = []
     for frame in frames:
         packet = Ether(frame)
         ip = packet.getlayer(IP) or packet.getlayer(IPv6)
         if ip is None or not isinstance(ip.payload, (TCP, UDP)):
             continue
         transport = ip.payload
-        if isinstance(transport, TCP) != (flow.transport == 'TCP'):
-            continue
-        here = {(ipaddress.ip_address(ip.src), transport.sport),
-                (ipaddress.ip_address(ip.dst), transport.dport)}
-        if here != ends:
-            continue
         if isinstance(ip, IP):
             segment = bytes(ip)[ip.ihl * 4:ip.len]
         else:
             segment = bytes(ip)[40:40 + ip.plen]
         header = (segment[12] >> 4) * 4 if isinstance(transport, TCP) else 8
-        layers = ' / '.join(layer.__name__ for layer in packet.layers()
-                            if layer.__name__ not in ('Raw', 'Padding'))
-        found.append((frame, layers, segment[header:]))
-    return found
+        out.append(Dissected(
+            frame=frame, transport='TCP' if isinstance(transport, TCP) else 'UDP',
+            ends=frozenset({(ipaddress.ip_address(ip.src), transport.sport),
+                            (ipaddress.ip_address(ip.dst), transport.dport)}),
+            layers=' / '.join(layer.__name__ for layer in packet.layers()
+                              if layer.__name__ not in ('Raw', 'Padding')),
+            payload=segment[header:]))
+    return out
 
 
-def reason(flow, key, got, frames, address, inspect_packets):
+def frames_of(flow, dissected, address):
+    """The dissected frames of one nDPI flow (endpoints through `address`)."""
+    ends = {(address(flow.addr_1), flow.port_1), (address(flow.addr_2), flow.port_2)}
+    return [d for d in dissected if d.transport == flow.transport and d.ends == ends]
+
+
+def reason(flow, key, got, dissected, address, inspect_packets):
     """Why the model's class differs from nDPI's, as far as the frames tell."""
-    mine = frames_of(flow, frames, address)
+    mine = frames_of(flow, dissected, address)
     if not mine:
         return 'no frame of this flow in the capture'
-    parsed = [(frame, payload) for frame, _, payload in mine if VtcModel.flow_key(frame) == key]
+    parsed = [d.payload for d in mine if VtcModel.flow_key(d.frame) == key]
     if not parsed:
         return ('none of its %d frames is parsed by the vTC (%s: an encapsulation the '
-                'vTC forwards unparsed)' % (len(mine), mine[0][1]))
-    inspected = [payload for _, payload in parsed if payload][:inspect_packets]
+                'vTC forwards unparsed)' % (len(mine), mine[0].layers))
+    inspected = [payload for payload in parsed if payload][:inspect_packets]
     if not inspected:
         return 'no payload in any of its %d frames: nothing to inspect' % len(parsed)
     preview = ', '.join(repr(p[:SIGNATURE_PREVIEW]) for p in inspected[:3])
@@ -151,7 +157,7 @@ def verdicts(variant):
             key = flow_key(flow, address)
             verdict = Verdict(path.name, flow, vtc_class(flow.protocol), model.flow_class(key))
             if verdict.expected and not verdict.agrees:
-                verdict.reason = reason(flow, key, verdict.got, frames, address,
+                verdict.reason = reason(flow, key, verdict.got, dissect(frames), address,
                                         model.inspect_packets)
             out.append(verdict)
     return tuple(out)
@@ -230,11 +236,11 @@ def test_ndpi_flows_are_keyed_like_the_model_keys_their_frames():
     (so a miss is a misclassification, never a lookup under the wrong key)."""
     unparsed = []
     for path in vtc_captures.ndpi_capture_paths():
-        frames = vtc_captures.read_frames(path)
+        dissected = dissect(vtc_captures.read_frames(path))
         for flow in vtc_captures.ndpi_flows(vtc_captures.ndpi_result_path(path)):
-            mine = frames_of(flow, frames, lambda a: a)
+            mine = frames_of(flow, dissected, lambda a: a)
             assert mine, (path.name, flow.number)
-            keys = {VtcModel.flow_key(frame) for frame, _, _ in mine} - {None}
+            keys = {VtcModel.flow_key(d.frame) for d in mine} - {None}
             if keys:
                 assert keys == {flow_key(flow)}, (path.name, flow.number, keys)
             else:

@@ -181,11 +181,13 @@ def test_tcpdump_finds_every_ipv6_variant_checksum_correct(tmp_path):
 
 def test_ipv6_variant_leaves_frames_it_cannot_carry_over():
     """ARP, ICMP and IPv4 fragments are not TCP/UDP datagrams it can rewrite whole."""
-    arp = bytes(Ether(src='02:00:00:00:00:01') / ARP(psrc='192.0.2.1', pdst='192.0.2.2'))
-    icmp = bytes(Ether() / IP(src='192.0.2.1', dst='192.0.2.2') / ICMP())
-    fragment = bytes(Ether() / IP(src='192.0.2.1', dst='192.0.2.2', flags='MF')
+    # explicit MACs: scapy would otherwise resolve them over the network
+    ether = Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02')
+    arp = bytes(ether / ARP(hwsrc=ether.src, psrc='192.0.2.1', pdst='192.0.2.2'))
+    icmp = bytes(ether / IP(src='192.0.2.1', dst='192.0.2.2') / ICMP())
+    fragment = bytes(ether / IP(src='192.0.2.1', dst='192.0.2.2', flags='MF')
                      / UDP(sport=1, dport=2) / (b'x' * 32))
-    later_fragment = bytes(Ether() / IP(src='192.0.2.1', dst='192.0.2.2', frag=4, proto=17)
+    later_fragment = bytes(ether / IP(src='192.0.2.1', dst='192.0.2.2', frag=4, proto=17)
                            / (b'y' * 32))
     frames = [arp, icmp, fragment, later_fragment]
     assert vtc_captures.ipv6_variant(frames) == frames

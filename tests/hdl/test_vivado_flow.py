@@ -83,7 +83,8 @@ def yosys_modules(files, defines=(), top=None):
     return {name: {'ports': {p: (v['direction'], len(v['bits'])) for p, v in m['ports'].items()},
                    'parameters': set(m.get('parameter_default_values', {})),
                    'attributes': m.get('attributes', {}),
-                   'cells': {c: (v['type'], set(v['connections'])) for c, v in m['cells'].items()}}
+                   'cells': {c: (v['type'], set(v['connections'])) for c, v in m['cells'].items()},
+                   'widths': {n: len(v['bits']) for n, v in m['netnames'].items()}}
             for name, m in data['modules'].items()}
 
 
@@ -199,6 +200,24 @@ def test_block_design_ports_are_what_nova_shell_connects(record):
     lite = [w for w in commands(record, 'set_property') if w[1] == '-dict'
             and 'CONFIG.PROTOCOL AXI4LITE' in w[2]]
     assert len(lite) == len(REGIONS)
+    # and as wide as the wires nova_shell.v connects to them
+    for words in commands(record, 'set_property'):
+        if words[1] != '-dict':
+            continue
+        config = dict(zip(words[2].split()[::2], words[2].split()[1::2]))
+        if config.get('CONFIG.PROTOCOL') == 'AXI4LITE':
+            for region in REGIONS:
+                assert shell_rtl['widths']['%s_axil_awaddr' % region] == \
+                    int(config['CONFIG.ADDR_WIDTH'])
+                assert shell_rtl['widths']['%s_axil_wdata' % region] == \
+                    int(config['CONFIG.DATA_WIDTH'])
+        if 'CONFIG.TDATA_NUM_BYTES' in config:
+            for region in REGIONS:
+                for stream in ('mm2s', 's2mm'):
+                    assert shell_rtl['widths']['%s_%s_tdata' % (region, stream)] == \
+                        8 * int(config['CONFIG.TDATA_NUM_BYTES'])
+                    assert shell_rtl['widths']['%s_%s_tkeep' % (region, stream)] == \
+                        int(config['CONFIG.TDATA_NUM_BYTES'])
 
 
 def test_userids_and_module_ids_are_the_registrys(record):

@@ -141,6 +141,10 @@ class ZynqDriver(driver.ComputeDriver):
     def update_provider_tree(self, provider_tree, nodename, allocations=None):
         providers.update(provider_tree, self._boards[nodename])
 
+    def get_host_ip_addr(self):
+        # the proxy's own address, as ironic's driver answers
+        return CONF.my_ip
+
     def get_host_uptime(self):
         return 'nova-compute for Zynq boards up %d s' % (
             time.time() - self._started)
@@ -166,9 +170,11 @@ class ZynqDriver(driver.ComputeDriver):
         return board, name, region
 
     def get_info(self, instance, use_cache=True):
-        board, _, region = self._region_of(instance)
+        board = self._boards.refresh({}, self._boards[instance.node])
         if not board.up:
+            # not lost, not known: nova leaves an ACTIVE server alone
             return hardware.InstanceInfo(state=power_state.NOSTATE)
+        board, _, region = self._region_of(instance, fresh=False)
         return hardware.InstanceInfo(
             state=POWER_STATES.get(region['state'], power_state.NOSTATE))
 
@@ -248,14 +254,17 @@ class ZynqDriver(driver.ComputeDriver):
 
     def destroy(self, context, instance, network_info, block_device_info=None,
                 destroy_disks=True, destroy_secrets=True):
+        board = self._boards.refresh({}, self._boards[instance.node])
+        if not board.up:
+            # it may still hold the server's region: freeing nova's record
+            # now would leave that region held with nobody to free it
+            raise exception.NovaException(
+                'board %s: %s; cannot unload instance %s from it now'
+                % (board.name, board.problem, instance.uuid))
         try:
-            board, region, _ = self._region_of(instance)
+            board, region, _ = self._region_of(instance, fresh=False)
         except exception.InstanceNotFound:
             return  # nothing loaded (spawn failed early, or already freed)
-        if not board.up:
-            raise exception.NovaException(
-                'board %s: %s; region %s still holds instance %s'
-                % (board.name, board.problem, region, instance.uuid))
         self._boards.client.unload(agents.rpc_context(context), board.name,
                                    region, instance.uuid)
         self._boards.refresh({}, board)

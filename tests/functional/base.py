@@ -15,16 +15,14 @@ import fixtures
 from nova.tests.functional import integrated_helpers
 
 from nova_fpga import bitstream
+from nova_fpga import conventions
 from nova_fpga.bitstream import traits
 from nova_fpga.virt import driver  # noqa: F401  (registers [zynq])
 from tests.agent import conftest as agent_fixtures
 
 FILTER = 'nova_fpga.scheduler.filters.ZynqFilter'
 SHELL_ID = agent_fixtures.REFERENCE.shell_id
-FPGA_FLAVOR_SPECS = {'resources:VCPU': '0', 'resources:MEMORY_MB': '0',
-                     'resources:DISK_GB': '0',
-                     'resources:CUSTOM_FPGA_REGION': '1',
-                     'resources:CUSTOM_FPGA_BOARD_SLOT': '1'}
+FPGA_FLAVOR_SPECS = conventions.FLAVOR_EXTRA_SPECS
 
 
 class ZynqTestBase(integrated_helpers._IntegratedTestBase):

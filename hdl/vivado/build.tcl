@@ -87,7 +87,7 @@ proc nova_synth_module {region module} {
     set partition [dict get $nova_regions $region partition]
     create_project -in_memory -part $nova_part
     read_verilog [concat [nova_module_sources $module] \
-        [list [file join $nova_script_dir rtl region_partitions.v]]]
+        [list [file join $nova_script_dir rtl $partition.v]]]
     synth_design -mode out_of_context -top $partition -part $nova_part \
         -verilog_define REGION_MODULE=[dict get $nova_modules $module top] \
         -generic DATA_WIDTH=$nova_data_width \

@@ -21,13 +21,15 @@ set nova_data_width 64
 set nova_axil_addr_width 12
 
 # The static shell's RTL: the board top, the shell with its decouplers, and the
-# decoupler itself.  The partition wrappers are read as black boxes here.
+# decoupler itself.  The partition wrappers (rtl/<partition>.v) are read as
+# black boxes here.
 set nova_static_sources [list \
     [file join $nova_here rtl nova_shell_top.v] \
     [file join $nova_here rtl nova_shell.v] \
     [file join $nova_rtl region_decoupler.v] \
     [file join $nova_rtl axis_frame_fifo.v] \
-    [file join $nova_here rtl region_partitions.v]]
+    [file join $nova_here rtl rp0_partition.v] \
+    [file join $nova_here rtl rp1_partition.v]]
 
 # Reconfigurable modules: name -> Verilog top, registry ID and version, sources
 # (glob patterns relative to hdl/rtl).

@@ -18,16 +18,16 @@ import pytest
 
 from nova_fpga import shell
 from nova_fpga.hdl import resources
-from nova_fpga_agent.emulator import modules
+from nova_fpga_agent.emulator import modules, toolchain
 from tests.conftest import ROOT, realdata_path
 
 pytestmark = pytest.mark.hdl
 
 VIVADO = ROOT / 'hdl' / 'vivado'
 RTL = ROOT / 'hdl' / 'rtl'
-PARTITIONS = VIVADO / 'rtl' / 'region_partitions.v'
 REGIONS = {'rp0': 'shell_i/rp0', 'rp1': 'shell_i/rp1'}
 PARTITION_OF = {'rp0': 'rp0_partition', 'rp1': 'rp1_partition'}
+PARTITIONS = [VIVADO / 'rtl' / (name + '.v') for name in PARTITION_OF.values()]
 REGISTRY_IDS = {'loopback': modules.LOOPBACK_MODULE_ID, 'vtc': modules.VTC_MODULE_ID,
                 'blank': modules.UNDECLARED_MODULE_ID}
 # signals of the block design's external interface ports, as Vivado names them in the BD's HDL
@@ -35,6 +35,8 @@ AXIS_SIGNALS = ('tdata', 'tkeep', 'tlast', 'tready', 'tvalid')
 AXI4LITE_SIGNALS = ('awaddr', 'awprot', 'awvalid', 'awready', 'wdata', 'wstrb', 'wvalid',
                     'wready', 'bresp', 'bvalid', 'bready', 'araddr', 'arprot', 'arvalid',
                     'arready', 'rdata', 'rresp', 'rvalid', 'rready')
+AXI4LITE_MASTER_OUTPUTS = {'awaddr', 'awprot', 'awvalid', 'wdata', 'wstrb', 'wvalid', 'bready',
+                           'araddr', 'arprot', 'arvalid', 'rready'}
 PS7_DDR_PORTS = ('DDR_addr', 'DDR_ba', 'DDR_cas_n', 'DDR_ck_n', 'DDR_ck_p', 'DDR_cke',
                  'DDR_cs_n', 'DDR_dm', 'DDR_dq', 'DDR_dqs_n', 'DDR_dqs_p', 'DDR_odt',
                  'DDR_ras_n', 'DDR_reset_n', 'DDR_we_n')
@@ -157,11 +159,11 @@ def test_every_rtl_file_named_exists_and_elaborates_its_top(record):
 
 def test_module_names_ports_and_parameters_are_the_verilogs(record):
     interface = yosys_modules([RTL / 'region_loopback.v'])['region_loopback']
-    partitions = yosys_modules([PARTITIONS], defines=['RM_BLACK_BOX'])
+    partitions = yosys_modules(PARTITIONS, defines=['RM_BLACK_BOX'])
     for partition in PARTITION_OF.values():
         assert partitions[partition]['ports'] == interface['ports'], partition
     for region, top, files, words in module_synth_runs(record):
-        sources = [f for f in files if not f.endswith('region_partitions.v')]
+        sources = [f for f in files if not f.endswith('_partition.v')]
         verilog = yosys_modules(sources)
         assert top in verilog, '%s is not a module of %s' % (top, sources)
         assert verilog[top]['ports'] == interface['ports'], '%s ports differ' % top
@@ -169,7 +171,7 @@ def test_module_names_ports_and_parameters_are_the_verilogs(record):
             assert parameter in verilog[top]['parameters'], (top, parameter)
             assert parameter in partitions[PARTITION_OF[region]]['parameters'], parameter
     # the decoupler and the partitions are wired by these names in nova_shell.v
-    shell_rtl = yosys_modules([VIVADO / 'rtl' / 'nova_shell.v', PARTITIONS,
+    shell_rtl = yosys_modules([VIVADO / 'rtl' / 'nova_shell.v', *PARTITIONS,
                                RTL / 'region_decoupler.v', RTL / 'axis_frame_fifo.v'],
                               defines=['RM_BLACK_BOX'])['nova_shell']
     decoupler = yosys_modules([RTL / 'region_decoupler.v', RTL / 'axis_frame_fifo.v'])
@@ -188,7 +190,7 @@ def test_block_design_ports_are_what_nova_shell_connects(record):
         signals = AXIS_SIGNALS if vlnv.endswith(':axis_rtl:1.0') else AXI4LITE_SIGNALS
         expected |= {'%s_%s' % (name, s) for s in signals}
     expected |= {words[-1] for words in commands(record, 'create_bd_port')}
-    shell_rtl = yosys_modules([VIVADO / 'rtl' / 'nova_shell.v', PARTITIONS,
+    shell_rtl = yosys_modules([VIVADO / 'rtl' / 'nova_shell.v', *PARTITIONS,
                                RTL / 'region_decoupler.v', RTL / 'axis_frame_fifo.v'],
                               defines=['RM_BLACK_BOX'])['nova_shell']
     kind, connected = shell_rtl['cells']['bd_i']
@@ -218,6 +220,55 @@ def test_block_design_ports_are_what_nova_shell_connects(record):
                         8 * int(config['CONFIG.TDATA_NUM_BYTES'])
                     assert shell_rtl['widths']['%s_%s_tkeep' % (region, stream)] == \
                         int(config['CONFIG.TDATA_NUM_BYTES'])
+
+
+def shell_bd_stub(record, widths):
+    """A Verilog stand-in for the block design's HDL: the ports the record creates, with
+    the directions Vivado gives them and the widths nova_shell.v's wires have."""
+    ports = [('inout', name) for name in PS7_DDR_PORTS + PS7_FIXED_IO_PORTS]
+    for words in commands(record, 'create_bd_intf_port'):
+        name, master = words[-1], option(words, '-mode') == ['Master']
+        if option(words, '-vlnv')[0].endswith(':axis_rtl:1.0'):
+            ports += [('input' if (s == 'tready') == master else 'output', '%s_%s' % (name, s))
+                      for s in AXIS_SIGNALS]
+        else:
+            ports += [('output' if (s in AXI4LITE_MASTER_OUTPUTS) == master else 'input',
+                       '%s_%s' % (name, s)) for s in AXI4LITE_SIGNALS]
+    for words in commands(record, 'create_bd_port'):
+        ports.append(('input' if option(words, '-dir') == ['I'] else 'output', words[-1]))
+    declarations = ',\n'.join('    %s wire [%d:0] %s' % (direction, widths.get(name, 1) - 1, name)
+                              for direction, name in ports)
+    # an empty stand-in: its own ports are neither driven nor used
+    return ('`timescale 1ns / 1ps\n`default_nettype none\n/* verilator lint_off UNDRIVEN */\n'
+            '/* verilator lint_off UNUSEDSIGNAL */\n(* blackbox *)\nmodule shell_bd (\n%s\n);\n'
+            'endmodule\n' % declarations)
+
+
+def test_shell_rtl_lints_clean_with_verilator_and_icarus(record, tmp_path):
+    """The shell and both partitions (with each module) under Verilator -Wall and Icarus -Wall,
+    the block design standing in as a black box with the ports the Tcl gives it."""
+    static = [VIVADO / 'rtl' / 'nova_shell_top.v', VIVADO / 'rtl' / 'nova_shell.v',
+              *PARTITIONS, RTL / 'region_decoupler.v', RTL / 'axis_frame_fifo.v']
+    widths = yosys_modules(static, defines=['RM_BLACK_BOX'])['nova_shell']['widths']
+    stub = tmp_path / 'shell_bd.v'
+    stub.write_text(shell_bd_stub(record, widths))
+    builds = [('nova_shell_top', ['RM_BLACK_BOX'], static + [stub])]
+    for region, top, files, _ in module_synth_runs(record):
+        builds.append((PARTITION_OF[region], ['REGION_MODULE=' + top], files))
+    verilator = str(toolchain.verilator_root() / 'bin' / 'verilator')
+    for top, defines, files in builds:
+        result = subprocess.run(
+            [verilator, '--lint-only', '-Wall', '-Wno-PROCASSINIT', '--top-module', top,
+             *('-D' + d for d in defines), *map(str, files)],
+            env=toolchain.verilator_env(), capture_output=True, text=True)
+        assert result.returncode == 0 and '%Warning' not in result.stderr, \
+            '%s %s:\n%s' % (top, defines, result.stderr)
+        result = subprocess.run(
+            [toolchain.require('iverilog'), '-g2012', '-Wall', '-s', top,
+             *('-D' + d for d in defines), '-o', str(tmp_path / 'sim.vvp'), *map(str, files)],
+            capture_output=True, text=True)
+        assert result.returncode == 0 and result.stderr == '', \
+            '%s %s:\n%s' % (top, defines, result.stderr)
 
 
 def test_userids_and_module_ids_are_the_registrys(record):

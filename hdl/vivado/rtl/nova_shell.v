@@ -5,7 +5,7 @@
  * HP port, the GP0 register interconnect, and one AXI GPIO per region whose
  * output bit 0 decouples the region and whose input bit 0 reads the
  * decoupler's status back.  Per region, region_decoupler.v sits between the
- * DMA channel / register window and the partition (region_partitions.v), as
+ * DMA channel / register window and the partition (rpN_partition.v), as
  * region_slot.v does in the emulator.  The register windows are 64 KiB in the
  * address map (the shell manifest's "window"); the module decodes the low
  * AXIL_ADDR_WIDTH bits, so its 4 KiB of registers repeat across the window.
@@ -55,7 +55,10 @@ wire [DATA_WIDTH-1:0]  rp0_mm2s_tdata, rp0_s2mm_tdata;
 wire [KEEP_WIDTH-1:0]  rp0_mm2s_tkeep, rp0_s2mm_tkeep;
 wire                   rp0_mm2s_tvalid, rp0_mm2s_tready, rp0_mm2s_tlast;
 wire                   rp0_s2mm_tvalid, rp0_s2mm_tready, rp0_s2mm_tlast;
+// the module decodes the low AXIL_ADDR_WIDTH bits of its window
+/* verilator lint_off UNUSEDSIGNAL */
 wire [BD_AXIL_ADDR_WIDTH-1:0] rp0_axil_awaddr, rp0_axil_araddr;
+/* verilator lint_on UNUSEDSIGNAL */
 wire [2:0]             rp0_axil_awprot, rp0_axil_arprot;
 wire                   rp0_axil_awvalid, rp0_axil_awready, rp0_axil_wvalid, rp0_axil_wready;
 wire [31:0]            rp0_axil_wdata, rp0_axil_rdata;
@@ -70,7 +73,10 @@ wire [DATA_WIDTH-1:0]  rp1_mm2s_tdata, rp1_s2mm_tdata;
 wire [KEEP_WIDTH-1:0]  rp1_mm2s_tkeep, rp1_s2mm_tkeep;
 wire                   rp1_mm2s_tvalid, rp1_mm2s_tready, rp1_mm2s_tlast;
 wire                   rp1_s2mm_tvalid, rp1_s2mm_tready, rp1_s2mm_tlast;
+// the module decodes the low AXIL_ADDR_WIDTH bits of its window
+/* verilator lint_off UNUSEDSIGNAL */
 wire [BD_AXIL_ADDR_WIDTH-1:0] rp1_axil_awaddr, rp1_axil_araddr;
+/* verilator lint_on UNUSEDSIGNAL */
 wire [2:0]             rp1_axil_awprot, rp1_axil_arprot;
 wire                   rp1_axil_awvalid, rp1_axil_awready, rp1_axil_wvalid, rp1_axil_wready;
 wire [31:0]            rp1_axil_wdata, rp1_axil_rdata;
@@ -195,9 +201,11 @@ rp0_decoupler (
     .decouple_status(rp0_decouple_status[0]),
     .rp_aresetn(rp0_rp_aresetn),
     // the frame-cut pulses are not counted by this shell
+    /* verilator lint_off PINCONNECTEMPTY */
     .ingress_frame_cut(),
     .egress_frame_cut(),
     .egress_frame_oversize(),
+    /* verilator lint_on PINCONNECTEMPTY */
     .s_axis_tdata(rp0_mm2s_tdata),
     .s_axis_tkeep(rp0_mm2s_tkeep),
     .s_axis_tvalid(rp0_mm2s_tvalid),
@@ -324,9 +332,11 @@ rp1_decoupler (
     .decouple_status(rp1_decouple_status[0]),
     .rp_aresetn(rp1_rp_aresetn),
     // the frame-cut pulses are not counted by this shell
+    /* verilator lint_off PINCONNECTEMPTY */
     .ingress_frame_cut(),
     .egress_frame_cut(),
     .egress_frame_oversize(),
+    /* verilator lint_on PINCONNECTEMPTY */
     .s_axis_tdata(rp1_mm2s_tdata),
     .s_axis_tkeep(rp1_mm2s_tkeep),
     .s_axis_tvalid(rp1_mm2s_tvalid),

@@ -179,6 +179,42 @@ def test_tcpdump_finds_every_ipv6_variant_checksum_correct(tmp_path):
         assert correct == tcpdump_count(path), name
 
 
+def ndpi_reader_flows(path, tmp_path):
+    """The flows Debian's nDPI (ndpiReader) finds in a capture, read like the .out files."""
+    result = subprocess.run([tool_path('ndpiReader'), '-i', str(path), '-v', '2'],
+                            capture_output=True, text=True, check=True, timeout=120)
+    out = tmp_path / (path.name + '.ndpi.out')
+    out.write_text(result.stdout)
+    return vtc_captures.ndpi_flows(out)
+
+
+def test_ndpi_classifies_the_ipv6_variant_like_the_capture(tmp_path, report):
+    """nDPI itself finds the same flows in the IPv6 variant and gives every flow it
+    classified by DPI the same protocol: to a DPI engine the variant is the same traffic.
+    (Flows nDPI matched by IP address differ: the mapped addresses are no one's.)"""
+    compared = 0
+    for name in CAPTURES:
+        variant = tmp_path / ('ipv6_' + name)
+        with open(variant, 'wb') as stream:
+            writer = dpkt.pcap.Writer(stream, snaplen=65535)
+            for frame in vtc_captures.ipv6_variant(vtc_captures.read_frames(capture(name))):
+                writer.writepkt(frame, ts=0)
+        v4 = {frozenset({(vtc_captures.ipv6_address(f.addr_1), f.port_1),
+                         (vtc_captures.ipv6_address(f.addr_2), f.port_2)}): f
+              for f in ndpi_reader_flows(capture(name), tmp_path)}
+        v6 = {frozenset({(f.addr_1, f.port_1), (f.addr_2, f.port_2)}): f
+              for f in ndpi_reader_flows(variant, tmp_path)}
+        assert set(v6) == set(v4), name
+        assert all(f.addr_1.version == 6 for f in v6.values())
+        for ends, flow in v4.items():
+            if flow.confidence.startswith('DPI'):  # 'DPI' or 'DPI (cache)'
+                assert v6[ends].protocol == flow.protocol, (name, flow, v6[ends])
+                compared += 1
+    report('nDPI (ndpiReader) on the IPv6 variants: %d flows classified by DPI, all alike'
+           % compared)
+    assert compared >= 40
+
+
 def test_ipv6_variant_leaves_frames_it_cannot_carry_over():
     """ARP, ICMP and IPv4 fragments are not TCP/UDP datagrams it can rewrite whole."""
     # explicit MACs: scapy would otherwise resolve them over the network

@@ -64,6 +64,7 @@ setup(
         'console_scripts': [
             'nova-fpga-bitstream = nova_fpga.cmd.bitstream:main',
             'nova-fpga-agent = nova_fpga_agent.service:main',
+            'nova-fpga-demo = nova_fpga.cmd.demo:main',
             'nova-fpga-manage = nova_fpga.cmd.manage:main',
         ],
         'oslo.config.opts': [

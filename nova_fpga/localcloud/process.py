@@ -113,6 +113,15 @@ def group_members(pgid):
     return members
 
 
+def pid_file_members(pid_file):
+    """Live pids of the group whose leader's pid is in pid_file (a resumed
+    cloud's check for what still runs); none when there is no such file."""
+    try:
+        return group_members(int(pathlib.Path(pid_file).read_text()))
+    except (FileNotFoundError, ValueError):
+        return []
+
+
 def _reap(pid):
     # Collect our own exited child; a no-op for anyone else's.
     try:

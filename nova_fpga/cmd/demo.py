@@ -1,0 +1,190 @@
+"""nova-fpga-demo: the demo cloud on this machine.
+
+    nova-fpga-demo [--state-dir DIR] [--database-url URL] [--transport-url URL]
+                   [--boards N] up | status | down [--purge] |
+                   logs [SERVICE] [-f] [-n N]
+
+``up`` starts keystone, glance, placement, neutron, nova and the emulated
+boards (and a private MariaDB/RabbitMQ when no configured one answers), or
+resumes a stopped or half-started cloud; ``down`` stops what ``up`` started,
+by pid.  Options also come from a config file (``--config-file demo.conf``,
+section [DEFAULT]).
+"""
+import sys
+import time
+import warnings
+
+from oslo_config import cfg
+
+CLI_OPTS = [
+    cfg.StrOpt('state-dir',
+               help='Directory holding everything the cloud owns (configs, '
+                    'databases of the SQLite services, logs, pid files, '
+                    'images, board state, credentials). Default: '
+                    '<checkout>/.state/demo.'),
+    cfg.StrOpt('database-url',
+               help='SQLAlchemy URL of a MariaDB/MySQL server to use when it '
+                    'answers, e.g. mysql+pymysql://root@127.0.0.1/ (the '
+                    'cloud creates databases of its own there). Unset or '
+                    'not answering: a private MariaDB in the state '
+                    'directory. Only read by the first up.'),
+    cfg.StrOpt('transport-url', secret=True,
+               help='RabbitMQ URL to use when it answers and rabbitmqctl can '
+                    'administer it, e.g. rabbit://guest:guest@127.0.0.1:5672/ '
+                    '(the cloud adds its own vhosts and users). Unset or not '
+                    'answering: a private RabbitMQ node in the state '
+                    'directory. Only read by the first up.'),
+    cfg.IntOpt('boards', default=2, min=1, max=16,
+               help='Number of emulated boards (agent processes) the first '
+                    'up creates.'),
+]
+
+
+def _add_commands(subparsers):
+    subparsers.add_parser('up', help='start or resume the cloud')
+    subparsers.add_parser('status', help='each service and board')
+    down = subparsers.add_parser('down', help='stop what up started')
+    down.add_argument('--purge', action='store_true',
+                      help='also remove the state directory and the '
+                           'cloud\'s databases, vhosts and users on '
+                           'configured servers')
+    logs = subparsers.add_parser('logs', help='tail of one or all logs')
+    logs.add_argument('service', nargs='?',
+                      help='e.g. nova-compute, board0, keystone')
+    logs.add_argument('-n', type=int, default=20, dest='lines',
+                      help='lines per log (default 20)')
+    logs.add_argument('-f', action='store_true', dest='follow',
+                      help='keep printing what is appended')
+
+
+def parse(argv):
+    conf = cfg.ConfigOpts()
+    conf.register_cli_opts(CLI_OPTS)
+    conf.register_cli_opt(cfg.SubCommandOpt(
+        'command', title='commands', handler=_add_commands))
+    conf(argv, project='nova-fpga', prog='nova-fpga-demo')
+    return conf
+
+
+def _stack(conf):
+    from nova_fpga.localcloud import stack
+    return stack.Stack(conf.state_dir or stack.DEFAULT_STATE_DIR,
+                       database_url=conf.database_url,
+                       transport_url=conf.transport_url, boards=conf.boards)
+
+
+def up(conf):
+    cloud = _stack(conf)
+    print('Demo cloud in %s' % cloud.dir)
+    cloud.up()
+    print('Up in %.0f s; its processes use %.0f MB of memory.' % (
+        cloud.timings['total'], cloud.memory_kib() / 1024))
+    print('Credentials: %s (admin), clouds nova-fpga-admin, nova-fpga-alice '
+          'and nova-fpga-bob in %s' % (cloud.credentials_file(),
+                                       cloud.dir / 'clouds.yaml'))
+    print('Use it:\n    . %s\n    openstack compute service list\n'
+          '    openstack hypervisor list' % cloud.credentials_file())
+    return 0
+
+
+def _server_names(cloud):
+    try:
+        servers = cloud.compute(cloud.keystone,
+                                '/servers?all_tenants=1')['servers']
+    except Exception:  # nova not answering: show UUIDs only
+        return {}
+    return {server['id']: server['name'] for server in servers}
+
+
+def status(conf):
+    cloud = _stack(conf)
+    rows, boards = cloud.status()
+    width = max(len(name) for name, _, _ in rows)
+    for name, state, detail in rows:
+        print('%-*s  %-13s  %s' % (width, name, state, detail))
+    names = _server_names(cloud) if any(boards.values()) else {}
+    for board, described in boards.items():
+        if described is None:
+            print('%s: agent does not answer' % board)
+            continue
+        print('%s: agent answers (%s backend, shell %s)' % (
+            board, described['backend'], described['shell_id']))
+        for region in described['regions']:
+            uuid = region.get('instance_uuid')
+            held = ' server %s (%s)' % (names.get(uuid, '?'), uuid) \
+                if uuid else ''
+            print('  %-4s %s%s' % (region['name'], region['state'], held))
+    return 0
+
+
+def down(conf):
+    cloud = _stack(conf)
+    stopped = cloud.down(purge=conf.command.purge)
+    for name in stopped:
+        print('stopped %s' % name)
+    if not stopped:
+        print('nothing was running in %s' % cloud.dir)
+    if conf.command.purge:
+        print('removed %s' % cloud.dir)
+    return 0
+
+
+def _tail(path, lines):
+    with open(path, errors='replace') as log:
+        return log.read().splitlines()[-lines:]
+
+
+def logs(conf):
+    cloud = _stack(conf)
+    found = cloud.logs()
+    wanted = conf.command.service
+    if wanted:
+        found = {name: path for name, path in found.items()
+                 if wanted in (name, name.rsplit('/', 1)[-1])
+                 or name.startswith(wanted + '/')}
+        if not found:
+            print('no log for %s; logs: %s' % (
+                wanted, ', '.join(sorted(cloud.logs()))), file=sys.stderr)
+            return 1
+    for name, path in found.items():
+        if len(found) > 1:
+            print('==> %s <==' % path)
+        print('\n'.join(_tail(path, conf.command.lines)))
+    if conf.command.follow:
+        offsets = {path: path.stat().st_size for path in found.values()}
+        try:
+            while True:
+                for path, offset in offsets.items():
+                    with open(path, errors='replace') as log:
+                        log.seek(offset)
+                        text = log.read()
+                        offsets[path] = log.tell()
+                    if text:
+                        sys.stdout.write(text)
+                        sys.stdout.flush()
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+COMMANDS = {'up': up, 'status': status, 'down': down, 'logs': logs}
+
+
+def main(argv=None):
+    # The services' libraries warn about eventlet on import; not our news.
+    warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
+    from nova_fpga.localcloud import process
+    conf = parse(sys.argv[1:] if argv is None else argv)
+    try:
+        return COMMANDS[conf.command.name](conf)
+    except process.ServiceError as exc:
+        print('\nFAILED: %s' % exc, file=sys.stderr)
+        if conf.command.name == 'up':
+            print('\nWhat did start keeps running; `nova-fpga-demo down` '
+                  'stops it.', file=sys.stderr)
+        return 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

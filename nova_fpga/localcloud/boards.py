@@ -1,0 +1,66 @@
+"""Emulated Zynq boards: one nova-fpga-agent process per board.
+
+Each runs the sim backend (the board emulator: modules as Verilator-compiled
+HDL) with the reference shell, its state in state_dir/boards/<name>, on the
+agents' own RabbitMQ vhost as a user of its own.
+"""
+import pathlib
+import time
+
+import oslo_messaging as messaging
+
+from nova_fpga import shell
+from nova_fpga.localcloud import process
+
+AGENT = process.BIN / 'nova-fpga-agent'
+#: The RPC exchange nova-compute's client publishes to: the Zynq driver's
+#: transport carries nova's control_exchange ('nova'), the agents default
+#: to oslo.messaging's ('openstack'), so the agents are told to listen on
+#: nova's.
+EXCHANGE = 'nova'
+
+
+class Board:
+    def __init__(self, state_dir, name, transport_url, die_with_parent=True):
+        self.name = name
+        self.dir = pathlib.Path(state_dir) / 'boards' / name
+        self.conf_file = self.dir / 'agent.conf'
+        self.transport_url = transport_url
+        self.process = process.Process(
+            'agent', [AGENT, '--config-file', self.conf_file], self.dir,
+            die_with_parent=die_with_parent)
+        self.log = self.process.log
+
+    @property
+    def state_file(self):
+        """The agent's region state (regions.json)."""
+        return self.dir / 'state' / 'regions.json'
+
+    def conf(self):
+        return {
+            ('DEFAULT', 'transport_url'): self.transport_url,
+            ('DEFAULT', 'control_exchange'): EXCHANGE,
+            ('agent', 'board_name'): self.name,
+            ('agent', 'manifest'): shell.REFERENCE,
+            ('agent', 'state_dir'): self.dir / 'state',
+            ('agent', 'backend'): 'sim',
+        }
+
+    def start(self, client, timeout=120):
+        """Start the agent and wait until it answers health over RPC."""
+        process.write_conf(self.conf_file, self.conf())
+        self.process.start()
+        deadline = time.monotonic() + timeout
+        while True:
+            if not self.process.running():
+                self.process.stop()
+                raise process.ServiceError(self.name, 'agent exited',
+                                           self.log)
+            try:
+                return client.health({}, self.name, timeout=2)
+            except messaging.MessagingTimeout:
+                pass
+            if time.monotonic() > deadline:
+                self.process.stop()
+                raise process.ServiceError(self.name, 'agent did not answer '
+                                           'within %ss' % timeout, self.log)

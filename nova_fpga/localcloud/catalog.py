@@ -1,0 +1,50 @@
+"""Service users and catalog entries in the local keystone, and the auth
+options each service's config carries to use them.
+
+Every service (nova, placement, neutron) validates tokens as its own user in
+the 'service' project and finds the others through keystone's catalog, as
+in a real cloud; nothing is pinned to a URL but keystone's.
+"""
+from nova_fpga.localcloud import keystone as localkeystone
+
+SERVICE_PROJECT = 'service'
+
+
+def password(user):
+    """The local cloud's password for a service user (it is on 127.0.0.1)."""
+    return '%s-secret' % user
+
+
+def ensure_service_user(keystone, user):
+    """user in the service project with the admin role, created once."""
+    ks = keystone.admin
+    if ks.users.list(domain='default', name=user):
+        return
+    project = ks.projects.find(name=SERVICE_PROJECT)
+    role = ks.roles.find(name='admin')
+    created = ks.users.create(name=user, domain='default',
+                              password=password(user),
+                              default_project=project)
+    ks.roles.grant(role, user=created, project=project)
+
+
+def auth_options(keystone, section, user):
+    """{(section, option): value}: a keystoneauth password plugin as user."""
+    return {(section, option): value for option, value in {
+        'auth_url': keystone.auth_url,
+        'auth_type': 'password',
+        'username': user,
+        'password': password(user),
+        'project_name': SERVICE_PROJECT,
+        'user_domain_name': localkeystone.DOMAIN,
+        'project_domain_name': localkeystone.DOMAIN,
+        'region_name': localkeystone.REGION,
+    }.items()}
+
+
+def authtoken_options(keystone, user):
+    """[keystone_authtoken] for a service that validates tokens as user."""
+    options = auth_options(keystone, 'keystone_authtoken', user)
+    options[('keystone_authtoken', 'www_authenticate_uri')] = \
+        keystone.auth_url
+    return options

@@ -1,0 +1,125 @@
+"""Real nova on 127.0.0.1: nova-api under gunicorn, nova-conductor,
+nova-scheduler with the Zynq filter and nova-compute with the Zynq driver.
+
+One nova.conf serves all four (a single cell, like DevStack's
+single-conductor layout): the API database, cell0 and cell1 each a MariaDB
+database of their own, nova's RPC on its own RabbitMQ vhost, and the boards
+reached by nova-compute on the agents' vhost ([zynq] transport_url) as a
+user of their own.
+"""
+import os
+import pathlib
+import shutil
+
+from nova_fpga.localcloud import catalog
+from nova_fpga.localcloud import migrations
+from nova_fpga.localcloud import process
+
+#: nova's paste pipelines as the wheel installs them.
+PASTE_INI = pathlib.Path(process.BIN).parent / 'etc' / 'nova' / \
+    'api-paste.ini'
+FILTER = 'nova_fpga.scheduler.filters.ZynqFilter'
+#: The host name of the one nova-compute that proxies every board.
+COMPUTE_HOST = 'zynq-proxy'
+#: The daemons started with their console scripts, in start order.
+DAEMONS = ('nova-conductor', 'nova-scheduler', 'nova-compute')
+
+
+class Nova:
+    def __init__(self, keystone, state_dir, databases, transport_url,
+                 boards, agents_transport_url, port, host='127.0.0.1',
+                 die_with_parent=True):
+        """databases: {'api': url, 'cell0': url, 'cell1': url}."""
+        self.keystone = keystone
+        self.dir = pathlib.Path(state_dir) / 'nova'
+        self.conf_dir = self.dir / 'etc'
+        self.conf_file = self.conf_dir / 'nova.conf'
+        self.databases = databases
+        self.transport_url = transport_url
+        self.boards = list(boards)
+        self.agents_transport_url = agents_transport_url
+        self.host, self.port = host, port
+        self.api = process.gunicorn(
+            'nova-api', 'nova.wsgi.osapi_compute:application', self.dir,
+            port, env=self._env(), threads=4, host=host,
+            die_with_parent=die_with_parent)
+        self.daemons = {name: process.Process(
+            name, [process.BIN / name, '--config-file', self.conf_file],
+            self.dir, env=self._env(), die_with_parent=die_with_parent)
+            for name in DAEMONS}
+        self.log = self.dir / 'nova-manage.log'
+
+    @property
+    def url(self):
+        return 'http://%s:%d' % (self.host, self.port)
+
+    def processes(self):
+        """{name: Process} in start order."""
+        return dict(self.daemons, **{'nova-api': self.api})
+
+    def _env(self):
+        return dict(os.environ, OS_NOVA_CONFIG_DIR=str(self.conf_dir))
+
+    def conf(self):
+        options = {
+            ('DEFAULT', 'transport_url'): self.transport_url,
+            ('DEFAULT', 'host'): COMPUTE_HOST,
+            ('DEFAULT', 'my_ip'): self.host,
+            ('DEFAULT', 'state_path'): self.dir,
+            ('DEFAULT', 'instances_path'): self.dir / 'instances',
+            ('DEFAULT', 'compute_driver'): 'zynq.ZynqDriver',
+            ('api', 'auth_strategy'): 'keystone',
+            ('api_database', 'connection'): self.databases['api'],
+            ('database', 'connection'): self.databases['cell1'],
+            ('wsgi', 'api_paste_config'): self.conf_dir / 'api-paste.ini',
+            ('oslo_concurrency', 'lock_path'): self.dir / 'locks',
+            # Two cores for the whole cloud: one worker each.
+            ('conductor', 'workers'): 1,
+            ('scheduler', 'workers'): 1,
+            ('filter_scheduler', 'available_filters'): [
+                'nova.scheduler.filters.all_filters', FILTER],
+            ('filter_scheduler', 'enabled_filters'): [
+                'ComputeFilter', 'ImagePropertiesFilter', 'ZynqFilter'],
+            ('vnc', 'enabled'): False,
+            ('zynq', 'boards'): self.boards,
+            ('zynq', 'transport_url'): self.agents_transport_url,
+        }
+        options.update(catalog.authtoken_options(self.keystone, 'nova'))
+        options.update(catalog.auth_options(self.keystone, 'placement',
+                                            'nova'))
+        options.update(catalog.auth_options(self.keystone, 'neutron', 'nova'))
+        return options
+
+    def configure(self):
+        """Write nova.conf, migrate once, register user and endpoints."""
+        (self.dir / 'instances').mkdir(parents=True, exist_ok=True)
+        self.conf_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copy(PASTE_INI, self.conf_dir / 'api-paste.ini')
+        conf = self._write_conf()
+        manage = [process.BIN / 'nova-manage', '--config-file', conf]
+        migrations.once(self.dir, 'nova-manage', [
+            manage + ['api_db', 'sync'],
+            manage + ['cell_v2', 'map_cell0', '--database_connection',
+                      self.databases['cell0']],
+            manage + ['cell_v2', 'create_cell', '--name', 'cell1'],
+            manage + ['db', 'sync']], self.log, env=self._env())
+        catalog.ensure_service_user(self.keystone, 'nova')
+        self.keystone.set_endpoints('compute', 'nova', self.url + '/v2.1')
+
+    def _write_conf(self):
+        """nova.conf; available_filters is a multi-valued option, one line
+        per value (the ini writer joins lists with commas)."""
+        options = self.conf()
+        filters = options.pop(('filter_scheduler', 'available_filters'))
+        conf = process.write_conf(self.conf_file, options)
+        text = conf.read_text().replace('[filter_scheduler]\n', ''.join(
+            ['[filter_scheduler]\n'] + ['available_filters = %s\n' % name
+                                        for name in filters]))
+        conf.write_text(text)
+        return conf
+
+    def discover_hosts(self):
+        """Map the compute nodes of cell1 (the boards) for the scheduler."""
+        process.run('nova-manage', [
+            process.BIN / 'nova-manage', '--config-file', self.conf_file,
+            'cell_v2', 'discover_hosts'], self.log, env=self._env())

@@ -1,0 +1,512 @@
+"""The whole demo cloud on 127.0.0.1: start in order, resume, status, stop.
+
+MariaDB and RabbitMQ (configured or private), keystone, glance-api with the
+bitstream store, placement, neutron-server, emulated boards (one agent
+process each) and nova (conductor, scheduler, compute with the Zynq driver,
+api).  Everything the cloud owns lives under one state directory; what
+``up`` chose the first time (ports, servers, names, passwords) is kept in
+its stack.json, so a second ``up`` resumes the same cloud, starting only
+what is not running, and ``down`` stops exactly what has a pid file there.
+
+Usable from Python as well as from ``nova-fpga-demo``: a test fixture
+creates a Stack on a temporary directory, calls up() and down().
+"""
+import json
+import os
+import pathlib
+import secrets
+import shlex
+import shutil
+import sys
+import time
+import urllib.error
+import urllib.request
+
+from keystoneauth1 import exceptions as ks_exceptions
+from oslo_config import cfg
+import oslo_messaging as messaging
+
+from nova_fpga import agent_rpcapi
+from nova_fpga import shell
+from nova_fpga.localcloud import boards as localboards
+from nova_fpga.localcloud import glance as localglance
+from nova_fpga.localcloud import keystone as localkeystone
+from nova_fpga.localcloud import mariadb
+from nova_fpga.localcloud import neutron as localneutron
+from nova_fpga.localcloud import nova as localnova
+from nova_fpga.localcloud import placement as localplacement
+from nova_fpga.localcloud import process
+from nova_fpga.localcloud import rabbitmq
+
+#: <checkout>/.state/demo, ignored by git.
+DEFAULT_STATE_DIR = pathlib.Path(__file__).resolve().parents[2] / \
+    '.state' / 'demo'
+#: Each service's databases (keystone and glance stay on SQLite).
+DATABASES = ('nova_api', 'nova_cell0', 'nova', 'placement', 'neutron')
+
+
+def _rss_kib(pid):
+    try:
+        with open('/proc/%d/status' % pid) as status:
+            for line in status:
+                if line.startswith('VmRSS:'):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class Stack:
+    """One demo cloud in state_dir."""
+
+    def __init__(self, state_dir=DEFAULT_STATE_DIR, database_url=None,
+                 transport_url=None, boards=2, die_with_parent=False,
+                 output=None):
+        """database_url / transport_url: servers to use when they answer
+        (else private ones are started); they, like boards, only matter on
+        the first up: a resumed cloud keeps what it chose.  Progress lines
+        go to output (a text stream; None: sys.stdout)."""
+        self.dir = pathlib.Path(state_dir).resolve()
+        self.state_file = self.dir / 'stack.json'
+        self.database_url = database_url
+        self.transport_url = transport_url
+        self.board_count = boards
+        self.die_with_parent = die_with_parent
+        self.output = output
+        self.state = None
+        #: {step: seconds} of the last up().
+        self.timings = {}
+
+    # -- what the cloud is made of, from stack.json ------------------------
+
+    def _load_state(self):
+        if self.state is None and self.state_file.exists():
+            self.state = json.loads(self.state_file.read_text())
+        return self.state
+
+    def _save_state(self):
+        self.dir.mkdir(parents=True, exist_ok=True)
+        partial = self.state_file.with_suffix('.tmp')
+        partial.write_text(json.dumps(self.state, indent=2, sort_keys=True))
+        os.replace(partial, self.state_file)
+
+    def _new_state(self):
+        ident = secrets.token_hex(3)
+        names = ('keystone', 'glance', 'placement', 'neutron', 'nova',
+                 'mariadb', 'rabbitmq', 'rabbitmq_dist', 'epmd')
+        ports = {}
+        for name in names:
+            port = process.free_port()
+            while port in ports.values():
+                port = process.free_port()
+            ports[name] = port
+        boards = ['board%d' % index for index in range(self.board_count)]
+        return {
+            'id': ident,
+            'ports': ports,
+            'boards': boards,
+            'database': None,
+            'rabbitmq': None,
+            'databases': {name: 'nf%s_%s' % (ident, name)
+                          for name in DATABASES},
+            'vhosts': {'nova': 'nova_fpga_%s_nova' % ident,
+                       'agents': 'nova_fpga_%s_agents' % ident},
+            # RabbitMQ users: nova's, nova-compute's on the agents' bus,
+            # and one per board.
+            'mq_users': {name: ['%s-%s' % (name, ident),
+                                secrets.token_hex(12)]
+                         for name in ['nova', 'zynq-proxy'] + boards},
+        }
+
+    @property
+    def boards(self):
+        return self.state['boards']
+
+    @property
+    def keystone(self):
+        return localkeystone.Keystone(self.dir, self.state['ports']['keystone'],
+                                      die_with_parent=self.die_with_parent)
+
+    def _mq_url(self, user, vhost):
+        login, password = self.state['mq_users'][user]
+        host, port = self.state['rabbitmq']['host'], \
+            self.state['rabbitmq']['port']
+        return rabbitmq.Broker(host, port, None).url(
+            login, password, self.state['vhosts'][vhost])
+
+    def _db_url(self, name):
+        return mariadb.database_url(self.state['database']['url'],
+                                    self.state['databases'][name]) + \
+            '?charset=utf8'
+
+    def _private_mariadb(self):
+        return mariadb.PrivateMariaDB(self.dir, self.state['ports']['mariadb'],
+                                      die_with_parent=self.die_with_parent)
+
+    def _private_rabbitmq(self):
+        ports = self.state['ports']
+        return rabbitmq.PrivateRabbitMQ(
+            self.dir, ports['rabbitmq'], ports['rabbitmq_dist'], ports['epmd'],
+            die_with_parent=self.die_with_parent)
+
+    def _broker(self):
+        if self.state['rabbitmq']['private']:
+            return self._private_rabbitmq().broker
+        return rabbitmq.configured(self.state['rabbitmq']['url'])
+
+    def services(self, keystone):
+        """{name: service object} of the OpenStack services, in start order."""
+        glance = self._glance(keystone)
+        placement = localplacement.Placement(
+            keystone, self.dir, self._db_url('placement'),
+            self.state['ports']['placement'],
+            die_with_parent=self.die_with_parent)
+        neutron = localneutron.Neutron(
+            keystone, self.dir, self._db_url('neutron'),
+            self.state['ports']['neutron'],
+            die_with_parent=self.die_with_parent)
+        return {'glance-api': glance, 'placement-api': placement,
+                'neutron-server': neutron}
+
+    def _glance(self, keystone):
+        """glance-api as the glance tests configure it: the bitstream store
+        by default, the import plugin, the reference shell, property
+        protections, and bitstream creation for admins and fpga-builders."""
+        from glance_store_bitstream import policy
+        etc = pathlib.Path(policy.__file__).parent / 'etc'
+        builders = self.state.get('builders_project') or ''
+        store = self.dir / 'glance' / 'images' / 'fpga'
+        return localglance.Glance(
+            keystone, self.dir, port=self.state['ports']['glance'],
+            die_with_parent=self.die_with_parent,
+            enabled_backends={'fpga': 'bitstream', 'file': 'file'},
+            default_backend='fpga',
+            import_plugins=['fpga_bitstream_inspection'],
+            extra_files={
+                'property-protections.conf':
+                    (etc / 'property-protections-roles.conf').read_text(),
+                'policy.yaml': '"%s": "role:admin or project_id:%s"\n'
+                               % (policy.CREATE, builders)},
+            extra_conf={
+                ('fpga', 'filesystem_store_datadir'): store,
+                ('fpga', 'bitstream_allowed_devices'): 'xc7z020',
+                ('bitstream_import', 'shell_manifests'): str(shell.REFERENCE),
+                ('DEFAULT', 'property_protection_file'):
+                    'property-protections.conf',
+                ('DEFAULT', 'property_protection_rule_format'): 'roles',
+                ('oslo_policy', 'policy_file'): 'policy.yaml',
+            })
+
+    def nova(self, keystone):
+        return localnova.Nova(
+            keystone, self.dir,
+            {'api': self._db_url('nova_api'),
+             'cell0': self._db_url('nova_cell0'),
+             'cell1': self._db_url('nova')},
+            self._mq_url('nova', 'nova'), self.boards,
+            self._mq_url('zynq-proxy', 'agents'),
+            self.state['ports']['nova'], die_with_parent=self.die_with_parent)
+
+    def board(self, name):
+        return localboards.Board(self.dir, name, self._mq_url(name, 'agents'),
+                                 die_with_parent=self.die_with_parent)
+
+    # -- up ----------------------------------------------------------------
+
+    def progress(self, text, end='\n'):
+        out = self.output or sys.stdout
+        out.write(text + end)
+        out.flush()
+
+    def _step(self, name, pid_file, start):
+        """Start one service unless its pid file names a live process."""
+        pids = process.pid_file_members(pid_file) if pid_file else []
+        if pids:
+            self.progress('%s: already running (pid %s)' % (name, pids[0]))
+            return False
+        self.progress('starting %s ...' % name, end=' ')
+        began = time.monotonic()
+        try:
+            start()
+        except Exception:
+            self.progress('FAILED')
+            raise
+        self.timings[name] = time.monotonic() - began
+        self.progress('ok (%.1f s)' % self.timings[name])
+        return True
+
+    def up(self):
+        """Start (or resume) the whole cloud; returns self.
+
+        Raises process.ServiceError naming the service, with its log's tail;
+        whatever did start has its pid file, so down() stops it.
+        """
+        began = time.monotonic()
+        self.timings = {}
+        self.dir.mkdir(parents=True, exist_ok=True)
+        if self._load_state() is None:
+            self.state = self._new_state()
+            self._save_state()
+        self._up_servers()
+        self._step('databases', None, self._prepare_buses_and_databases)
+        keystone = self.keystone
+        self._step('keystone', keystone.dir / 'keystone.pid', keystone.start)
+        if not self.state.get('builders_project'):
+            self.state['builders_project'] = keystone.admin.projects.find(
+                name='fpga-builders').id
+            self._save_state()
+        for name, service in self.services(keystone).items():
+            self._step(name, service.dir / ('%s.pid' % name), service.start)
+        client, transport = self.agent_client()
+        try:
+            for name in self.boards:
+                board = self.board(name)
+                self._step(name, board.process.pid_file,
+                           lambda: board.start(client))
+        finally:
+            transport.cleanup()
+        nova = self.nova(keystone)
+        self._step('nova set-up', None, nova.configure)
+        for name, proc in nova.processes().items():
+            self._step(name, proc.pid_file, proc.start)
+        self._step('nova services', None, lambda: self._wait_nova(nova))
+        self.write_credentials(keystone)
+        self.timings['total'] = time.monotonic() - began
+        return self
+
+    def _up_servers(self):
+        """MariaDB and RabbitMQ: configured ones when they answer, chosen on
+        the first up and kept; private ones started here otherwise."""
+        if self.state['database'] is None:
+            if self.database_url and mariadb.answers(self.database_url):
+                self.state['database'] = {'url': self.database_url,
+                                          'private': False}
+            else:
+                if self.database_url:
+                    self.progress('%s does not answer: starting a private '
+                                  'MariaDB' % self.database_url)
+                self.state['database'] = {
+                    'url': self._private_mariadb().url, 'private': True}
+            self._save_state()
+        if self.state['rabbitmq'] is None:
+            broker = rabbitmq.configured(self.transport_url) \
+                if self.transport_url else None
+            if broker is not None:
+                self.state['rabbitmq'] = {'url': self.transport_url,
+                                          'host': broker.host,
+                                          'port': broker.port,
+                                          'private': False}
+            else:
+                if self.transport_url:
+                    self.progress('%s does not answer (or cannot be '
+                                  'administered): starting a private '
+                                  'RabbitMQ' % self.transport_url)
+                self.state['rabbitmq'] = {
+                    'url': None, 'host': '127.0.0.1',
+                    'port': self.state['ports']['rabbitmq'], 'private': True}
+            self._save_state()
+        if self.state['database']['private']:
+            db = self._private_mariadb()
+            self._step('mariadb', db.dir / 'mariadb.pid', db.start)
+        else:
+            self.progress('%s: configured, %s' % (
+                'mariadb', self.state['database']['url']))
+        if self.state['rabbitmq']['private']:
+            mq = self._private_rabbitmq()
+            self._step('rabbitmq', mq.dir / 'rabbitmq.pid', mq.start)
+        else:
+            self.progress('%s: configured, %s' % (
+                'rabbitmq', self.state['rabbitmq']['url']))
+
+    def _prepare_buses_and_databases(self):
+        mariadb.create_databases(self.state['database']['url'],
+                                 self.state['databases'].values())
+        broker = self._broker()
+        if broker is None:
+            raise process.ServiceError('rabbitmq', '%s no longer answers'
+                                       % self.state['rabbitmq']['url'])
+        vhosts, users = broker.vhosts(), broker.users()
+        for vhost in self.state['vhosts'].values():
+            broker.add_vhost(vhost, vhosts)
+        for user, (login, password) in self.state['mq_users'].items():
+            vhost = 'nova' if user == 'nova' else 'agents'
+            if login not in users:  # made by an earlier up
+                broker.add_user(login, password, self.state['vhosts'][vhost],
+                                users)
+
+    def agent_client(self, timeout=10):
+        """(AgentAPI, transport) on the agents' bus as nova-compute's user,
+        on the exchange nova-compute uses; clean the transport up after."""
+        transport = messaging.get_rpc_transport(
+            cfg.CONF, url=self._mq_url('zynq-proxy', 'agents'),
+            allowed_remote_exmods=['nova_fpga.agent_rpcapi'])
+        client = agent_rpcapi.AgentAPI(transport, timeout=timeout)
+        client.client = client.client.prepare(exchange=localboards.EXCHANGE)
+        return client, transport
+
+    def compute(self, keystone, path):
+        """GET path of the compute API as admin (JSON)."""
+        return keystone.session('admin').get(
+            path, endpoint_filter={'service_type': 'compute',
+                                   'interface': 'public'},
+            headers={'OpenStack-API-Version': 'compute 2.88'}).json()
+
+    def _wait_nova(self, nova, timeout=180):
+        """Until conductor, scheduler and compute report up, then until
+        every board is a hypervisor: nova lists a compute node only once
+        discover_hosts has mapped it into cell1."""
+        deadline = time.monotonic() + timeout
+        wanted = {'nova-conductor', 'nova-scheduler', 'nova-compute'}
+        up, nodes = set(), set()
+        while not (wanted <= up and set(self.boards) <= nodes):
+            for name, proc in nova.daemons.items():
+                if not process.pid_file_members(proc.pid_file):
+                    raise process.ServiceError(name, 'exited', proc.log)
+            if time.monotonic() > deadline:
+                missing = sorted(wanted - up) + sorted(
+                    set(self.boards) - nodes)
+                raise process.ServiceError(
+                    'nova-compute', 'not up within %ss: %s' % (
+                        timeout, ', '.join(missing)),
+                    nova.daemons['nova-compute'].log)
+            try:
+                up = {svc['binary'] for svc in self.compute(
+                    nova.keystone, '/os-services')['services']
+                    if svc['state'] == 'up' and svc['status'] == 'enabled'}
+                if wanted <= up:
+                    nodes = self._hypervisors(nova.keystone)
+                    if not set(self.boards) <= nodes:
+                        nova.discover_hosts()
+                        nodes = self._hypervisors(nova.keystone)
+            except (ks_exceptions.ClientException, KeyError, ValueError):
+                pass
+            time.sleep(0.5)
+
+    def _hypervisors(self, keystone):
+        return {hyp['hypervisor_hostname'] for hyp in self.compute(
+            keystone, '/os-hypervisors')['hypervisors']}
+
+    def credentials_file(self):
+        return self.dir / 'openrc'
+
+    def write_credentials(self, keystone):
+        """openrc (admin) and clouds.yaml (admin, alice, bob) in state_dir."""
+        self.credentials_file().write_text(''.join(
+            'export %s=%s\n' % (key, shlex.quote(value))
+            for key, value in keystone.openrc('admin').items()))
+        clouds = {}
+        for user in ('admin', 'alice', 'bob'):
+            rc = keystone.openrc(user)
+            clouds['nova-fpga-%s' % user] = {
+                'auth': {'auth_url': rc['OS_AUTH_URL'],
+                         'username': rc['OS_USERNAME'],
+                         'password': rc['OS_PASSWORD'],
+                         'project_name': rc['OS_PROJECT_NAME'],
+                         'user_domain_name': rc['OS_USER_DOMAIN_NAME'],
+                         'project_domain_name': rc['OS_PROJECT_DOMAIN_NAME']},
+                'region_name': rc['OS_REGION_NAME'],
+                'interface': 'public', 'identity_api_version': 3}
+        # JSON is YAML: no YAML writer needed.
+        (self.dir / 'clouds.yaml').write_text(json.dumps(
+            {'clouds': clouds}, indent=2))
+
+    def openrc(self, user='admin'):
+        """OS_* variables for the openstack CLI as user."""
+        self._require_state()
+        return self.keystone.openrc(user)
+
+    # -- status, down, logs ------------------------------------------------
+
+    def _require_state(self):
+        if self._load_state() is None:
+            raise process.ServiceError('stack', 'no cloud in %s (run up '
+                                       'first)' % self.dir)
+
+    def pids(self):
+        """{service: live pids} for every pid file of the cloud."""
+        return process.services(self.dir)
+
+    def memory_kib(self):
+        """Sum of the resident memory of every process the cloud started."""
+        return sum(_rss_kib(pid) for pids in self.pids().values()
+                   for pid in pids)
+
+    def status(self):
+        """[(service, state, detail)] and {board: describe() or None}."""
+        self._require_state()
+        keystone = self.keystone
+        urls = {'keystone/keystone': keystone.auth_url}
+        for name, service in self.services(keystone).items():
+            urls['%s/%s' % (service.dir.name, name)] = service.url
+        urls['nova/nova-api'] = self.nova(keystone).url
+        rows = []
+        for name, pids in self.pids().items():
+            url = urls.get(name)
+            if not pids:
+                rows.append((name, 'stopped', url or ''))
+            elif url and not _answers(url):
+                rows.append((name, 'not answering', '%s (pid %d)' % (
+                    url, pids[0])))
+            else:
+                rows.append((name, 'running', 'pid %d%s' % (
+                    pids[0], ' ' + url if url else '')))
+        return rows, self.describe_boards()
+
+    def describe_boards(self, timeout=3):
+        """{board: the agent's describe() answer, or None if silent}."""
+        described = {}
+        client, transport = self.agent_client(timeout)
+        try:
+            for name in self.boards:
+                try:
+                    described[name] = client.describe({}, name)
+                except messaging.MessagingException:
+                    described[name] = None
+        finally:
+            transport.cleanup()
+        return described
+
+    def down(self, purge=False):
+        """Stop every process with a pid file in the cloud, newest first
+        (a configured MariaDB/RabbitMQ has none, so is never touched).
+
+        purge also removes the state directory and the cloud's own
+        databases, vhosts and users on configured servers.
+        """
+        stopped = process.stop_all(self.dir)
+        if purge and self._load_state() is not None:
+            self._drop_external()
+        if purge and self.dir.exists():
+            shutil.rmtree(self.dir)
+        return stopped
+
+    def _drop_external(self):
+        database = self.state.get('database')
+        if database and not database['private'] and \
+                mariadb.answers(database['url']):
+            mariadb.drop_databases(database['url'],
+                                   self.state['databases'].values())
+        mq = self.state.get('rabbitmq')
+        broker = rabbitmq.configured(mq['url']) \
+            if mq and not mq['private'] else None
+        if broker is not None:
+            for login, _ in self.state['mq_users'].values():
+                broker.delete_user(login)
+            for vhost in self.state['vhosts'].values():
+                broker.delete_vhost(vhost)
+
+    def logs(self):
+        """{name: log path} of every service and set-up command."""
+        return {str(path.relative_to(self.dir).with_suffix('')): path
+                for path in sorted(self.dir.rglob('*.log'))
+                if 'rabbitmq/log' not in str(path)}
+
+
+def _answers(url):
+    try:
+        with urllib.request.urlopen(url, timeout=3):
+            return True
+    except urllib.error.HTTPError as exc:
+        return exc.code < 500
+    except OSError:
+        return False

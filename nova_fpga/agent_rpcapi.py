@@ -8,13 +8,15 @@ this module too (the agent takes its API version and errors from here).
 
 API history:
     1.0 - describe, load, unload, power, reset, stats, health
+    1.1 - load without a bitstream loads the one the board cached under
+          sha256 (describe lists them as 'cached'); NotCached otherwise
 """
 import base64
 import binascii
 
 import oslo_messaging as messaging
 
-API_VERSION = '1.0'
+API_VERSION = '1.1'
 DEFAULT_TOPIC = 'nova-fpga-agent'
 REPORT_TOPIC = 'nova_fpga_reports'
 REPORT_EVENT = 'fpga.board.report'
@@ -53,6 +55,10 @@ class LoadFailed(AgentError):
         self.kwargs = {'step': step}
 
 
+class NotCached(AgentError):
+    """A load named a bitstream by digest the board does not cache."""
+
+
 class HardwareError(AgentError):
     """The programmable logic did not do what was asked."""
 
@@ -89,11 +95,12 @@ class AgentAPI:
             timeout=timeout)
         self.max_bitstream_bytes = max_bitstream_bytes
 
-    def _call(self, ctxt, board, method, timeout=None, **kwargs):
+    def _call(self, ctxt, board, method, timeout=None, version='1.0',
+              **kwargs):
         # an explicit timeout=None would replace the client's timeout with
         # oslo.messaging's rpc_response_timeout: pass it only when given
         options = {} if timeout is None else {'timeout': timeout}
-        cctxt = self.client.prepare(server=board, version='1.0', **options)
+        cctxt = self.client.prepare(server=board, version=version, **options)
         return cctxt.call(ctxt, method, **kwargs)
 
     def describe(self, ctxt, board):
@@ -102,8 +109,22 @@ class AgentAPI:
     def health(self, ctxt, board, timeout=None):
         return self._call(ctxt, board, 'health', timeout=timeout)
 
+    def can_load_cached(self):
+        """Whether the version cap lets us ask for a cached bitstream."""
+        return self.client.can_send_version('1.1')
+
     def load(self, ctxt, board, region, instance_uuid, image_id, sha256,
              bitstream, timeout=None):
+        """Load bitstream (bytes) into the region; None asks the board for
+        the bitstream it cached under sha256 (API 1.1)."""
+        if bitstream is None:
+            if not self.can_load_cached():
+                raise InvalidRequest('loading a cached bitstream needs agent '
+                                     'API 1.1; the version cap is lower')
+            return self._call(ctxt, board, 'load', timeout=timeout,
+                              version='1.1', region=region,
+                              instance_uuid=instance_uuid, image_id=image_id,
+                              sha256=sha256, bitstream=None)
         if len(bitstream) > self.max_bitstream_bytes:
             raise InvalidRequest('bitstream of %d bytes exceeds the %d-byte '
                                  'limit' % (len(bitstream),

@@ -42,6 +42,11 @@ ZYNQ_OPTS = [
                help='Seconds to wait for a load (download excluded): the '
                     'configuration port writes at about 128 MB/s, so this '
                     'is mostly the agent\'s validation and bus time.'),
+    cfg.FloatOpt('cached_bitstream_weight_multiplier', default=1.0,
+                 help='Weight the scheduler\'s CachedBitstreamWeigher gives '
+                      'a board that caches the requested image (it loads '
+                      'without an image transfer). Negative values prefer '
+                      'other boards; 0 turns the preference off.'),
     cfg.StrOpt('uuid_namespace', default='5e1b4c1e-8a57-4f3c-9d0e-2f6a9c7b1d40',
                help='UUID namespace for board and region provider UUIDs '
                     '(uuid5 of this and the board name): stable across '

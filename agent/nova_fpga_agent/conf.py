@@ -38,6 +38,11 @@ AGENT_OPTS = [
                default=agent_rpcapi.DEFAULT_MAX_BITSTREAM_BYTES, min=1024,
                help='Largest bitstream a load accepts (the RPC message-size '
                     'limit for bitstreams).'),
+    cfg.IntOpt('bitstream_cache_mb', default=64, min=0,
+               help='Size of the cache of loaded bitstreams in state_dir '
+                    '(MiB; 0 disables it). A reload or a new server with a '
+                    'cached image needs no image transfer, and the '
+                    'scheduler prefers boards that cache the image.'),
 ]
 
 EMULATOR_OPTS = [

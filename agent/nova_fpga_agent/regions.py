@@ -37,8 +37,11 @@ class _StepFailed(Exception):
 
 class RegionManager:
     def __init__(self, manifest, backend, store, board_name,
-                 max_bitstream_bytes=api.DEFAULT_MAX_BITSTREAM_BYTES):
+                 max_bitstream_bytes=api.DEFAULT_MAX_BITSTREAM_BYTES,
+                 cache=None):
         self.manifest = manifest
+        #: BitstreamCache of loaded bitstreams (None: no cache)
+        self.cache = cache
         self.backend = backend
         self.store = store
         self.board_name = board_name
@@ -173,6 +176,8 @@ class RegionManager:
     # -- operations --------------------------------------------------------
 
     def load(self, region, instance_uuid, image_id, sha256, data):
+        """Load data into the region for the instance; data None means
+        the bitstream this board cached under sha256."""
         spec = self._region(region)
         instance = self._instance(instance_uuid)
         if not isinstance(image_id, str) or not IMAGE_ID.match(image_id):
@@ -181,6 +186,11 @@ class RegionManager:
         if not isinstance(sha256, str) or not SHA256.match(sha256):
             raise api.InvalidRequest('sha256 %r is not a hex SHA-256 digest'
                                      % (sha256,))
+        if data is None:
+            data = self.cache.get(sha256) if self.cache else None
+            if data is None:
+                raise api.NotCached('board %s has no cached bitstream %s'
+                                    % (self.board_name, sha256))
         if len(data) > self.max_bitstream_bytes:
             raise api.InvalidRequest('bitstream of %d bytes exceeds the '
                                      '%d-byte limit' % (
@@ -209,6 +219,8 @@ class RegionManager:
                                      'step %s' % (self.board_name, region,
                                                   exc), step=exc.step)
             total = time.monotonic() - started
+            if self.cache is not None:
+                self.cache.put(sha256, image_id, data)
             self._record(region, 'loaded image %s (module %s) for instance '
                          '%s in %.3f s, %.3f s of it the configuration port'
                          % (image_id, _hex(rs.module_id), instance, total,
@@ -380,6 +392,8 @@ class RegionManager:
             'boot_id': self.boot_id,
             'regions': [self._describe_region(r)
                         for r in self.manifest.regions],
+            'cached': [{'sha256': e['sha256'], 'image_id': e['image_id']}
+                       for e in (self.cache.entries() if self.cache else [])],
         }
 
     def health(self):

@@ -26,8 +26,9 @@ class AgentEndpoint:
 
     def load(self, ctxt, region, instance_uuid, image_id, sha256, bitstream):
         received = time.monotonic()
-        data = api.decode_bitstream(bitstream,
-                                    self.manager.max_bitstream_bytes)
+        # 1.1: no bitstream means "the one you cached under sha256"
+        data = None if bitstream is None else api.decode_bitstream(
+            bitstream, self.manager.max_bitstream_bytes)
         result = self.manager.load(region, instance_uuid, image_id, sha256,
                                    data)
         # receive to ready, less the configuration port's own time

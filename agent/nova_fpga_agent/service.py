@@ -5,6 +5,7 @@ hardware and refuse to start if the device is not the manifest's, reload
 and reconcile region state (every region not known to be running is left
 decoupled), and only then serve RPC and the data plane.
 """
+import os
 import signal
 import sys
 import threading
@@ -15,6 +16,7 @@ import oslo_messaging as messaging
 
 from nova_fpga import agent_rpcapi as api
 from nova_fpga_agent import backends
+from nova_fpga_agent import cache
 from nova_fpga_agent import conf as agent_conf
 from nova_fpga_agent import dataplane as dp
 from nova_fpga import shell as mf
@@ -35,7 +37,10 @@ class Agent:
         backend = backends.probe(conf, manifest)
         self.manager = regions.RegionManager(
             manifest, backend, state.StateStore(conf.agent.state_dir),
-            conf.agent.board_name, conf.agent.max_bitstream_bytes)
+            conf.agent.board_name, conf.agent.max_bitstream_bytes,
+            cache.BitstreamCache(
+                os.path.join(conf.agent.state_dir, 'bitstreams'),
+                conf.agent.bitstream_cache_mb * 1024 * 1024))
         self.manager.check_device()
         self.manager.start()
         self.dataplane = None

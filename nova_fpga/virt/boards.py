@@ -43,6 +43,11 @@ class Board:
         """Region name -> the agent's last description of it."""
         return {r['name']: r for r in (self.last or {}).get('regions', [])}
 
+    def cached(self):
+        """SHA-256 -> image ID of the bitstreams the board caches."""
+        return {c['sha256']: c['image_id']
+                for c in (self.last or {}).get('cached', [])}
+
     def region_of(self, instance_uuid):
         for name, region in self.regions().items():
             if region.get('instance_uuid') == instance_uuid:

@@ -135,7 +135,10 @@ class ZynqDriver(driver.ComputeDriver):
             'stats': {'zynq_board': board.name,
                       'zynq_agent': 'up' if board.up else 'down',
                       'zynq_shell_id': board.manifest.shell_id,
-                      'zynq_free_regions': str(free)},
+                      'zynq_free_regions': str(free),
+                      # what the CachedBitstreamWeigher reads
+                      'zynq_cached_images': ','.join(
+                          sorted(set(board.cached().values())))},
         }
 
     def update_provider_tree(self, provider_tree, nodename, allocations=None):
@@ -185,12 +188,8 @@ class ZynqDriver(driver.ComputeDriver):
             raise exception.BuildAbortException(
                 instance_uuid=instance.uuid, reason=NETWORKING_UNSUPPORTED)
         board, region = self._allocated_region(instance, allocations)
-        data, sha256 = self._download(context, instance)
         try:
-            self._boards.client.load(
-                agents.rpc_context(context), board.name, region,
-                instance.uuid, instance.image_ref, sha256, data,
-                timeout=CONF.zynq.load_timeout)
+            self._load(context, instance, board, region)
         except (agent_rpcapi.LoadFailed, agent_rpcapi.RegionBusy,
                 agent_rpcapi.HardwareError) as exc:
             # another board (or region) may well take it: reschedule
@@ -227,10 +226,29 @@ class ZynqDriver(driver.ComputeDriver):
             reason='no FPGA region was allocated: the flavor must request '
                    'resources:%s=1' % zboards.REGION_RESOURCE_CLASS)
 
-    def _download(self, context, instance):
-        """The image's bits through nova's image API with the request's
-        context (private images, nova's signature checks), checked against
-        the digest Glance's import derived."""
+    def _load(self, context, instance, board, region):
+        """Load the server's image into its region: by digest alone when
+        the board caches it (no image transfer), else downloaded."""
+        expected = self._image_sha256(context, instance)
+        client = self._boards.client
+        if expected in board.cached() and client.can_load_cached():
+            try:
+                client.load(agents.rpc_context(context), board.name, region,
+                            instance.uuid, instance.image_ref, expected, None,
+                            timeout=CONF.zynq.load_timeout)
+                LOG.info('board %s loaded image %s from its cache',
+                         board.name, instance.image_ref, instance=instance)
+                return
+            except agent_rpcapi.NotCached:
+                LOG.info('board %s no longer caches image %s: sending it',
+                         board.name, instance.image_ref, instance=instance)
+        data = self._download(context, instance, expected)
+        client.load(agents.rpc_context(context), board.name, region,
+                    instance.uuid, instance.image_ref, expected, data,
+                    timeout=CONF.zynq.load_timeout)
+
+    def _image_sha256(self, context, instance):
+        """The digest Glance's import derived for the server's image."""
         image = self._image_api.get(context, instance.image_ref)
         expected = image.get('properties', {}).get('fpga_sha256')
         if not expected:
@@ -240,6 +258,12 @@ class ZynqDriver(driver.ComputeDriver):
                        'must be uploaded with the import flow '
                        '(openstack image create --import)'
                 % instance.image_ref)
+        return expected
+
+    def _download(self, context, instance, expected):
+        """The image's bits through nova's image API with the request's
+        context (private images, nova's signature checks), checked against
+        the digest Glance's import derived."""
         buf = io.BytesIO()
         self._image_api.download(context, instance.image_ref, data=buf)
         data = buf.getvalue()
@@ -250,7 +274,7 @@ class ZynqDriver(driver.ComputeDriver):
                 reason='image %s data has SHA-256 %s, its fpga_sha256 '
                        'property says %s' % (instance.image_ref, actual,
                                              expected))
-        return data, actual
+        return data
 
     def destroy(self, context, instance, network_info, block_device_info=None,
                 destroy_disks=True, destroy_secrets=True):
@@ -310,11 +334,7 @@ class ZynqDriver(driver.ComputeDriver):
                 LOG.info('module in board %s region %s reset', board.name,
                          region, instance=instance)
                 return
-            data, sha256 = self._download(context, instance)
-            self._boards.client.load(
-                agents.rpc_context(context), board.name, region,
-                instance.uuid, instance.image_ref, sha256, data,
-                timeout=CONF.zynq.load_timeout)
+            self._load(context, instance, board, region)
         except agent_rpcapi.AgentError as exc:
             raise exception.InstanceRebootFailure(
                 reason=zboards.agent_error_text(exc))

@@ -1,0 +1,33 @@
+"""CachedBitstreamWeigher: prefer boards that already hold the image.
+
+A board caches the bitstreams it has loaded (the agent's bitstream cache);
+a server whose image is cached there loads by digest, without the image
+transfer.  The Zynq driver lists the cached image IDs in its node's stats
+(``zynq_cached_images``), which is what this weigher reads.
+
+Enable it in ``[filter_scheduler] weight_classes`` by its dotted path
+``nova_fpga.scheduler.weights.CachedBitstreamWeigher`` (beside
+``nova.scheduler.weights.all_weighers``); its multiplier is
+``[zynq] cached_bitstream_weight_multiplier``.
+"""
+import nova.conf
+from nova.scheduler import weights
+
+from nova_fpga import conf as fpga_conf
+
+CONF = nova.conf.CONF
+fpga_conf.register_opts(CONF)
+CACHED_IMAGES_STAT = 'zynq_cached_images'
+
+
+class CachedBitstreamWeigher(weights.BaseHostWeigher):
+
+    def weight_multiplier(self, host_state):
+        return CONF.zynq.cached_bitstream_weight_multiplier
+
+    def _weigh_object(self, host_state, spec_obj):
+        image = spec_obj.image
+        if image is None or 'id' not in image:
+            return 0.0
+        cached = (host_state.stats or {}).get(CACHED_IMAGES_STAT, '')
+        return 1.0 if image.id in cached.split(',') else 0.0

@@ -8,7 +8,9 @@ request spec, so the filter sees a bitstream image by the
 ``trait:CUSTOM_FPGA_…=required`` properties Glance's import derived (kept as
 ``traits_required``) and a region request by the flavor's
 ``resources:CUSTOM_FPGA_REGION``; it sees a board by the hypervisor type and
-stats the Zynq driver reports for its nodes.
+stats the Zynq driver reports for its nodes: its agent's health and its
+shell (placement's traits keep a bitstream for another shell off the
+board already; the filter checks again and logs why).
 """
 from nova.scheduler import filters
 from oslo_log import log as logging
@@ -75,5 +77,14 @@ class ZynqFilter(filters.BaseHostFilter):
         if stats.get('zynq_agent') != 'up':
             LOG.info('board %s: its agent is not answering',
                      host_state.nodename)
+            return False
+        wanted = [t for t in bitstream
+                  if t.startswith(traits.TRAIT_PREFIX + 'SHELL_')]
+        board_shell = traits.shell_trait(stats['zynq_shell_id'])
+        if wanted and board_shell not in wanted:
+            # placement's traits already keep it out; say why if not
+            LOG.info('image %s is built for another shell (%s) than board '
+                     '%s runs (%s)', image_id(spec_obj), ', '.join(wanted),
+                     host_state.nodename, stats['zynq_shell_id'])
             return False
         return True

@@ -25,10 +25,12 @@ def spec(props, extra_specs):
         image=image, flavor=objects.Flavor(name='f', extra_specs=extra_specs))
 
 
-def host(hypervisor_type, agent='up'):
+def host(hypervisor_type, agent='up', shell_id=None):
+    stats = {'zynq_agent': agent,
+             'zynq_shell_id': shell_id or agent_fixtures.REFERENCE.shell_id}
     return fakes.FakeHostState('compute', 'node', {
         'hypervisor_type': hypervisor_type,
-        'stats': {'zynq_agent': agent} if hypervisor_type == 'zynq' else {}})
+        'stats': stats if hypervisor_type == 'zynq' else {}})
 
 
 @pytest.fixture(scope='module')
@@ -60,3 +62,14 @@ def test_bitstream_without_derived_properties_is_logged(caplog):
     caplog.set_level(logging.INFO, logger='nova_fpga.scheduler.filters')
     assert not filters.ZynqFilter().host_passes(host('zynq'), spec({}, REGION))
     assert 'uploaded without the import flow' in caplog.text
+
+
+def test_bitstream_for_another_shell_is_refused_with_the_reason(
+        bitstream_props, caplog):
+    caplog.set_level(logging.INFO, logger='nova_fpga.scheduler.filters')
+    other = '0b9a5a3e-0000-4000-8000-000000000001'
+    board = host('zynq', shell_id=other)
+    assert not filters.ZynqFilter().host_passes(board,
+                                                spec(bitstream_props, REGION))
+    assert 'built for another shell' in caplog.text
+    assert other in caplog.text

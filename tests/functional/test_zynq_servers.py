@@ -119,6 +119,13 @@ class PlacementOfImagesTest(base.ZynqTestBase):
         server = self.boot(image['id'], expected_state='ERROR')
         self.assertIn('No valid host', server['fault']['message'])
         self.assertEqual({}, self.loads())
+        # the scheduler's log: placement had no region with the image's
+        # shell trait to offer
+        shell_trait = base.traits.shell_trait(
+            '0b9a5a3e-0000-4000-8000-000000000001')
+        self.assertIn('Got no allocation candidates from the Placement API',
+                      self.stdlog.logger.output)
+        self.assertIn(shell_trait, self.stdlog.logger.output)
 
     def test_ordinary_server_still_lands_on_ordinary_host(self):
         flavor = self._create_flavor(name='ordinary', memory_mb=512, vcpu=1,

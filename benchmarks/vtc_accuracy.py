@@ -1,0 +1,30 @@
+"""The vTC's classification accuracy against nDPI's ground truth, per protocol.
+
+Replays the 9 real captures of ../shared/realdata/pcaps/ndpi/ (and their
+IPv6 and QinQ variants) through the vTC's reference model, which the RTL
+equals frame for frame and counter for counter (hdl/tests/test_region_vtc.py),
+and prints, per protocol, nDPI's flows, the flows the vTC gives the same
+class, and every disagreement or flow the vTC cannot see, with the reason.
+What it compares against: nDPI 4.x's own verdicts (the `.out` files beside
+the captures).  The same table is asserted (>= 90 %) by
+tests/hdl/test_vtc_accuracy.py.
+
+    .venv/bin/python benchmarks/vtc_accuracy.py
+"""
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+from tests.hdl import test_vtc_accuracy as accuracy  # noqa: E402
+
+
+def main():
+    for variant in accuracy.VARIANTS:
+        for line in accuracy.describe(variant, accuracy.verdicts(variant)):
+            print(line)
+        print()
+
+
+if __name__ == '__main__':
+    main()

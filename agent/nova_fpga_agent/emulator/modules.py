@@ -174,8 +174,42 @@ def read_counters(module_id, read):
     if found != module_id:
         raise ValueError('module ID register reads 0x%08X, expected 0x%08X'
                          % (found, module_id))
-    counters = {}
-    for name, (lo, hi) in COMMON_COUNTERS.items():
-        low = read(lo)
-        counters[name] = (read(hi) << 32) | low
+    counters = {name: _read64(read, lo, hi)
+                for name, (lo, hi) in COMMON_COUNTERS.items()}
+    own = MODULE_COUNTERS.get(module_id)
+    if own is not None:
+        counters.update(own(read))
     return counters
+
+
+def _read64(read, lo, hi=None):
+    low = read(lo)
+    return (read(lo + 4 if hi is None else hi) << 32) | low
+
+
+#: the vTC's 32-bit counters: counter name -> register
+VTC_COUNTERS = {
+    'flows_seen': VtcRegisters.FLOWS_SEEN,
+    'flows_classified': VtcRegisters.FLOWS_CLASSIFIED,
+    'flow_table_occupancy': VtcRegisters.FLOW_OCCUPANCY,
+    'flow_insertions': VtcRegisters.FLOW_INSERTIONS,
+    'flow_evictions': VtcRegisters.FLOW_EVICTIONS,
+    'flow_failed_insertions': VtcRegisters.FLOW_FAILED_INSERTIONS,
+    'unparsed_frames': VtcRegisters.UNPARSED_FRAMES,
+    'oversize_frames': VtcRegisters.OVERSIZE_FRAMES,
+}
+
+
+def vtc_counters(read):
+    """The vTC's flow-table counters and packets/bytes per class."""
+    counters = {name: read(offset) for name, offset in VTC_COUNTERS.items()}
+    for klass in VtcRegisters.CLASSES:
+        counters['%s_packets' % klass] = _read64(
+            read, VtcRegisters.class_packets(klass))
+        counters['%s_bytes' % klass] = _read64(
+            read, VtcRegisters.class_bytes(klass))
+    return counters
+
+
+#: module ID -> its own counters beyond the common ones
+MODULE_COUNTERS = {VTC_MODULE_ID: vtc_counters}

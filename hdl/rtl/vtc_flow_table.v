@@ -65,8 +65,8 @@ localparam ENTRY_WIDTH = 130;
 localparam TICK_WIDTH = $clog2(FLOW_TICK_CYCLES);
 localparam TICK_LAST_CYCLE = FLOW_TICK_CYCLES - 1;
 localparam [TICK_WIDTH-1:0] TICK_LAST = TICK_LAST_CYCLE[TICK_WIDTH-1:0];
-localparam [15:0] TIMEOUT = FLOW_TIMEOUT;
-localparam [3:0] INSPECT_LIMIT = INSPECT_PACKETS;
+localparam [15:0] TIMEOUT = FLOW_TIMEOUT[15:0];
+localparam [3:0] INSPECT_LIMIT = INSPECT_PACKETS[3:0];
 
 // entry fields
 localparam VALID = 129;

@@ -59,11 +59,11 @@ localparam WINDOW_BYTES = 128;
 localparam WINDOW_BEATS = WINDOW_BYTES / KEEP_WIDTH;
 localparam WINDOW_BITS = WINDOW_BYTES * 8;
 localparam BEAT_INDEX_WIDTH = $clog2(WINDOW_BEATS + 1);
-localparam SIGNATURE_BYTES = 20;
+localparam SIGNATURE_BYTES = 12;
 // Ethernet + IPv4 + UDP headers
 localparam MIN_PARSE_BYTES = 42;
 // the window padded with zeros far enough for any L4 or payload offset
-localparam PADDED_BITS = WINDOW_BITS + 8 * 64;
+localparam PADDED_BITS = WINDOW_BITS + 8 * 32;
 localparam LEN_WIDTH = $clog2(MAX_FRAME_LEN + 2);
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam CAP_WIDTH = 8;
@@ -104,7 +104,6 @@ reg [LEN_WIDTH-1:0]        length_reg = {LEN_WIDTH{1'b0}};
 
 reg [COUNT_WIDTH-1:0] beat_bytes;
 reg [DATA_WIDTH-1:0]  keep_mask;
-wire [WINDOW_BITS-1:0] window_now;
 integer i;
 
 always @* begin
@@ -115,23 +114,17 @@ always @* begin
     end
 end
 
-// the window so far: earlier beats as captured, this beat masked by tkeep, nothing after it
-genvar g;
-generate
-    for (g = 0; g < WINDOW_BEATS; g = g + 1) begin : window_beat
-        localparam [BEAT_INDEX_WIDTH-1:0] INDEX = g;
-        assign window_now[DATA_WIDTH*g +: DATA_WIDTH] =
-            INDEX < beat_index_reg ? window_reg[DATA_WIDTH*g +: DATA_WIDTH] :
-            INDEX == beat_index_reg ? in_tdata & keep_mask : {DATA_WIDTH{1'b0}};
-    end
-endgenerate
-
 wire in_window = !beat_index_reg[BEAT_INDEX_WIDTH-1];
 wire window_end = in_beat && in_window && (in_tlast || beat_index_reg == WINDOW_END_BEAT);
 wire [CAP_WIDTH-1:0] captured = {{(CAP_WIDTH-BEAT_INDEX_WIDTH){1'b0}}, beat_index_reg} * BEAT_BYTES
     + {{(CAP_WIDTH-COUNT_WIDTH){1'b0}}, beat_bytes};
 wire [LEN_WIDTH:0] frame_length = {1'b0, length_reg} + {{(LEN_WIDTH+1-COUNT_WIDTH){1'b0}}, beat_bytes};
 
+// the window whose last beat is being written; bytes past `captured` are stale and
+// never looked at, except payload bytes, which are masked in stage 3
+reg                   w_valid = 1'b0;
+reg                   w_full = 1'b0;
+reg [CAP_WIDTH-1:0]   w_captured = {CAP_WIDTH{1'b0}};
 // stage 0: the window being parsed
 reg [WINDOW_BITS-1:0] parse_window_reg = {WINDOW_BITS{1'b0}};
 reg                   s0_valid = 1'b0;
@@ -140,10 +133,9 @@ reg [CAP_WIDTH-1:0]   s0_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
     oversize <= 1'b0;
-    s0_valid <= window_end;
     if (in_beat) begin
         if (in_window) begin
-            window_reg[DATA_WIDTH*beat_index_reg +: DATA_WIDTH] <= in_tdata;
+            window_reg[DATA_WIDTH*beat_index_reg +: DATA_WIDTH] <= in_tdata & keep_mask;
             beat_index_reg <= beat_index_reg + 1'b1;
         end
         if (frame_length > MAX_FRAME_LEN) begin
@@ -157,18 +149,22 @@ always @(posedge clk) begin
             oversize <= frame_length > MAX_FRAME_LEN;
         end
     end
-    if (window_end) begin
-        s0_full <= captured >= MIN_PARSE_BYTES;
-        s0_captured <= captured;
-        if (captured >= MIN_PARSE_BYTES) begin
-            parse_window_reg <= window_now;
-        end
+    w_valid <= window_end;
+    w_full <= window_end && captured >= MIN_PARSE_BYTES;
+    w_captured <= captured;
+    s0_valid <= w_valid;
+    s0_full <= w_full;
+    s0_captured <= w_captured;
+    if (w_full) begin
+        parse_window_reg <= window_reg;
     end
 
     if (rst) begin
         oversize <= 1'b0;
         beat_index_reg <= {BEAT_INDEX_WIDTH{1'b0}};
         length_reg <= {LEN_WIDTH{1'b0}};
+        w_valid <= 1'b0;
+        w_full <= 1'b0;
         s0_valid <= 1'b0;
     end
 end
@@ -242,9 +238,20 @@ end
 
 // ---- stage 2: ports, L4 header, canonical key -----------------------------
 
-// the L4 ports and TCP data offset (L4 offset = 34 + 4 * slot)
-wire [31:0] ports = padded[8*34 + 32*s1_l4_slot +: 32];
-wire [3:0]  data_offset = padded[8*(34+12) + 4 + 32*s1_l4_slot +: 4];
+// the L4 ports and TCP data offset (L4 offset = 34 + 4 * slot, slot 0..12)
+reg [31:0] ports;
+reg [3:0]  data_offset;
+
+always @* begin
+    ports = 32'd0;
+    data_offset = 4'd0;
+    for (i = 0; i < 13; i = i + 1) begin
+        if (s1_l4_slot == i[3:0]) begin
+            ports = padded[8*34 + 32*i +: 32];
+            data_offset = padded[8*(34+12) + 4 + 32*i +: 4];
+        end
+    end
+end
 wire [15:0] sport = be16(ports[15:0]);
 wire [15:0] dport = be16(ports[31:16]);
 wire        is_tcp = s1_proto == 8'd6;
@@ -274,6 +281,7 @@ reg [1:0]   s2_tags = 2'd0;
 reg [7:0]   s2_byte0 = 8'd0;
 reg [7:0]   s2_byte1 = 8'd0;
 reg [15:0]  s2_checksum = 16'd0;
+reg [CAP_WIDTH-1:0] s2_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
     s2_valid <= s1_valid;
@@ -295,6 +303,7 @@ always @(posedge clk) begin
     s2_byte0 <= s1_byte0;
     s2_byte1 <= s1_byte1;
     s2_checksum <= s1_checksum;
+    s2_captured <= s1_captured;
     if (rst) begin
         s2_valid <= 1'b0;
     end
@@ -302,7 +311,25 @@ end
 
 // ---- stage 3: signatures and hash ------------------------------------------
 
-wire [8*SIGNATURE_BYTES-1:0] payload = padded[8*42 + 32*s2_payload_slot +: 8*SIGNATURE_BYTES];
+// payload offset = 42 + 4 * slot; a parsed frame's payload starts inside the window
+// (slot 0..21); bytes past the frame's end read 0
+reg [8*SIGNATURE_BYTES-1:0] payload;
+reg [7:0] payload_offset_byte;
+
+always @* begin
+    payload = {8*SIGNATURE_BYTES{1'b0}};
+    for (i = 0; i < 22; i = i + 1) begin
+        if (s2_payload_slot == i[4:0]) begin
+            payload = padded[8*42 + 32*i +: 8*SIGNATURE_BYTES];
+        end
+    end
+    for (i = 0; i < SIGNATURE_BYTES; i = i + 1) begin
+        payload_offset_byte = 8'd42 + {1'b0, s2_payload_slot, 2'b00} + i[7:0];
+        if (payload_offset_byte >= s2_captured) begin
+            payload[8*i +: 8] = 8'd0;
+        end
+    end
+end
 wire [3:0] match;
 
 vtc_signatures signatures (

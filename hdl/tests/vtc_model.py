@@ -38,7 +38,7 @@ CLASS_NUMBER = {name: number for number, name in enumerate(CLASSES)}
 FlowKey = collections.namedtuple('FlowKey', 'ip_version proto addr_a port_a addr_b port_b')
 
 WINDOW_BYTES = 128
-SIGNATURE_BYTES = 20
+SIGNATURE_BYTES = 12
 WAYS = 4
 TIMESTAMP_BITS = 16
 #: policy register: bit 7 enables marking, bits 5:0 are the DSCP
@@ -51,7 +51,7 @@ TCP, UDP = 6, 17
 HTTP_STARTS = (b'GET ', b'POST', b'HEAD', b'PUT ', b'HTTP', b'DELE', b'OPTI', b'CONN', b'PATC')
 SIP_STARTS = (b'SIP/', b'INVI', b'REGI', b'ACK ', b'BYE ', b'CANC', b'OPTI', b'NOTI', b'SUBS',
               b'MESS', b'INFO', b'PRAC', b'REFE', b'UPDA', b'PUBL')
-BITTORRENT_START = b'\x13BitTorrent protocol'
+BITTORRENT_START = b'\x13BitTorrent '  # the handshake's first 12 bytes
 
 COUNTER_NAMES = (
     'FRAMES', 'BYTES', 'FLOWS_SEEN', 'FLOWS_CLASSIFIED', 'FLOW_OCCUPANCY', 'FLOW_INSERTIONS',
@@ -203,7 +203,7 @@ def signature(parsed):
         'rtp': udp and parsed.payload_len >= 12 and p[0] & 0xC0 == 0x80
                and ((p[1] & 0x7F) <= 34 or (p[1] & 0x7F) >= 96)
                and parsed.sport >= 1024 and parsed.dport >= 1024,
-        'bittorrent': tcp and p[:20] == BITTORRENT_START,
+        'bittorrent': tcp and p[:12] == BITTORRENT_START,
         'smtp': tcp and (upper in (b'EHLO', b'HELO')
                          or (p[:4] == b'220 ' and (25 in ports or 587 in ports))),
         'ntp': udp and 123 in ports and parsed.payload_len >= 48 and 1 <= (p[0] >> 3) & 7 <= 4

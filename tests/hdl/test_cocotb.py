@@ -17,15 +17,27 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 HDL_TESTS = ROOT / 'hdl' / 'tests'
 BUILD = ROOT / '.build' / 'cocotb'
 
-#: suite -> (Verilog top, sources, parameters, number of cocotb tests it must run)
+#: the vTC tests each build runs: the table tests need a small table and a fast tick
+VTC_TABLE_TESTS = ('full_bucket_fails_insertion_and_still_forwards', 'idle_flows_age_out')
+VTC_TESTS = ('registers_follow_the_contract', 'real_captures_match_the_model',
+             'ipv6_and_qinq_variants_match_the_model', 'policy_writes_change_marking',
+             'long_frames_are_forwarded_and_counted', 'one_beat_per_cycle_at_a_fixed_latency')
+VTC_SMALL_TABLE = dict(modules.VTC.parameters, FLOW_TABLE_DEPTH=16, FLOW_TICK_CYCLES=64,
+                       FLOW_TIMEOUT=4)
+
+#: suite -> (Verilog top, sources, parameters, number of cocotb tests it must run[, the tests])
 SUITES = {
     'loopback': ('region_loopback', modules.LOOPBACK.sources, modules.LOOPBACK.parameters, 5),
     'loopback_32bit': ('region_loopback', modules.LOOPBACK.sources,
                        dict(modules.LOOPBACK.parameters, DATA_WIDTH=32), 5),
     'decoupler': (modules.DECOUPLER_TOP, modules.DECOUPLER_SOURCES, {'EGRESS_FIFO_DEPTH': 256}, 8),
+    'vtc': ('region_vtc', modules.VTC.sources, modules.VTC.parameters, len(VTC_TESTS), VTC_TESTS),
+    'vtc_small_table': ('region_vtc', modules.VTC.sources, VTC_SMALL_TABLE, len(VTC_TABLE_TESTS),
+                        VTC_TABLE_TESTS),
 }
 TEST_MODULES = {'region_loopback': 'test_region_loopback',
-                modules.DECOUPLER_TOP: 'test_region_decoupler'}
+                modules.DECOUPLER_TOP: 'test_region_decoupler',
+                'region_vtc': 'test_region_vtc'}
 
 
 def _simulator_tools(simulator):
@@ -52,7 +64,7 @@ def _outcome(results_xml):
 @pytest.mark.parametrize('suite', sorted(SUITES))
 def test_cocotb_suite(suite, simulator, monkeypatch, report):
     """Build the suite's top on this simulator and require every cocotb test to pass."""
-    top, sources, parameters, expected_tests = SUITES[suite]
+    top, sources, parameters, expected_tests, *testcases = SUITES[suite]
     env = _simulator_tools(simulator)
     monkeypatch.setenv('PATH', env['PATH'])
     if simulator == 'verilator':
@@ -74,6 +86,7 @@ def test_cocotb_suite(suite, simulator, monkeypatch, report):
     results = runner.test(
         test_module=TEST_MODULES[top],
         hdl_toplevel=top,
+        testcase=list(testcases[0]) if testcases else None,
         test_dir=build_dir,
         seed=seed,
         extra_env={'COCOTB_LOG_LEVEL': os.environ.get('COCOTB_LOG_LEVEL', 'WARNING')},

@@ -1,0 +1,368 @@
+"""cocotb suite for region_vtc: real captures against the bit-exact model (hdl/tests/vtc_model.py).
+
+Two builds run it (tests/hdl/test_cocotb.py): the default one (4,096 flows)
+runs everything but the table tests; a small one (16 flows, a 64-cycle
+tick, a 4-tick timeout) runs the table-full and ageing tests.
+"""
+import struct
+
+import cocotb
+from cocotb.triggers import ClockCycles, RisingEdge
+from cocotbext.axi import (AxiLiteBus, AxiLiteMaster, AxiResp, AxiStreamBus,
+                           AxiStreamFrame, AxiStreamSink, AxiStreamSource)
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+
+import vtc_captures
+import vtc_model
+from axi_helpers import pauses, read_u32, seeded_random, start, write_u32
+from nova_fpga_agent.emulator.modules import VTC, Registers, VtcRegisters
+
+#: a distinct DSCP per class, so every marked frame shows its flow's class
+ALL_MARKED = {name: 8 + number for number, name in enumerate(vtc_model.CLASSES) if number}
+
+FLOW_COUNTERS = {
+    'FLOWS_SEEN': VtcRegisters.FLOWS_SEEN,
+    'FLOWS_CLASSIFIED': VtcRegisters.FLOWS_CLASSIFIED,
+    'FLOW_OCCUPANCY': VtcRegisters.FLOW_OCCUPANCY,
+    'FLOW_INSERTIONS': VtcRegisters.FLOW_INSERTIONS,
+    'FLOW_EVICTIONS': VtcRegisters.FLOW_EVICTIONS,
+    'FLOW_FAILED_INSERTIONS': VtcRegisters.FLOW_FAILED_INSERTIONS,
+    'UNPARSED_FRAMES': VtcRegisters.UNPARSED_FRAMES,
+    'OVERSIZE_FRAMES': VtcRegisters.OVERSIZE_FRAMES,
+}
+
+
+def attach(dut):
+    source = AxiStreamSource(AxiStreamBus.from_prefix(dut, 's_axis'), dut.aclk, dut.aresetn,
+                             reset_active_level=False)
+    sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, 'm_axis'), dut.aclk, dut.aresetn,
+                         reset_active_level=False)
+    axil = AxiLiteMaster(AxiLiteBus.from_prefix(dut, 's_axil'), dut.aclk, dut.aresetn,
+                         reset_active_level=False)
+    return source, sink, axil
+
+
+async def read_ok(axil, address):
+    value, resp = await read_u32(axil, address)
+    assert resp == AxiResp.OKAY, 'read 0x%03X: %s' % (address, resp)
+    return value
+
+
+async def read_u64(axil, lo_address):
+    lo = await read_ok(axil, lo_address)
+    return await read_ok(axil, lo_address + 4) << 32 | lo
+
+
+async def start_vtc(dut, expect_clearing=False):
+    """Reset, then wait until the flow table has been cleared."""
+    source, sink, axil = attach(dut)
+    await start(dut)
+    status = await read_ok(axil, Registers.STATUS)
+    assert bool(status & VtcRegisters.STATUS_TABLE_CLEARING) or not expect_clearing
+    while status & VtcRegisters.STATUS_TABLE_CLEARING:
+        await ClockCycles(dut.aclk, 64)
+        status = await read_ok(axil, Registers.STATUS)
+    return source, sink, axil
+
+
+async def model_for(axil, policy=None):
+    """A model with the build's parameters (read from its registers) and the policy written."""
+    model = vtc_model.VtcModel(
+        flow_table_depth=await read_ok(axil, VtcRegisters.FLOW_TABLE_DEPTH),
+        inspect_packets=await read_ok(axil, VtcRegisters.INSPECT_PACKETS),
+        flow_timeout=await read_ok(axil, VtcRegisters.FLOW_TIMEOUT))
+    for name, dscp in (policy or {}).items():
+        value = VtcRegisters.POLICY_ENABLE | dscp
+        assert await write_u32(axil, VtcRegisters.policy(name), value) == AxiResp.OKAY
+        model.set_policy(name, value)
+    return model
+
+
+async def read_counters(axil):
+    """Every counter register, by the model's names."""
+    counters = {'FRAMES': await read_u64(axil, Registers.FRAMES_LO),
+                'BYTES': await read_u64(axil, Registers.BYTES_LO)}
+    for name, offset in FLOW_COUNTERS.items():
+        counters[name] = await read_ok(axil, offset)
+    for klass in vtc_model.CLASSES:
+        counters['CLASS_PACKETS_' + klass.upper()] = await read_u64(
+            axil, VtcRegisters.class_packets(klass))
+        counters['CLASS_BYTES_' + klass.upper()] = await read_u64(
+            axil, VtcRegisters.class_bytes(klass))
+    return counters
+
+
+async def replay(dut, frames, model, source, sink, now=None):
+    """Send frames, compare every output frame with the model's; return the outputs."""
+    expected = [model.process(frame, now) for frame in frames]
+    for frame in frames:
+        await source.send(AxiStreamFrame(frame))
+    received = []
+    for index, want in enumerate(expected):
+        got = (await sink.recv()).tdata
+        assert got == want, 'frame %d of %d differs:\n got  %s\n want %s' % (
+            index, len(frames), bytes(got[:64]).hex(), want[:64].hex())
+        received.append(bytes(got))
+    await ClockCycles(dut.aclk, 40)
+    assert sink.empty(), 'more frames came out than went in'
+    return received
+
+
+def marked_classes(frames, outputs):
+    """Flow -> class, as the DSCP marks of the output frames show it (ALL_MARKED policy)."""
+    by_dscp = {dscp: name for name, dscp in ALL_MARKED.items()}
+    classes = {}
+    for frame, out in zip(frames, outputs):
+        parsed = vtc_model.parse(out)
+        if parsed is None or out == frame:
+            continue
+        tc = out[parsed.l3 + 1] if parsed.version == 4 else \
+            (out[parsed.l3] & 0x0F) << 4 | out[parsed.l3 + 1] >> 4
+        classes[parsed.key] = by_dscp[tc >> 2]
+    return classes
+
+
+async def check_against_model(axil, model, frames, outputs, marked=True):
+    """Counters equal the model's; every flow's class shown by the marks is the model's."""
+    assert await read_counters(axil) == model.counters
+    shown = marked_classes(frames, outputs)
+    assert bool(shown) == marked
+    for key, klass in shown.items():
+        assert model.flow_class(key) == klass, key
+
+
+def ipv4_header_sum(frame):
+    """One's complement sum of a frame's IPv4 header: 0xFFFF when its checksum is valid."""
+    parsed = vtc_model.parse(frame)
+    header = frame[parsed.l3:parsed.l3 + (frame[parsed.l3] & 15) * 4]
+    return vtc_model._ones_add(*struct.unpack('!%dH' % (len(header) // 2), header))
+
+
+#: a DNS query header: one question
+DNS_QUERY = bytes.fromhex('bc1f01000001000000000000')
+#: an RTP header (PCMA)
+RTP_HEADER = bytes.fromhex('80086fae000004d83796cb71')
+
+
+def udp_frame(flow, payload=b'', size=None, dport=30000):
+    """An Ethernet/IPv4/UDP frame of flow number `flow`, padded to `size` bytes if given."""
+    packet = Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02') \
+        / IP(src='10.0.%d.%d' % (flow >> 8 & 255, flow & 255), dst='10.1.0.1') \
+        / UDP(sport=20000, dport=dport) / Raw(payload)
+    if size is not None:
+        packet = packet / Raw(bytes(size - len(packet)))
+    return bytes(packet)
+
+
+def dns_frame(flow, size=None):
+    return udp_frame(flow, DNS_QUERY, size, dport=53)
+
+
+@cocotb.test()
+async def registers_follow_the_contract(dut):
+    """ID, version, parameters, policy masking; unmapped offsets SLVERR; read-only writes ignored."""
+    _, _, axil = await start_vtc(dut, expect_clearing=True)
+    assert await read_ok(axil, Registers.MODULE_ID) == VTC.module_id
+    assert await read_ok(axil, Registers.VERSION) == VTC.version
+    assert await read_ok(axil, Registers.CONTROL) == 0
+    assert await read_ok(axil, Registers.STATUS) == 0
+    assert await read_ok(axil, VtcRegisters.FLOW_TABLE_DEPTH) == 4096
+    assert await read_ok(axil, VtcRegisters.INSPECT_PACKETS) == 8
+    assert await read_ok(axil, VtcRegisters.FLOW_TIMEOUT) == 4096
+    assert await read_ok(axil, VtcRegisters.TIMESTAMP) == 0
+    assert await read_counters(axil) == vtc_model.VtcModel().counters
+
+    assert await write_u32(axil, Registers.MODULE_ID, 0x12345678) == AxiResp.OKAY
+    assert await read_ok(axil, Registers.MODULE_ID) == VTC.module_id
+    assert await write_u32(axil, VtcRegisters.FLOWS_SEEN, 7) == AxiResp.OKAY
+    assert await read_ok(axil, VtcRegisters.FLOWS_SEEN) == 0
+
+    for klass in vtc_model.CLASSES[1:]:
+        assert await read_ok(axil, VtcRegisters.policy(klass)) == 0
+        assert await write_u32(axil, VtcRegisters.policy(klass), 0xFFFFFF00 | len(klass)) \
+            == AxiResp.OKAY
+        assert await read_ok(axil, VtcRegisters.policy(klass)) == len(klass)
+    assert await write_u32(axil, VtcRegisters.policy('tls'), 0xFF) == AxiResp.OKAY
+    assert await read_ok(axil, VtcRegisters.policy('tls')) == 0xBF
+
+    for offset in (0x30, VtcRegisters.POLICY, VtcRegisters.POLICY + 44, 0xD8, 0x158, 0x1A0,
+                   0xFFC):
+        assert await read_u32(axil, offset) == (0, AxiResp.SLVERR), hex(offset)
+        assert await write_u32(axil, offset, 1) == AxiResp.SLVERR, hex(offset)
+
+
+@cocotb.test()
+async def real_captures_match_the_model(dut):
+    """Every shared capture, with random gaps and stalls: frames, counters and classes as modelled."""
+    rng = seeded_random(dut)
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil, ALL_MARKED)
+    source.set_pause_generator(pauses(rng, 0.2))
+    sink.set_pause_generator(pauses(rng, 0.3))
+    frames = [frame for path in vtc_captures.ndpi_capture_paths()
+              for frame in vtc_captures.read_frames(path)]
+    outputs = await replay(dut, frames, model, source, sink)
+    await check_against_model(axil, model, frames, outputs)
+    assert len(model.flows) == 45
+    assert model.counters['UNPARSED_FRAMES'] == 2  # dns.pcap's PPPoE frames
+
+    assert await write_u32(axil, Registers.CONTROL, Registers.CONTROL_CLEAR_COUNTERS) \
+        == AxiResp.OKAY
+    cleared = await read_counters(axil)
+    assert cleared.pop('FLOW_OCCUPANCY') == len(model.flows)
+    assert set(cleared.values()) == {0}
+
+
+@cocotb.test()
+async def ipv6_and_qinq_variants_match_the_model(dut):
+    """The captures rewritten to IPv6 and to 802.1ad + 802.1Q tags: marked and counted as modelled."""
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil, ALL_MARKED)
+    frames = []
+    for path in vtc_captures.ndpi_capture_paths():
+        if path.name in ('bittorrent.pcap', 'quic.pcap'):
+            continue  # the two large ones: the default-policy replay covers them
+        original = vtc_captures.read_frames(path)
+        frames += vtc_captures.ipv6_variant(original) + vtc_captures.qinq_variant(original)
+    outputs = await replay(dut, frames, model, source, sink)
+    await check_against_model(axil, model, frames, outputs)
+    assert any(vtc_model.parse(out) and vtc_model.parse(out).version == 6 and out != frame
+               for frame, out in zip(frames, outputs)), 'no IPv6 frame was marked'
+
+
+@cocotb.test()
+async def policy_writes_change_marking(dut):
+    """Unmarked by default; a policy write marks, another changes the DSCP; checksums stay right."""
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil)
+    paths = {path.name: path for path in vtc_captures.ndpi_capture_paths()}
+    ssh = vtc_captures.read_frames(paths['ssh.pcap'])[:40]
+    torrent = vtc_captures.read_frames(paths['bittorrent.pcap'])[:40]
+
+    outputs = await replay(dut, ssh, model, source, sink)
+    assert outputs == ssh, 'no policy: every frame unchanged'
+
+    for dscp in (46, 10):
+        value = VtcRegisters.POLICY_ENABLE | dscp
+        for klass in ('ssh', 'bittorrent'):
+            assert await write_u32(axil, VtcRegisters.policy(klass), value) == AxiResp.OKAY
+            model.set_policy(klass, value)
+        outputs = await replay(dut, ssh + torrent, model, source, sink)
+        changed = [(frame, out) for frame, out in zip(ssh + torrent, outputs) if out != frame]
+        assert len(changed) >= 60
+        for frame, out in changed:
+            tos = vtc_model.parse(out).l3 + 1
+            assert out[tos] >> 2 == dscp and out[tos] & 3 == frame[tos] & 3
+            # valid stays valid; bittorrent.pcap's zero (offloaded) checksums stay wrong
+            # by the same amount
+            assert ipv4_header_sum(out) == ipv4_header_sum(frame)
+        sums = {ipv4_header_sum(frame) for frame, _ in changed}
+        assert 0xFFFF in sums and len(sums) > 1
+
+    value = 10  # enable bit clear: no marking
+    assert await write_u32(axil, VtcRegisters.policy('ssh'), value) == AxiResp.OKAY
+    model.set_policy('ssh', value)
+    assert await replay(dut, ssh, model, source, sink) == ssh
+    assert await read_counters(axil) == model.counters
+
+
+@cocotb.test()
+async def long_frames_are_forwarded_and_counted(dut):
+    """1,602 bytes (ssh.pcap), 9,018 bytes classified; beyond MAX_FRAME_LEN passes and is counted."""
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil, ALL_MARKED)
+    ssh = vtc_captures.read_frames(
+        [p for p in vtc_captures.ndpi_capture_paths() if p.name == 'ssh.pcap'][0])
+    assert max(map(len, ssh)) == 1602
+    rtp = RTP_HEADER
+    jumbo = [udp_frame(1, rtp + bytes(64), size=9018), udp_frame(1, rtp, size=9018),
+             udp_frame(2, rtp, size=9019), udp_frame(3, rtp), udp_frame(3, rtp, size=9100)]
+    frames = ssh + jumbo
+    outputs = await replay(dut, frames, model, source, sink)
+    assert outputs[-4] != frames[-4], 'the second 9,018-byte frame is marked as RTP'
+    assert outputs[-3] == frames[-3] and outputs[-1] == frames[-1]
+    assert model.counters['OVERSIZE_FRAMES'] == 2
+    assert model.counters['UNPARSED_FRAMES'] == 2
+    await check_against_model(axil, model, frames, outputs)
+
+
+@cocotb.test()
+async def one_beat_per_cycle_at_a_fixed_latency(dut):
+    """Back-to-back 64-byte frames of many flows leave as one unbroken run of beats."""
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil, ALL_MARKED)
+    beat_bytes = len(dut.s_axis_tkeep)
+    frames = [dns_frame(flow, size=64) for flow in range(40)] * 2
+    beats = sum(-(-len(frame) // beat_bytes) for frame in frames)
+
+    for frame in frames:
+        await source.send(AxiStreamFrame(frame))
+    cycles_in = 0
+    while not (dut.s_axis_tvalid.value and dut.s_axis_tready.value):
+        await RisingEdge(dut.aclk)
+    while not (dut.m_axis_tvalid.value and dut.m_axis_tready.value):
+        await RisingEdge(dut.aclk)
+        cycles_in += 1
+    cycles = 1
+    while cycles < beats:
+        await RisingEdge(dut.aclk)
+        assert dut.m_axis_tvalid.value and dut.m_axis_tready.value, \
+            'bubble after %d of %d beats' % (cycles, beats)
+        cycles += 1
+    dut._log.info('first beat out %d cycles after the first beat in', cycles_in)
+    assert 128 // beat_bytes <= cycles_in <= 128 // beat_bytes + 12
+    expected = [model.process(frame) for frame in frames]
+    assert [(await sink.recv()).tdata for _ in frames] == expected
+    assert expected[40:] != frames[40:], 'second round marked as DNS'
+    await check_against_model(axil, model, frames, expected)
+
+
+def same_bucket_flows(buckets, count):
+    """`count` DNS flows (dns_frame) whose keys hash to one bucket."""
+    found = {}
+    for flow in range(1, 5000):
+        key = vtc_model.parse(dns_frame(flow)).key
+        found.setdefault(vtc_model.bucket_index(key, buckets), []).append(flow)
+        for flows in found.values():
+            if len(flows) == count:
+                return flows
+    raise AssertionError('no bucket with %d flows' % count)
+
+
+@cocotb.test()
+async def full_bucket_fails_insertion_and_still_forwards(dut):
+    """Small build: a fifth flow in a full bucket is counted as failed and forwarded unmarked."""
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil, ALL_MARKED)
+    assert model.buckets == 4
+    frames = [dns_frame(flow) for flow in same_bucket_flows(model.buckets, 5)]
+    now = await read_ok(axil, VtcRegisters.TIMESTAMP)
+    outputs = await replay(dut, frames + frames, model, source, sink, now=now)
+    assert model.counters['FLOW_FAILED_INSERTIONS'] == 2
+    assert model.counters['FLOW_OCCUPANCY'] == 4
+    assert outputs[9] == frames[4] and outputs[5] != frames[0]
+    await check_against_model(axil, model, frames + frames, outputs)
+
+
+@cocotb.test()
+async def idle_flows_age_out(dut):
+    """Small build: after the timeout, new flows evict idle ones, lowest way first."""
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil, ALL_MARKED)
+    timeout = await read_ok(axil, VtcRegisters.FLOW_TIMEOUT)
+    frames = [dns_frame(flow) for flow in same_bucket_flows(model.buckets, 6)]
+
+    now = await read_ok(axil, VtcRegisters.TIMESTAMP)
+    outputs = await replay(dut, frames[:4], model, source, sink, now=now)
+    while await read_ok(axil, VtcRegisters.TIMESTAMP) <= now + timeout + 2:
+        await ClockCycles(dut.aclk, 100)
+    now = await read_ok(axil, VtcRegisters.TIMESTAMP)
+    more = frames[4:] + frames[:1]
+    outputs += await replay(dut, more, model, source, sink, now=now)
+    assert model.counters['FLOW_EVICTIONS'] == 3
+    assert model.counters['FLOW_FAILED_INSERTIONS'] == 0
+    assert model.flow_class(vtc_model.parse(frames[1]).key) == 'unknown'  # evicted
+    assert model.flow_class(vtc_model.parse(frames[3]).key) == 'dns'
+    await check_against_model(axil, model, frames[:4] + more, outputs, marked=False)

@@ -140,8 +140,7 @@ def logs(conf):
     wanted = conf.command.service
     if wanted:
         found = {name: path for name, path in found.items()
-                 if wanted in (name, name.rsplit('/', 1)[-1])
-                 or name.startswith(wanted + '/')}
+                 if wanted == name or wanted in name.split('/')}
         if not found:
             print('no log for %s; logs: %s' % (
                 wanted, ', '.join(sorted(cloud.logs()))), file=sys.stderr)

@@ -16,16 +16,23 @@ def password(user):
 
 
 def ensure_service_user(keystone, user):
-    """user in the service project with the admin role, created once."""
+    """user in the service project with the admin and service roles.
+
+    The service role is what makes a token a service token: nova sends its
+    own beside the user's to neutron, and keystonemiddleware rejects the
+    request when that token lacks the role.
+    """
     ks = keystone.admin
-    if ks.users.list(domain='default', name=user):
-        return
     project = ks.projects.find(name=SERVICE_PROJECT)
-    role = ks.roles.find(name='admin')
-    created = ks.users.create(name=user, domain='default',
-                              password=password(user),
-                              default_project=project)
-    ks.roles.grant(role, user=created, project=project)
+    roles = {role.name: role for role in ks.roles.list()}
+    if 'service' not in roles:
+        roles['service'] = ks.roles.create(name='service')
+    found = ks.users.list(domain='default', name=user)
+    account = found[0] if found else ks.users.create(
+        name=user, domain='default', password=password(user),
+        default_project=project)
+    for role in ('admin', 'service'):
+        ks.roles.grant(roles[role], user=account, project=project)
 
 
 def auth_options(keystone, section, user):

@@ -27,6 +27,11 @@ from nova_fpga_agent.emulator import modules
 LOG = logging.getLogger(__name__)
 
 PL_FILE = 'emulated-pl.json'
+#: Cycles the emulated fabric runs after a module reset: about 160 us at
+#: 100 MHz, less than an agent's next step takes on a board, more than any
+#: module's start-up work (the vTC clears its 4096-flow table in 1024).
+SETTLE_CYCLES = 16384
+
 OPERATIONS = ('decouple', 'pcap_write', 'couple', 'reset', 'read_id',
               'dma_start')
 
@@ -192,6 +197,10 @@ class EmulatedBoard:
         with region.lock:
             if region.bridge is not None:
                 region.bridge.reset()
+                # the fabric's clock keeps running on a board while the
+                # agent takes its next step; the emulated clock runs only
+                # when driven, so give the module its start-up time here
+                region.bridge.clock(SETTLE_CYCLES)
 
     def _answering(self, region, what):
         """The HDL behind the region's register window; where no module

@@ -1,0 +1,70 @@
+"""A region of an emulated board running the vTC: a bitstream that declares
+the vTC's module ID runs region_vtc's Verilog (Verilator, behind the
+region's decoupler), the real captures go through it unchanged or
+DSCP-marked exactly as the reference model says, and the counters the agent
+reports over RPC are the module's, equal to the model's."""
+import hashlib
+import sys
+import uuid
+
+import pytest
+
+from nova_fpga_agent.emulator import hdl_bridge, modules
+from tests.agent.conftest import module_for
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
+import vtc_captures  # noqa: E402
+from vtc_model import VtcModel  # noqa: E402
+
+pytestmark = pytest.mark.hdl
+VTC = modules.VtcRegisters
+
+
+def model_counters(model):
+    """The model's counters under the names the agent reports."""
+    out = {'frames': model.counters['FRAMES'], 'bytes': model.counters['BYTES']}
+    for name in modules.VTC_COUNTERS:
+        register = {'flow_table_occupancy': 'FLOW_OCCUPANCY'}.get(name, name.upper())
+        out[name] = model.counters[register]
+    for klass in VTC.CLASSES:
+        out['%s_packets' % klass] = model.counters['CLASS_PACKETS_%s' % klass.upper()]
+        out['%s_bytes' % klass] = model.counters['CLASS_BYTES_%s' % klass.upper()]
+    return out
+
+
+def test_vtc_region_classifies_real_captures_like_the_model(cloud, report):
+    # a cold Verilator build takes longer than the RPC timeout: build first
+    hdl_bridge.build(modules.VTC.in_slot)
+    agent = cloud.start('b0')
+    data = module_for('rp1', modules.VTC_MODULE_ID)
+    instance = str(uuid.uuid4())
+    loaded = cloud.client.load({}, 'b0', 'rp1', instance, 'vtc-image',
+                               hashlib.sha256(data).hexdigest(), data)
+    assert loaded['module_id'] == '0x%08X' % modules.VTC_MODULE_ID
+    backend = agent.manager.backend
+    # mark TLS and DNS flows, as an operator would
+    policy = {'tls': 46, 'dns': 10}
+    model = VtcModel()
+    for klass, dscp in policy.items():
+        value = VTC.POLICY_ENABLE | dscp
+        backend.write_register('rp1', VTC.policy(klass), value)
+        model.set_policy(klass, value)
+
+    frames = marked = 0
+    for path in vtc_captures.ndpi_capture_paths():
+        for frame in vtc_captures.read_frames(path):
+            now = backend.read_register('rp1', VTC.TIMESTAMP)
+            expected = model.process(frame, now=now)
+            assert backend.transfer('rp1', frame) == [expected], (path.name, frames)
+            frames += 1
+            marked += expected != frame
+    assert marked > 0  # the policy did mark classified flows
+
+    stats = cloud.client.stats({}, 'b0', 'rp1')
+    assert stats['module'] == model_counters(model)
+    assert stats['module']['frames'] == frames
+    classified = {k: v for k, v in stats['module'].items()
+                  if k.endswith('_packets') and v}
+    report('vTC region on the emulated board: %d real frames, %d DSCP-marked, '
+           'packets per class %s' % (frames, marked, classified))

@@ -15,6 +15,7 @@ TOPS = {
     'region_loopback': modules.LOOPBACK.source_paths,
     modules.DECOUPLER_TOP: [modules.RTL_DIR / source for source in modules.DECOUPLER_SOURCES],
     modules.SLOT_TOP: modules.LOOPBACK.in_slot.source_paths,
+    'region_vtc': modules.VTC.source_paths,
 }
 
 

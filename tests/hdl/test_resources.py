@@ -29,6 +29,8 @@ def rp1():
 def synthesized(top):
     if top == modules.LOOPBACK.top:
         return resources.synthesize(top, modules.LOOPBACK.source_paths, modules.LOOPBACK.parameters)
+    if top == modules.VTC.top:
+        return resources.synthesize(top, modules.VTC.source_paths, modules.VTC.parameters)
     return resources.synthesize(modules.DECOUPLER_TOP, DECOUPLER_SOURCES)
 
 
@@ -66,6 +68,18 @@ def test_loopback_fits_the_region(region, report):
     report('yosys loopback: %s vs %s' % (usage, budget))
     assert resources.overruns(usage, budget) == []
     assert usage.luts > 0 and usage.ffs > 0
+
+
+def test_vtc_fits_rp1(report):
+    """Fails when the vTC (4,096 flows) outgrows the region made for it; its flow table is block RAM."""
+    budget = rp1()
+    usage = synthesized(modules.VTC.top)
+    report('yosys vTC: %s vs %s (%.0f%% of the LUTs)' % (usage, budget,
+                                                          100.0 * usage.luts / budget.luts))
+    assert resources.overruns(usage, budget) == []
+    # 4,096 entries of 130 bits in four ways: 16 RAMB36, not LUTs
+    assert usage.ramb36 >= 16
+    assert resources.overruns(usage, pr_0()) != []
 
 
 def test_decoupler_estimate_uses_block_ram(report):

@@ -243,12 +243,8 @@ class Stack:
         """
         began = time.monotonic()
         self.timings = {}
-        self.dir.mkdir(parents=True, exist_ok=True)
-        if self._load_state() is None:
-            self.state = self._new_state()
-            self._save_state()
-        self._up_servers()
-        self._step('databases', None, self._prepare_buses_and_databases)
+        self.start_servers()
+        self._step('databases and vhosts', None, self.prepare)
         keystone = self.keystone
         self._step('keystone', keystone.dir / 'keystone.pid', keystone.start)
         if not self.state.get('builders_project'):
@@ -274,9 +270,13 @@ class Stack:
         self.timings['total'] = time.monotonic() - began
         return self
 
-    def _up_servers(self):
+    def start_servers(self):
         """MariaDB and RabbitMQ: configured ones when they answer, chosen on
         the first up and kept; private ones started here otherwise."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        if self._load_state() is None:
+            self.state = self._new_state()
+            self._save_state()
         if self.state['database'] is None:
             if self.database_url and mariadb.answers(self.database_url):
                 self.state['database'] = {'url': self.database_url,
@@ -318,7 +318,8 @@ class Stack:
             self.progress('%s: configured, %s' % (
                 'rabbitmq', self.state['rabbitmq']['url']))
 
-    def _prepare_buses_and_databases(self):
+    def prepare(self):
+        """The cloud's databases, vhosts and RabbitMQ users (missing ones)."""
         mariadb.create_databases(self.state['database']['url'],
                                  self.state['databases'].values())
         broker = self._broker()

@@ -1,0 +1,69 @@
+"""The stack's private MariaDB and RabbitMQ, used when no configured server
+answers: started from the Debian packages in the state directory, serving
+the cloud's databases and vhosts, and stopped by pid, epmd included."""
+import kombu
+import pytest
+
+from nova_fpga.localcloud import mariadb
+from nova_fpga.localcloud import process
+from nova_fpga.localcloud import stack as localstack
+from tests.localcloud.test_stack import alive
+
+#: Nothing listens on port 1.
+SILENT_DB = 'mysql+pymysql://root@127.0.0.1:1/'
+SILENT_MQ = 'rabbit://guest:guest@127.0.0.1:1/'
+
+
+def amqp_connects(url):
+    with kombu.Connection(url.replace('rabbit://', 'amqp://', 1),
+                          connect_timeout=5) as conn:
+        try:
+            conn.connect()
+            return True
+        except Exception as exc:  # kombu raises the broker's refusal as is
+            if 'ACCESS_REFUSED' in str(exc) or 'NOT_ALLOWED' in str(exc) \
+                    or 'access' in str(exc).lower():
+                return False
+            raise
+
+
+@pytest.fixture
+def servers(tmp_path):
+    stack = localstack.Stack(tmp_path / 'demo', database_url=SILENT_DB,
+                             transport_url=SILENT_MQ, die_with_parent=True)
+    try:
+        stack.start_servers()
+    except process.ServiceError as exc:
+        stack.down(purge=True)
+        pytest.fail(str(exc), pytrace=False)
+    yield stack
+    stack.down(purge=True)
+
+
+def test_private_servers_serve_the_cloud_and_stop_by_pid(servers):
+    state = servers.state
+    assert state['database']['private'] and state['rabbitmq']['private']
+    assert state['database']['url'].startswith('mysql+pymysql://root@127.0.0.1:')
+    servers.prepare()
+    assert set(state['databases'].values()) <= mariadb.list_databases(
+        state['database']['url'])
+
+    # each board's user reaches the agents' vhost, not nova's
+    board = servers.board('board0').transport_url
+    assert amqp_connects(board)
+    assert not amqp_connects(board.rsplit('/', 1)[0] + '/' +
+                             state['vhosts']['nova'])
+    assert amqp_connects(servers.nova(None).transport_url)
+
+    # a second start finds them running and starts no second copy
+    running = servers.pids()
+    assert sorted(running) == ['mariadb/mariadb', 'rabbitmq/epmd',
+                               'rabbitmq/rabbitmq']
+    servers.start_servers()
+    assert servers.pids() == running
+
+    pids = [pid for group in running.values() for pid in group]
+    stopped = servers.down(purge=True)
+    assert sorted(stopped) == sorted(running)
+    assert [pid for pid in pids if alive(pid)] == []
+    assert not servers.dir.exists()

@@ -1,0 +1,248 @@
+"""The whole demo cloud, started once for this module in a temporary state
+directory and driven with the real openstack CLI and nova-fpga-demo.
+
+MariaDB and RabbitMQ are the configured ones when they answer
+(NOVA_FPGA_TEST_DATABASE_URL, NOVA_FPGA_TEST_RABBIT_URL), else private ones
+the stack starts; test_private_servers.py covers the private path always.
+"""
+import json
+import os
+import pathlib
+import subprocess
+import time
+
+import pytest
+
+from nova_fpga import shell
+from nova_fpga.bitstream import builder
+from nova_fpga.localcloud import mariadb
+from nova_fpga.localcloud import process
+from nova_fpga.localcloud import rabbitmq
+from nova_fpga.localcloud import stack as localstack
+from nova_fpga_agent.emulator import modules
+from tests.conftest import REPORT
+
+DATABASE_URL = os.environ.get('NOVA_FPGA_TEST_DATABASE_URL',
+                              'mysql+pymysql://root@127.0.0.1/')
+RABBIT_URL = os.environ.get('NOVA_FPGA_TEST_RABBIT_URL', rabbitmq.DEFAULT_URL)
+DEMO = str(process.BIN / 'nova-fpga-demo')
+REFERENCE = shell.load(shell.REFERENCE)
+
+
+class CLI:
+    """The real openstack CLI as one user of the stack (a glance test's
+    CLI has the same json()/run())."""
+
+    def __init__(self, cloud, user):
+        self.env = dict(os.environ, **cloud.openrc(user))
+
+    def run(self, *args, check=True):
+        out = subprocess.run([str(process.BIN / 'openstack'),
+                              *map(str, args)], env=self.env,
+                             capture_output=True, text=True, timeout=300)
+        if check and out.returncode:
+            raise AssertionError('openstack %s failed: %s'
+                                 % (' '.join(map(str, args)), out.stderr))
+        return out
+
+    def json(self, *args):
+        return json.loads(self.run(*args, '-f', 'json').stdout)
+
+
+def wait_active(cli, image_id, timeout=60):
+    deadline = time.monotonic() + timeout
+    while True:
+        image = cli.json('image', 'show', image_id)
+        if image['status'] == 'active' or time.monotonic() > deadline:
+            return image
+        time.sleep(0.5)
+
+
+def demo(cloud, *args):
+    out = subprocess.run([DEMO, '--state-dir', str(cloud.dir), *args],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+def alive(pid):
+    try:
+        text = pathlib.Path('/proc/%d/stat' % pid).read_text()
+    except FileNotFoundError:
+        return False
+    return text[text.rindex(')') + 2] != 'Z'
+
+
+@pytest.fixture(scope='module')
+def cloud(tmp_path_factory):
+    stack = localstack.Stack(tmp_path_factory.mktemp('demo'),
+                             database_url=DATABASE_URL,
+                             transport_url=RABBIT_URL, die_with_parent=True)
+    try:
+        stack.up()
+    except process.ServiceError as exc:
+        stack.down(purge=True)
+        pytest.fail(str(exc), pytrace=False)
+    REPORT.append('demo stack: up from scratch in %.0f s (%s); %.0f MB RSS '
+                  'in %d processes' % (
+                      stack.timings['total'], ', '.join(
+                          '%s %.1f s' % item for item in stack.timings.items()
+                          if item[0] != 'total'),
+                      stack.memory_kib() / 1024,
+                      sum(len(pids) for pids in stack.pids().values())))
+    yield stack
+    stack.down(purge=True)
+
+
+@pytest.fixture(scope='module')
+def admin(cloud):
+    return CLI(cloud, 'admin')
+
+
+def test_configured_servers_are_used_when_they_answer(cloud):
+    assert cloud.state['database']['private'] == (
+        not mariadb.answers(DATABASE_URL))
+    assert cloud.state['rabbitmq']['private'] == (
+        rabbitmq.configured(RABBIT_URL) is None)
+    names = mariadb.list_databases(cloud.state['database']['url'])
+    assert set(cloud.state['databases'].values()) <= names
+    # nova's bus and the agents' bus are different vhosts
+    assert cloud.state['vhosts']['nova'] != cloud.state['vhosts']['agents']
+    assert cloud.state['vhosts']['agents'] in \
+        cloud.nova(cloud.keystone).conf()[('zynq', 'transport_url')]
+
+
+def test_conductor_scheduler_and_compute_are_up(admin):
+    services = admin.json('compute', 'service', 'list')
+    states = {svc['Binary']: svc['State'] for svc in services}
+    assert states == {'nova-conductor': 'up', 'nova-scheduler': 'up',
+                      'nova-compute': 'up'}
+
+
+def test_every_board_is_a_hypervisor(admin, cloud):
+    hypervisors = admin.json('hypervisor', 'list')
+    assert sorted(hyp['Hypervisor Hostname'] for hyp in hypervisors) == \
+        ['board0', 'board1'] == cloud.boards
+
+
+def test_placement_has_two_region_providers_under_each_board(cloud):
+    session = cloud.keystone.session('admin')
+
+    def get(path):
+        return session.get(path, endpoint_filter={
+            'service_type': 'placement', 'interface': 'public'},
+            headers={'OpenStack-API-Version': 'placement 1.14'}).json()
+
+    providers = get('/resource_providers')['resource_providers']
+    roots = {rp['name']: rp['uuid'] for rp in providers
+             if rp['parent_provider_uuid'] is None}
+    assert sorted(roots) == ['board0', 'board1']
+    for board, uuid in roots.items():
+        children = sorted((rp['name'], rp['uuid']) for rp in providers
+                          if rp['parent_provider_uuid'] == uuid)
+        assert [name for name, _ in children] == [
+            '%s:%s' % (board, region.name) for region in REFERENCE.regions]
+        for _, child in children:
+            inventory = get('/resource_providers/%s/inventories'
+                            % child)['inventories']
+            assert inventory['CUSTOM_FPGA_REGION']['total'] == 1
+
+
+def test_neutron_answers(admin):
+    assert admin.json('network', 'agent', 'list') == []
+    assert isinstance(admin.json('port', 'list'), list)
+
+
+def test_a_bitstream_server_goes_active_and_delete_frees_its_region(
+        cloud, admin, tmp_path):
+    flavor = subprocess.run(
+        [str(process.BIN / 'nova-fpga-manage'), 'flavor', 'create'],
+        env=admin.env, capture_output=True, text=True, timeout=120)
+    assert flavor.returncode == 0, flavor.stderr
+    rp0 = REFERENCE.region('rp0')
+    path = tmp_path / 'loopback_rp0.bit'
+    path.write_bytes(builder.build_partial(
+        '7z020clg400', 'loopback_rp0', modules.LOOPBACK_MODULE_ID,
+        rp0.footprint))
+    bob = CLI(cloud, 'bob')
+    image = bob.json('image', 'create', 'loopback-rp0', '--file', path,
+                     '--disk-format', 'raw', '--container-format', 'bare',
+                     '--import', '--property',
+                     'fpga_shell_id=%s' % REFERENCE.shell_id)
+    image = wait_active(bob, image['id'])
+    assert image['status'] == 'active', image
+
+    server = bob.json('server', 'create', '--flavor', 'fpga.region',
+                      '--image', image['id'], '--nic', 'none', '--wait',
+                      'loop1')
+    assert server['status'] == 'ACTIVE'
+    shown = admin.json('server', 'show', server['id'])
+    board = shown['OS-EXT-SRV-ATTR:hypervisor_hostname']
+    regions = {region['name']: region
+               for region in cloud.describe_boards()[board]['regions']}
+    assert regions['rp0']['state'] == 'ACTIVE'
+    assert regions['rp0']['instance_uuid'] == server['id']
+    assert 'server loop1 (%s)' % server['id'] in demo(cloud, 'status')
+
+    bob.run('server', 'delete', '--wait', server['id'])
+    regions = {region['name']: region
+               for region in cloud.describe_boards()[board]['regions']}
+    assert regions['rp0']['state'] == 'FREE'
+    assert regions['rp0']['instance_uuid'] is None
+
+
+def test_status_shows_each_service_running_and_each_region(cloud):
+    out = demo(cloud, 'status')
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines()
+            if '/' in line.split()[0]}
+    assert set(rows) == {
+        'keystone/keystone', 'glance/glance-api', 'placement/placement-api',
+        'neutron/neutron-server', 'nova/nova-api', 'nova/nova-conductor',
+        'nova/nova-scheduler', 'nova/nova-compute', 'boards/board0/agent',
+        'boards/board1/agent'} | (
+            {'mariadb/mariadb'} if cloud.state['database']['private']
+            else set()) | ({'rabbitmq/rabbitmq', 'rabbitmq/epmd'}
+                           if cloud.state['rabbitmq']['private'] else set())
+    assert set(rows.values()) == {'running'}, out
+    for board in cloud.boards:
+        assert '%s: agent answers' % board in out
+    assert out.count('  rp0  FREE') == out.count('  rp1  FREE') == 2
+
+
+def test_logs_prints_the_tail_of_one_service(cloud):
+    out = demo(cloud, 'logs', 'nova-compute', '-n', '3')
+    assert out.splitlines() == (cloud.dir / 'nova' / 'nova-compute.log') \
+        .read_text().splitlines()[-3:]
+
+
+def test_up_again_starts_no_second_copy(cloud):
+    before = cloud.pids()
+    out = demo(cloud, 'up')
+    started = [line.split(' ...')[0] for line in out.splitlines()
+               if line.startswith('starting ')]
+    # only the steps without a process of their own run again
+    assert started == ['starting databases and vhosts', 'starting nova set-up',
+                       'starting nova services'], out
+    assert 'board0: already running' in out
+    assert cloud.pids() == before
+
+
+def test_down_stops_everything_and_up_resumes_the_same_cloud(cloud, admin):
+    pids = [pid for group in cloud.pids().values() for pid in group]
+    assert len(pids) >= 10
+    out = demo(cloud, 'down')
+    assert 'stopped keystone/keystone' in out
+    assert [pid for pid in pids if alive(pid)] == []
+    assert cloud.pids() == {}
+    if not cloud.state['database']['private']:
+        # a configured server is left alone, with the cloud's databases
+        assert set(cloud.state['databases'].values()) <= \
+            mariadb.list_databases(cloud.state['database']['url'])
+
+    cloud.up()
+    REPORT.append('demo stack: resumed after down in %.0f s'
+                  % cloud.timings['total'])
+    assert 'fpga.region' in [flavor['Name'] for flavor in
+                             admin.json('flavor', 'list')]
+    assert sorted(hyp['Hypervisor Hostname'] for hyp in admin.json(
+        'hypervisor', 'list')) == ['board0', 'board1']

@@ -343,21 +343,21 @@ vtc_signatures signatures (
     .match(match)
 );
 
-// bucket hash of the canonical key (vtc_model.bucket_index)
+// bucket hash of the canonical key (vtc_model.bucket_index): the key folded to 32 bits,
+// then Fibonacci hashing (multiply by 2**32 / golden ratio, keep the top bits)
 wire [31:0] key_a = s2_key[95:64];
 wire [31:0] key_b = s2_key[47:16];
-wire [31:0] hash0 = key_a ^ {key_b[15:0], key_b[31:16]} ^ {s2_key[63:48], s2_key[15:0]}
+wire [31:0] folded_key = key_a ^ {key_b[15:0], key_b[31:16]} ^ {s2_key[63:48], s2_key[15:0]}
     ^ {24'd0, s2_key[103:96]} ^ {s2_key[104], 31'd0};
-wire [31:0] hash1 = hash0 ^ {hash0[20:0], hash0[31:21]} ^ {hash0[6:0], hash0[31:7]};
-/* verilator lint_off UNUSEDSIGNAL */ // BUCKET_BITS of it are used
-wire [31:0] hash2 = hash1 ^ {16'd0, hash1[31:16]};
+/* verilator lint_off UNUSEDSIGNAL */ // the top BUCKET_BITS are the hash
+wire [31:0] product = folded_key * 32'h9E3779B1;
 /* verilator lint_on UNUSEDSIGNAL */
 
 always @(posedge clk) begin
     req_valid <= s2_valid;
     req_parsed <= s2_parsed;
     req_key <= s2_key;
-    req_bucket <= hash2[BUCKET_BITS-1:0];
+    req_bucket <= product[31 -: BUCKET_BITS];
     req_payload <= s2_payload;
     req_match <= s2_payload ? match : 4'd0;
     req_ipv6 <= s2_ipv6;

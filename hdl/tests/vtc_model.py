@@ -171,12 +171,12 @@ def _rotl32(value, amount):
 
 
 def bucket_index(key, buckets):
-    """The RTL's bucket hash of a canonical key (buckets is a power of two)."""
+    """The RTL's bucket of a canonical key: the stored key folded to 32 bits, then
+    Fibonacci hashing (the top bits of the fold times 0x9E3779B1); buckets is a power of two."""
     x = (fold(key.addr_a) ^ _rotl32(fold(key.addr_b), 16) ^ (key.port_a << 16 | key.port_b)
          ^ key.proto ^ (key.ip_version == 6) << 31)
-    x = x ^ _rotl32(x, 11) ^ _rotl32(x, 25)
-    x = x ^ x >> 16
-    return x & (buckets - 1)
+    bits = buckets.bit_length() - 1
+    return (x * 0x9E3779B1 & MASK32) >> (32 - bits)
 
 
 def _starts(payload, prefixes):

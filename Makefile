@@ -16,6 +16,7 @@ test: setup
 bench: setup
 	.venv/bin/python benchmarks/bitstream_validate.py
 	.venv/bin/python benchmarks/hdl_bridge.py
+	.venv/bin/python benchmarks/vtc_throughput.py
 	.venv/bin/python benchmarks/agent_load.py
 	.venv/bin/python benchmarks/bitstream_store_add.py
 	.venv/bin/python benchmarks/vtc_accuracy.py

@@ -1,6 +1,8 @@
 """The stack's private MariaDB and RabbitMQ, used when no configured server
 answers: started from the Debian packages in the state directory, serving
 the cloud's databases and vhosts, and stopped by pid, epmd included."""
+import socket
+
 import kombu
 import pytest
 
@@ -67,3 +69,25 @@ def test_private_servers_serve_the_cloud_and_stop_by_pid(servers):
     assert sorted(stopped) == sorted(running)
     assert [pid for pid in pids if alive(pid)] == []
     assert not servers.dir.exists()
+
+
+def test_a_service_that_cannot_start_is_named_and_down_stops_the_rest(
+        servers):
+    servers.prepare()
+    # something else holds keystone's port
+    with socket.socket() as squatter:
+        squatter.bind(('127.0.0.1', servers.state['ports']['keystone']))
+        squatter.listen()
+        with pytest.raises(process.ServiceError) as failed:
+            servers.up()
+    message = str(failed.value)
+    assert message.startswith('keystone: ')
+    assert 'last lines of %s' % (servers.dir / 'keystone' / 'keystone.log') \
+        in message
+    assert 'Address already in use' in message
+    running = servers.pids()
+    assert 'keystone/keystone' not in running  # stopped, pid file removed
+    assert running['mariadb/mariadb'] and running['rabbitmq/rabbitmq']
+    pids = [pid for group in running.values() for pid in group]
+    servers.down()
+    assert [pid for pid in pids if alive(pid)] == []

@@ -343,21 +343,29 @@ vtc_signatures signatures (
     .match(match)
 );
 
-// bucket hash of the canonical key (vtc_model.bucket_index): the key folded to 32 bits,
-// then Fibonacci hashing (multiply by 2**32 / golden ratio, keep the top bits)
-wire [31:0] key_a = s2_key[95:64];
-wire [31:0] key_b = s2_key[47:16];
-wire [31:0] folded_key = key_a ^ {key_b[15:0], key_b[31:16]} ^ {s2_key[63:48], s2_key[15:0]}
-    ^ {24'd0, s2_key[103:96]} ^ {s2_key[104], 31'd0};
-/* verilator lint_off UNUSEDSIGNAL */ // the top BUCKET_BITS are the hash
-wire [31:0] product = folded_key * 32'h9E3779B1;
+// bucket hash of the canonical key (vtc_model.bucket_index): the low bits of the
+// CRC-32 (polynomial 0x04C11DB7, register preset to ones, key MSB first, no final XOR)
+function [31:0] crc32(input [104:0] data);
+    integer n;
+    reg feedback;
+    begin
+        crc32 = 32'hFFFFFFFF;
+        for (n = 104; n >= 0; n = n - 1) begin
+            feedback = crc32[31] ^ data[n];
+            crc32 = {crc32[30:0], 1'b0} ^ (feedback ? 32'h04C11DB7 : 32'd0);
+        end
+    end
+endfunction
+
+/* verilator lint_off UNUSEDSIGNAL */ // the low BUCKET_BITS are the bucket
+wire [31:0] key_crc = crc32(s2_key);
 /* verilator lint_on UNUSEDSIGNAL */
 
 always @(posedge clk) begin
     req_valid <= s2_valid;
     req_parsed <= s2_parsed;
     req_key <= s2_key;
-    req_bucket <= product[31 -: BUCKET_BITS];
+    req_bucket <= key_crc[BUCKET_BITS-1:0];
     req_payload <= s2_payload;
     req_match <= s2_payload ? match : 4'd0;
     req_ipv6 <= s2_ipv6;

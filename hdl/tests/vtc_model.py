@@ -166,17 +166,21 @@ def stored_key(key):
             | key.port_a << 48 | fold(key.addr_b) << 16 | key.port_b)
 
 
-def _rotl32(value, amount):
-    return (value << amount | value >> (32 - amount)) & MASK32
+def crc32(value, bits=105):
+    """CRC-32 (polynomial 0x04C11DB7, preset to ones, MSB first, no final XOR) of a `bits`-bit value."""
+    crc = MASK32
+    for n in range(bits - 1, -1, -1):
+        feedback = crc >> 31 ^ value >> n & 1
+        crc = crc << 1 & MASK32
+        if feedback:
+            crc ^= 0x04C11DB7
+    return crc
 
 
 def bucket_index(key, buckets):
-    """The RTL's bucket of a canonical key: the stored key folded to 32 bits, then
-    Fibonacci hashing (the top bits of the fold times 0x9E3779B1); buckets is a power of two."""
-    x = (fold(key.addr_a) ^ _rotl32(fold(key.addr_b), 16) ^ (key.port_a << 16 | key.port_b)
-         ^ key.proto ^ (key.ip_version == 6) << 31)
-    bits = buckets.bit_length() - 1
-    return (x * 0x9E3779B1 & MASK32) >> (32 - bits)
+    """The RTL's bucket of a canonical key: the low bits of the stored key's CRC-32
+    (buckets is a power of two)."""
+    return crc32(stored_key(key)) & (buckets - 1)
 
 
 def _starts(payload, prefixes):

@@ -105,11 +105,14 @@ def status(conf):
     names = _server_names(cloud) if any(boards.values()) else {}
     for board, described in boards.items():
         if described is None:
-            print('%s: agent does not answer' % board)
-            continue
-        print('%s: agent answers (%s backend, shell %s)' % (
-            board, described['backend'], described['shell_id']))
-        for region in described['regions']:
+            regions = cloud.board(board).last_regions()
+            print('%s: agent does not answer%s' % (
+                board, '; its state file says' if regions else ''))
+        else:
+            regions = described['regions']
+            print('%s: agent answers (%s backend, shell %s)' % (
+                board, described['backend'], described['shell_id']))
+        for region in regions or ():
             uuid = region.get('instance_uuid')
             held = ' server %s (%s)' % (names.get(uuid, '?'), uuid) \
                 if uuid else ''

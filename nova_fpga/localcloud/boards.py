@@ -4,6 +4,7 @@ Each runs the sim backend (the board emulator: modules as Verilator-compiled
 HDL) with the reference shell, its state in state_dir/boards/<name>, on the
 agents' own RabbitMQ vhost as a user of its own.
 """
+import json
 import pathlib
 import time
 
@@ -35,6 +36,19 @@ class Board:
     def state_file(self):
         """The agent's region state (regions.json)."""
         return self.dir / 'state' / 'regions.json'
+
+    def last_regions(self):
+        """[{'name', 'state', 'instance_uuid'}] as the agent last wrote its
+        state file (regions it never touched are FREE and absent), or None
+        when there is no readable file: what status shows of a silent
+        board."""
+        try:
+            records = json.loads(self.state_file.read_text())['regions']
+            return [{'name': record['region'], 'state': record['state'],
+                     'instance_uuid': record.get('instance_uuid')}
+                    for record in records]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
 
     def conf(self):
         return {

@@ -320,6 +320,9 @@ class Stack:
 
     def prepare(self):
         """The cloud's databases, vhosts and RabbitMQ users (missing ones)."""
+        if not mariadb.answers(self.state['database']['url']):
+            raise process.ServiceError('mariadb', '%s does not answer'
+                                       % self.state['database']['url'])
         mariadb.create_databases(self.state['database']['url'],
                                  self.state['databases'].values())
         broker = self._broker()
@@ -432,17 +435,33 @@ class Stack:
         return sum(_rss_kib(pid) for pids in self.pids().values()
                    for pid in pids)
 
+    def expected(self):
+        """{service: URL or None}: every process up starts, named as
+        pids() names them, in start order."""
+        keystone = self.keystone
+        found = {}
+        if self.state['database']['private']:
+            found['mariadb/mariadb'] = None
+        if self.state['rabbitmq']['private']:
+            found.update({'rabbitmq/epmd': None, 'rabbitmq/rabbitmq': None})
+        found['keystone/keystone'] = keystone.auth_url
+        for name, service in self.services(keystone).items():
+            found['%s/%s' % (service.dir.name, name)] = service.url
+        for board in self.boards:
+            found['boards/%s/agent' % board] = None
+        for name in localnova.DAEMONS:
+            found['nova/%s' % name] = None
+        found['nova/nova-api'] = self.nova(keystone).url
+        return found
+
     def status(self):
         """[(service, state, detail)] and {board: describe() or None}."""
         self._require_state()
-        keystone = self.keystone
-        urls = {'keystone/keystone': keystone.auth_url}
-        for name, service in self.services(keystone).items():
-            urls['%s/%s' % (service.dir.name, name)] = service.url
-        urls['nova/nova-api'] = self.nova(keystone).url
+        urls = self.expected()
+        running = self.pids()
         rows = []
-        for name, pids in self.pids().items():
-            url = urls.get(name)
+        for name in list(urls) + sorted(set(running) - set(urls)):
+            pids, url = running.get(name), urls.get(name)
             if not pids:
                 rows.append((name, 'stopped', url or ''))
             elif url and not _answers(url):
@@ -454,7 +473,14 @@ class Stack:
         return rows, self.describe_boards()
 
     def describe_boards(self, timeout=3):
-        """{board: the agent's describe() answer, or None if silent}."""
+        """{board: the agent's describe() answer, or None if silent}.
+
+        Asks only when the agents' broker answers: oslo.messaging retries
+        a refused connection for ever.
+        """
+        mq = self.state['rabbitmq']
+        if not rabbitmq.answers(mq['host'], mq['port']):
+            return dict.fromkeys(self.boards)
         described = {}
         client, transport = self.agent_client(timeout)
         try:
@@ -477,8 +503,10 @@ class Stack:
         stopped = process.stop_all(self.dir)
         if purge and self._load_state() is not None:
             self._drop_external()
-        if purge and self.dir.exists():
-            shutil.rmtree(self.dir)
+        if purge:
+            if self.dir.exists():
+                shutil.rmtree(self.dir)
+            self.state = None
         return stopped
 
     def _drop_external(self):

@@ -234,6 +234,11 @@ def test_down_stops_everything_and_up_resumes_the_same_cloud(cloud, admin):
     assert 'stopped keystone/keystone' in out
     assert [pid for pid in pids if alive(pid)] == []
     assert cloud.pids() == {}
+    status = demo(cloud, 'status')
+    states = {line.split()[1] for line in status.splitlines()
+              if '/' in line.split()[0]}
+    assert states == {'stopped'}, status
+    assert 'board0: agent does not answer' in status
     if not cloud.state['database']['private']:
         # a configured server is left alone, with the cloud's databases
         assert set(cloud.state['databases'].values()) <= \
@@ -246,3 +251,17 @@ def test_down_stops_everything_and_up_resumes_the_same_cloud(cloud, admin):
                              admin.json('flavor', 'list')]
     assert sorted(hyp['Hypervisor Hostname'] for hyp in admin.json(
         'hypervisor', 'list')) == ['board0', 'board1']
+
+
+def test_purge_removes_the_cloud_and_its_databases_and_vhosts(cloud):
+    state = cloud.state
+    assert cloud.down(purge=True)
+    assert not cloud.dir.exists()
+    if not state['database']['private']:
+        assert not set(state['databases'].values()) & \
+            mariadb.list_databases(state['database']['url'])
+    if not state['rabbitmq']['private']:
+        broker = rabbitmq.configured(state['rabbitmq']['url'])
+        assert not set(state['vhosts'].values()) & broker.vhosts()
+        assert not {login for login, _ in state['mq_users'].values()} & \
+            broker.users()

@@ -7,9 +7,11 @@ database of their own, nova's RPC on its own RabbitMQ vhost, and the boards
 reached by nova-compute on the agents' vhost ([zynq] transport_url) as a
 user of their own.
 """
+import json
 import os
 import pathlib
 import shutil
+import sys
 
 from nova_fpga.localcloud import catalog
 from nova_fpga.localcloud import migrations
@@ -96,13 +98,16 @@ class Nova:
         self.conf_dir.mkdir(parents=True, exist_ok=True)
         shutil.copy(PASTE_INI, self.conf_dir / 'api-paste.ini')
         conf = self._write_conf()
-        manage = [process.BIN / 'nova-manage', '--config-file', conf]
-        migrations.once(self.dir, 'nova-manage', [
-            manage + ['api_db', 'sync'],
-            manage + ['cell_v2', 'map_cell0', '--database_connection',
-                      self.databases['cell0']],
-            manage + ['cell_v2', 'create_cell', '--name', 'cell1'],
-            manage + ['db', 'sync']], self.log, env=self._env())
+        conf_args = ['--config-file', str(conf)]
+        commands = [
+            conf_args + ['api_db', 'sync'],
+            conf_args + ['cell_v2', 'map_cell0', '--database_connection',
+                         self.databases['cell0']],
+            conf_args + ['cell_v2', 'create_cell', '--name', 'cell1'],
+            conf_args + ['db', 'sync']]
+        migrations.once(self.dir, 'nova-manage', [[
+            sys.executable, '-m', 'nova_fpga.localcloud.nova_manage',
+            json.dumps(commands)]], self.log, env=self._env())
         catalog.ensure_service_user(self.keystone, 'nova')
         self.keystone.set_endpoints('compute', 'nova', self.url + '/v2.1')
 

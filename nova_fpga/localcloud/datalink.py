@@ -1,0 +1,55 @@
+"""An emulated board's data interface: a veth pair whose board end lives in
+the board's own network namespace (where its agent's data plane opens it)
+and whose peer end stays on the host, where the demo and the tests play
+the network (replay captures into it, capture what comes back).
+
+Needs root (ip netns / ip link), as a real board's wiring needs a cable.
+"""
+import subprocess
+
+MTU = 9000
+
+
+class DataLinkError(RuntimeError):
+    pass
+
+
+def _ip(*args, check=True):
+    result = subprocess.run(['ip', *args], capture_output=True, text=True)
+    if check and result.returncode:
+        raise DataLinkError('ip %s: %s' % (' '.join(args),
+                                           result.stderr.strip()))
+    return result
+
+
+class DataLink:
+    """The veth pair of board number index (names fit IFNAMSIZ)."""
+
+    def __init__(self, index):
+        self.netns = 'nfpga-board%d' % index
+        self.board_if = 'nfpga%db' % index
+        self.peer_if = 'nfpga%dp' % index
+
+    def exists(self):
+        return (_ip('netns', 'exec', self.netns, 'ip', 'link', 'show',
+                    self.board_if, check=False).returncode == 0
+                and _ip('link', 'show', self.peer_if,
+                        check=False).returncode == 0)
+
+    def create(self):
+        """Make the pair (replacing half-made leftovers); idempotent."""
+        if self.exists():
+            return self
+        self.delete()
+        _ip('netns', 'add', self.netns)
+        _ip('link', 'add', self.board_if, 'type', 'veth', 'peer', 'name',
+            self.peer_if)
+        _ip('link', 'set', self.board_if, 'netns', self.netns)
+        _ip('netns', 'exec', self.netns, 'ip', 'link', 'set', self.board_if,
+            'mtu', str(MTU), 'up')
+        _ip('link', 'set', self.peer_if, 'mtu', str(MTU), 'up')
+        return self
+
+    def delete(self):
+        _ip('link', 'del', self.peer_if, check=False)
+        _ip('netns', 'del', self.netns, check=False)

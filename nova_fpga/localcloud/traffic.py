@@ -1,0 +1,32 @@
+"""Real traffic into an emulated board's data interface.
+
+The board's data plane steers a frame to a region by its outer 802.1Q tag
+(the region's VLAN in the shell manifest) and gives the module the frame
+without it; so a capture is replayed with that tag in front of each of its
+frames, exactly as a switch port in VLAN mode would deliver it.
+"""
+import struct
+
+from scapy.layers.l2 import Ether
+from scapy.sendrecv import sendp
+from scapy.utils import rdpcap
+
+ETH_P_8021Q = 0x8100
+
+
+def read_frames(path):
+    """Ethernet frames of a pcap or pcapng capture."""
+    return [bytes(packet) for packet in rdpcap(str(path))]
+
+
+def tagged(frame, vlan):
+    return frame[:12] + struct.pack('>HH', ETH_P_8021Q, vlan) + frame[12:]
+
+
+def replay(paths, interface, vlan):
+    """Send every frame of the captures, tagged with vlan, out of
+    interface; returns (frames, bytes) sent (bytes without the tag)."""
+    frames = [f for path in paths for f in read_frames(path)]
+    sendp([Ether(tagged(f, vlan)) for f in frames], iface=interface,
+          verbose=False)
+    return len(frames), sum(len(f) for f in frames)

@@ -1,0 +1,214 @@
+"""The demo's scenario on a running demo cloud: the vTC deployed into an
+emulated board's region with the real openstack CLI, real traffic through
+it, what it classified, and the region free again.
+
+Every step prints the command it runs, so a reader can repeat it by hand
+after ``source <state dir>/openrc`` with the venv's bin directory on PATH.
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+from nova_fpga.bitstream import traits
+from nova_fpga import conventions
+from nova_fpga.localcloud import process
+from nova_fpga import shell
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+#: where the demo looks for captures unless told otherwise
+DEFAULT_PCAPS = ROOT.parent / 'shared' / 'realdata' / 'pcaps' / 'ndpi'
+REALDATA_BITSTREAMS = ROOT.parent / 'shared' / 'realdata' / 'bitstreams'
+LOOPBACK_MODULE_ID = 0x4E460001
+VTC_MODULE_ID = 0x4E460002
+SERVER = 'vtc1'
+
+
+class ScenarioError(RuntimeError):
+    pass
+
+
+class Scenario:
+
+    def __init__(self, stack, pcaps=DEFAULT_PCAPS, out=print):
+        self.stack = stack
+        self.pcaps = pathlib.Path(pcaps)
+        self.out = out
+        self.work = stack.dir / 'scenario'
+        self.env = dict(os.environ, **stack.openrc('admin'))
+        self.env['PATH'] = '%s:%s' % (process.BIN, self.env.get('PATH', ''))
+        self.manifest = shell.load(shell.REFERENCE)
+
+    # -- printing and running ----------------------------------------------
+
+    def say(self, text):
+        self.out('\n== %s' % text)
+
+    def run(self, *argv, check=True, quiet=False):
+        argv = [str(a) for a in argv]
+        self.out('$ %s' % ' '.join(_quote(a) for a in argv))
+        result = subprocess.run(argv, env=self.env, capture_output=True,
+                                text=True, timeout=600)
+        if not quiet and result.stdout.strip():
+            self.out(result.stdout.rstrip())
+        if result.returncode and check:
+            raise ScenarioError('%s failed (exit %d): %s' % (
+                argv[0], result.returncode, result.stderr.strip()))
+        if result.returncode and result.stderr.strip():
+            self.out(result.stderr.rstrip())
+        return result
+
+    def json(self, *argv):
+        return json.loads(self.run(*argv, '-f', 'json', quiet=True).stdout)
+
+    # -- steps ----------------------------------------------------------------
+
+    def play(self):
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.out('Credentials: source %s   (commands below are in %s)'
+                 % (self.stack.credentials_file(), process.BIN))
+        captures = sorted(self.pcaps.glob('*.pcap'))
+        if not captures:
+            raise ScenarioError('no captures (*.pcap) in %s: pass --pcaps DIR'
+                                % self.pcaps)
+        self.out('Captures from %s (--pcaps DIR for another directory)'
+                 % self.pcaps)
+        self.clean_up_earlier_run()
+
+        self.say('The FPGA region flavor')
+        self.run('nova-fpga-manage', 'flavor', 'create')
+
+        self.say('Bitstreams, built for the reference shell\'s regions as a '
+                 'shell build would produce them')
+        vtc = self.build('vtc', 'rp1', VTC_MODULE_ID)
+        loopback = self.build('loopback', 'rp0', LOOPBACK_MODULE_ID)
+        self.say('Glance inspects each bitstream on import and derives its '
+                 'properties and placement traits')
+        self.import_image('vtc-bitstream', vtc)
+        self.import_image('loopback-bitstream', loopback)
+        self.import_image('pr0-add-bitstream', REALDATA_BITSTREAMS
+                          / 'royforu_pynq_pr' / 'partial' / 'pr_0_add.bit')
+        self.run('openstack', 'image', 'show', 'vtc-bitstream', '-c',
+                 'properties')
+
+        self.say('A bitstream for another device is refused, with the reason')
+        self.import_image('wrong-device-bitstream', REALDATA_BITSTREAMS
+                          / 'pynq_atk_2.5.6' / 'ov5640_lcd_7010.bit',
+                          expect_refusal=True)
+
+        self.say('The vTC as a server: placement and the scheduler pick a '
+                 'board with a free, compatible region')
+        self.run('openstack', 'server', 'create', '--image', 'vtc-bitstream',
+                 '--flavor', conventions.FLAVOR_NAME, '--nic', 'none',
+                 SERVER, '--wait', quiet=True)
+        server = self.json('openstack', 'server', 'show', SERVER)
+        board = server['OS-EXT-SRV-ATTR:hypervisor_hostname']
+        region = self.region_holding(board, server['id'])
+        self.out('%s is %s on board %s, region %s'
+                 % (SERVER, server['status'], board, region))
+        self.run('nova-fpga-demo', '--state-dir', self.stack.dir, 'status')
+
+        self.say('Real traffic into board %s\'s data interface, VLAN %d '
+                 '(region %s)' % (board, self.manifest.region(region).vlan,
+                                  region))
+        self.run('nova-fpga-demo', '--state-dir', self.stack.dir, 'replay',
+                 board, region, *captures)
+        self.say('What the vTC classified')
+        self.wait_for_frames(board, region)
+        self.run('openstack', 'console', 'log', 'show', SERVER)
+
+        self.say('Delete the server: the region is free again')
+        self.run('openstack', 'server', 'delete', '--wait', SERVER)
+        if self.region_holding(board, server['id']) is not None:
+            raise ScenarioError('region %s of %s still holds %s after delete'
+                                % (region, board, SERVER))
+        self.run('nova-fpga-demo', '--state-dir', self.stack.dir, 'status')
+        self.out('\nDone: %s was ACTIVE in %s/%s, classified the captures '
+                 'and left the region free.' % (SERVER, board, region))
+
+    def clean_up_earlier_run(self):
+        if self.run('openstack', 'server', 'show', SERVER, check=False,
+                    quiet=True).returncode == 0:
+            self.run('openstack', 'server', 'delete', '--wait', SERVER)
+        for image in self.json('openstack', 'image', 'list'):
+            if image['Name'].endswith('-bitstream'):
+                self.run('openstack', 'image', 'delete', image['ID'])
+
+    def build(self, name, region, module_id):
+        footprint = self.work / ('%s.footprint.json' % region)
+        footprint.write_text(json.dumps(
+            self.manifest.region(region).footprint.to_dict()))
+        path = self.work / ('%s_%s.bit' % (name, region))
+        self.run('nova-fpga-bitstream', 'build', '--part',
+                 self.manifest.part.removeprefix('xc').split('-')[0],
+                 '--design',
+                 '%s_%s' % (name, region), '--module-id', '0x%08X' % module_id,
+                 '--footprint', footprint, '-o', path)
+        return path
+
+    def import_image(self, name, path, expect_refusal=False, timeout=120):
+        image = self.json(
+            'openstack', 'image', 'create', name, '--file', path,
+            '--disk-format', conventions.IMAGE_DISK_FORMAT,
+            '--container-format', conventions.IMAGE_CONTAINER_FORMAT,
+            '--import', '--public', '--property', '%s=%s' % (
+                conventions.IMAGE_SHELL_PROPERTY, self.manifest.shell_id))
+        deadline = time.monotonic() + timeout
+        while True:
+            shown = self.json('openstack', 'image', 'show', image['id'])
+            props = shown.get('properties') or {}
+            refusal = props.get(traits.IMPORT_ERROR_PROPERTY)
+            if shown['status'] == 'active' or refusal:
+                break
+            if time.monotonic() > deadline:
+                raise ScenarioError('image %s still %s after %d s'
+                                    % (name, shown['status'], timeout))
+            time.sleep(0.5)
+        if refusal:
+            self.out('%s refused: %s' % (name, refusal))
+            if not expect_refusal:
+                raise ScenarioError('Glance refused %s: %s' % (name, refusal))
+        else:
+            self.out('%s active: %s' % (name, ', '.join(
+                '%s=%s' % (k, props[k]) for k in sorted(props)
+                if k.startswith(('fpga_part', 'fpga_partial',
+                                 'fpga_module_id', 'fpga_footprint')))))
+            if expect_refusal:
+                raise ScenarioError('Glance accepted %s' % name)
+
+    def region_holding(self, board, server_id):
+        described = self.stack.describe_boards().get(board) or {}
+        for region in described.get('regions', []):
+            if region.get('instance_uuid') == server_id:
+                return region['name']
+        return None
+
+    def wait_for_frames(self, board, region, timeout=60):
+        """The data plane works asynchronously: wait until what went in
+        came out."""
+        client, transport = self.stack.agent_client()
+        try:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                plane = client.stats({}, board, region).get('dataplane') or {}
+                if plane.get('frames_in') and \
+                        plane.get('frames_in') == plane.get('frames_out'):
+                    return
+                time.sleep(0.5)
+        finally:
+            transport.cleanup()
+
+
+def _quote(arg):
+    return "'%s'" % arg if any(c in arg for c in ' ;&|*') else arg
+
+
+def main(stack, pcaps):
+    try:
+        Scenario(stack, pcaps).play()
+    except (ScenarioError, process.ServiceError) as exc:
+        print('demo: %s' % exc, file=sys.stderr)
+        return 1
+    return 0

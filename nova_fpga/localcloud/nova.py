@@ -83,6 +83,11 @@ class Nova:
             ('filter_scheduler', 'enabled_filters'): [
                 'ComputeFilter', 'ImagePropertiesFilter', 'ZynqFilter'],
             ('vnc', 'enabled'): False,
+            # A board whose agent dies shows within seconds, not minutes:
+            # its servers' power state (NOSTATE) and, through the node's
+            # stats, the scheduler's filter (nova's defaults: 600 s, 60 s).
+            ('DEFAULT', 'sync_power_state_interval'): 5,
+            ('DEFAULT', 'update_resources_interval'): 5,
             ('zynq', 'boards'): self.boards,
             ('zynq', 'transport_url'): self.agents_transport_url,
         }

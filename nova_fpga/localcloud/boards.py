@@ -22,8 +22,12 @@ EXCHANGE = 'nova'
 
 
 class Board:
-    def __init__(self, state_dir, name, transport_url, die_with_parent=True):
+    def __init__(self, state_dir, name, transport_url, options=None,
+                 die_with_parent=True):
+        """options: {(section, option): value} over the agent's base config
+        (a data plane interface and netns, the emulator's PCAP rate...)."""
         self.name = name
+        self.options = dict(options or {})
         self.dir = pathlib.Path(state_dir) / 'boards' / name
         self.conf_file = self.dir / 'agent.conf'
         self.transport_url = transport_url
@@ -51,14 +55,14 @@ class Board:
             return None
 
     def conf(self):
-        return {
+        return dict({
             ('DEFAULT', 'transport_url'): self.transport_url,
             ('DEFAULT', 'control_exchange'): EXCHANGE,
             ('agent', 'board_name'): self.name,
             ('agent', 'manifest'): shell.REFERENCE,
             ('agent', 'state_dir'): self.dir / 'state',
             ('agent', 'backend'): 'sim',
-        }
+        }, **self.options)
 
     def start(self, client, timeout=120):
         """Start the agent and wait until it answers health over RPC."""

@@ -6,6 +6,9 @@ Nova and the boards' agents each get a vhost of their own (ARCHITECTURE:
 the agents' bus is separate from nova's) and every board its own user with
 rights on the agents' vhost only.
 """
+import base64
+import hashlib
+import json
 import os
 import pathlib
 import socket
@@ -36,10 +39,11 @@ class Broker:
     def __init__(self, host, port, ctl, env=None):
         self.host, self.port, self.ctl, self.env = host, port, ctl, env
 
-    def rabbitmqctl(self, *args, check=True):
+    def rabbitmqctl(self, *args, check=True, stdin=None):
         try:
             out = subprocess.run(self.ctl + list(args), capture_output=True,
-                                 text=True, timeout=60, env=self.env)
+                                 text=True, timeout=60, env=self.env,
+                                 input=stdin)
         except subprocess.TimeoutExpired:
             raise process.ServiceError('rabbitmq', 'rabbitmqctl %s took '
                                        'over 60 s' % args[0]) from None
@@ -86,11 +90,35 @@ class Broker:
                          '.*', '.*', '.*')
         return self.url(login, password, vhost)
 
+    def import_definitions(self, vhosts, users):
+        """Create vhosts and users [(login, password, vhost)] with all
+        rights on their vhost, in one rabbitmqctl run (each costs about a
+        second): existing ones are updated, nothing else is touched."""
+        definitions = {
+            'vhosts': [{'name': vhost} for vhost in vhosts],
+            'users': [{'name': login, 'password_hash': _password_hash(password),
+                       'hashing_algorithm': 'rabbit_password_hashing_sha256',
+                       'tags': ''} for login, password, _ in users],
+            'permissions': [{'user': login, 'vhost': vhost, 'configure': '.*',
+                             'write': '.*', 'read': '.*'}
+                            for login, _, vhost in users],
+        }
+        # From stdin: /usr/sbin/rabbitmqctl runs as the rabbitmq user, which
+        # may not read the caller's files.
+        self.rabbitmqctl('import_definitions', stdin=json.dumps(definitions))
+
     def delete_user(self, login):
         self.rabbitmqctl('delete_user', login, check=False)
 
     def delete_vhost(self, vhost):
         self.rabbitmqctl('delete_vhost', vhost, check=False)
+
+
+def _password_hash(password):
+    """RabbitMQ's salted SHA-256 password hash, as definitions carry it."""
+    salt = os.urandom(4)
+    return base64.b64encode(
+        salt + hashlib.sha256(salt + password.encode()).digest()).decode()
 
 
 def configured(url=DEFAULT_URL):

@@ -60,17 +60,20 @@ class Stack:
     """One demo cloud in state_dir."""
 
     def __init__(self, state_dir=DEFAULT_STATE_DIR, database_url=None,
-                 transport_url=None, boards=2, die_with_parent=False,
-                 output=None):
+                 transport_url=None, boards=2, board_options=None,
+                 die_with_parent=False, output=None):
         """database_url / transport_url: servers to use when they answer
         (else private ones are started); they, like boards, only matter on
         the first up: a resumed cloud keeps what it chose.  Progress lines
-        go to output (a text stream; None: sys.stdout)."""
+        go to output (a text stream; None: sys.stdout).  board_options:
+        {board: {(section, option): value}} over that board's agent config,
+        applied whenever the agent starts."""
         self.dir = pathlib.Path(state_dir).resolve()
         self.state_file = self.dir / 'stack.json'
         self.database_url = database_url
         self.transport_url = transport_url
         self.board_count = boards
+        self.board_options = dict(board_options or {})
         self.die_with_parent = die_with_parent
         self.output = output
         self.state = None
@@ -209,6 +212,7 @@ class Stack:
 
     def board(self, name):
         return localboards.Board(self.dir, name, self._mq_url(name, 'agents'),
+                                 options=self.board_options.get(name),
                                  die_with_parent=self.die_with_parent)
 
     # -- up ----------------------------------------------------------------
@@ -329,14 +333,10 @@ class Stack:
         if broker is None:
             raise process.ServiceError('rabbitmq', '%s no longer answers'
                                        % self.state['rabbitmq']['url'])
-        vhosts, users = broker.vhosts(), broker.users()
-        for vhost in self.state['vhosts'].values():
-            broker.add_vhost(vhost, vhosts)
-        for user, (login, password) in self.state['mq_users'].items():
-            vhost = 'nova' if user == 'nova' else 'agents'
-            if login not in users:  # made by an earlier up
-                broker.add_user(login, password, self.state['vhosts'][vhost],
-                                users)
+        vhosts = self.state['vhosts']
+        broker.import_definitions(vhosts.values(), [
+            (login, password, vhosts['nova' if user == 'nova' else 'agents'])
+            for user, (login, password) in self.state['mq_users'].items()])
 
     def agent_client(self, timeout=10):
         """(AgentAPI, transport) on the agents' bus as nova-compute's user,
@@ -492,6 +492,11 @@ class Stack:
         finally:
             transport.cleanup()
         return described
+
+    def stop(self, service):
+        """Stop one process of the cloud by its pids() name (e.g.
+        'nova/nova-compute', 'boards/board0/agent'); up() restarts it."""
+        return process.stop_pid_file(self.dir / ('%s.pid' % service))
 
     def down(self, purge=False):
         """Stop every process with a pid file in the cloud, newest first

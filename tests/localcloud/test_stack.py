@@ -5,9 +5,6 @@ MariaDB and RabbitMQ are the configured ones when they answer
 (NOVA_FPGA_TEST_DATABASE_URL, NOVA_FPGA_TEST_RABBIT_URL), else private ones
 the stack starts; test_private_servers.py covers the private path always.
 """
-import json
-import os
-import pathlib
 import subprocess
 import time
 
@@ -18,35 +15,12 @@ from nova_fpga.bitstream import builder
 from nova_fpga.localcloud import mariadb
 from nova_fpga.localcloud import process
 from nova_fpga.localcloud import rabbitmq
-from nova_fpga.localcloud import stack as localstack
 from nova_fpga_agent.emulator import modules
 from tests.conftest import REPORT
+from tests.localcloud.demo_cloud import CLI, DATABASE_URL, RABBIT_URL, \
+    alive, demo, start
 
-DATABASE_URL = os.environ.get('NOVA_FPGA_TEST_DATABASE_URL',
-                              'mysql+pymysql://root@127.0.0.1/')
-RABBIT_URL = os.environ.get('NOVA_FPGA_TEST_RABBIT_URL', rabbitmq.DEFAULT_URL)
-DEMO = str(process.BIN / 'nova-fpga-demo')
 REFERENCE = shell.load(shell.REFERENCE)
-
-
-class CLI:
-    """The real openstack CLI as one user of the stack (a glance test's
-    CLI has the same json()/run())."""
-
-    def __init__(self, cloud, user):
-        self.env = dict(os.environ, **cloud.openrc(user))
-
-    def run(self, *args, check=True):
-        out = subprocess.run([str(process.BIN / 'openstack'),
-                              *map(str, args)], env=self.env,
-                             capture_output=True, text=True, timeout=300)
-        if check and out.returncode:
-            raise AssertionError('openstack %s failed: %s'
-                                 % (' '.join(map(str, args)), out.stderr))
-        return out
-
-    def json(self, *args):
-        return json.loads(self.run(*args, '-f', 'json').stdout)
 
 
 def wait_active(cli, image_id, timeout=60):
@@ -58,31 +32,9 @@ def wait_active(cli, image_id, timeout=60):
         time.sleep(0.5)
 
 
-def demo(cloud, *args):
-    out = subprocess.run([DEMO, '--state-dir', str(cloud.dir), *args],
-                         capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stdout + out.stderr
-    return out.stdout
-
-
-def alive(pid):
-    try:
-        text = pathlib.Path('/proc/%d/stat' % pid).read_text()
-    except FileNotFoundError:
-        return False
-    return text[text.rindex(')') + 2] != 'Z'
-
-
 @pytest.fixture(scope='module')
 def cloud(tmp_path_factory):
-    stack = localstack.Stack(tmp_path_factory.mktemp('demo'),
-                             database_url=DATABASE_URL,
-                             transport_url=RABBIT_URL, die_with_parent=True)
-    try:
-        stack.up()
-    except process.ServiceError as exc:
-        stack.down(purge=True)
-        pytest.fail(str(exc), pytrace=False)
+    stack = start(tmp_path_factory.mktemp('demo'))
     REPORT.append('demo stack: up from scratch in %.0f s (%s); %.0f MB RSS '
                   'in %d processes' % (
                       stack.timings['total'], ', '.join(
@@ -213,6 +165,17 @@ def test_logs_prints_the_tail_of_one_service(cloud):
     out = demo(cloud, 'logs', 'nova-compute', '-n', '3')
     assert out.splitlines() == (cloud.dir / 'nova' / 'nova-compute.log') \
         .read_text().splitlines()[-3:]
+
+
+def test_a_stopped_board_is_shown_and_up_restarts_only_it(cloud):
+    assert cloud.stop('boards/board1/agent')
+    out = demo(cloud, 'status')
+    assert 'boards/board1/agent      stopped' in out
+    assert 'board1: agent does not answer' in out
+    out = demo(cloud, 'up')
+    assert 'starting board1 ... ok' in out
+    assert 'starting board0' not in out and 'starting keystone' not in out
+    assert cloud.describe_boards()['board1']['board'] == 'board1'
 
 
 def test_up_again_starts_no_second_copy(cloud):

@@ -88,7 +88,7 @@ class PrivateMariaDB:
         """Root over TCP: granted to root@127.0.0.1 at install."""
         return 'mysql+pymysql://root@127.0.0.1:%d/' % self.port
 
-    def _install(self, binary):
+    def _install(self):
         """mariadb-install-db into a fresh data directory, then let root in
         over TCP (the install grants root@localhost, the socket, only)."""
         if (self.data / 'mysql').is_dir():
@@ -108,7 +108,7 @@ class PrivateMariaDB:
         self.dir.mkdir(parents=True, exist_ok=True)
         binary = packages.ensure('mariadb', 'mariadbd', 'mariadb-server',
                                  self.log)
-        fresh = self._install(binary)
+        fresh = self._install()
         self.process = process.Process('mariadb', [
             binary, '--no-defaults', '--datadir=%s' % self.data,
             '--socket=%s' % self.socket, '--port=%d' % self.port,

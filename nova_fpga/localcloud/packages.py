@@ -6,7 +6,6 @@ when they are absent and we run as root the package is installed with apt
 """
 import os
 import shutil
-import subprocess
 
 from nova_fpga.localcloud import process
 
@@ -32,12 +31,3 @@ def ensure(name, binary, package, log):
                                    'missing' % (package, binary), log)
     return found
 
-
-def run_quietly(argv, timeout=60, env=None):
-    """Run an administration command; (returncode, output)."""
-    try:
-        out = subprocess.run(argv, capture_output=True, text=True,
-                             timeout=timeout, env=env)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return 1, str(exc)
-    return out.returncode, out.stdout + out.stderr

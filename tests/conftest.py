@@ -36,3 +36,14 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section('figures')
         for line in REPORT:
             terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope='session')
+def demo_stack(tmp_path_factory):
+    """One whole demo cloud for the test session (tests/e2e and
+    tests/localcloud share it: a second cloud would double CI time), in a
+    temporary state directory; stopped and purged at the end."""
+    from tests.localcloud.demo_cloud import start
+    stack = start(tmp_path_factory.mktemp('demo'))
+    yield stack
+    stack.down(purge=True)

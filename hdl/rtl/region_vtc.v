@@ -181,7 +181,7 @@ parser (
 );
 
 // policy of class c in bits [8c+7:8c] (classes 1..10; bit 6 and the rest read 0)
-reg  [127:0] policy_reg = 128'd0;
+wire [127:0] policy;
 wire         decision_valid;
 wire [31:0]  decision;
 wire         event_unparsed;
@@ -216,7 +216,7 @@ flow_table (
     .req_byte0(req_byte0),
     .req_byte1(req_byte1),
     .req_checksum(req_checksum),
-    .policy(policy_reg),
+    .policy(policy),
     .decision_valid(decision_valid),
     .decision(decision),
     .event_unparsed(event_unparsed),
@@ -341,9 +341,9 @@ reg [63:0] frames_reg = 64'd0;
 reg [63:0] bytes_reg = 64'd0;
 reg [31:0] frames_hi_snapshot_reg = 32'd0;
 reg [31:0] bytes_hi_snapshot_reg = 32'd0;
-reg [63:0] class_packets_reg [0:CLASSES-1];
-reg [63:0] class_bytes_reg [0:CLASSES-1];
-reg [31:0] class_hi_snapshot_reg = 32'd0;
+wire [64*CLASSES-1:0] class_packets;  // class c in bits [64c+63:64c]
+wire [64*CLASSES-1:0] class_bytes;
+reg  [31:0]           class_hi_snapshot_reg = 32'd0;
 reg [31:0] flows_seen_reg = 32'd0;
 reg [31:0] flows_classified_reg = 32'd0;
 reg [31:0] occupancy_reg = 32'd0;
@@ -354,13 +354,6 @@ reg [31:0] unparsed_reg = 32'd0;
 reg [31:0] oversize_reg = 32'd0;
 reg        in_frame_reg = 1'b0;
 reg        out_frame_reg = 1'b0;
-
-initial begin
-    for (c = 0; c < CLASSES; c = c + 1) begin
-        class_packets_reg[c] = 64'd0;
-        class_bytes_reg[c] = 64'd0;
-    end
-end
 
 wire out_beat = m_axis_tvalid && m_axis_tready;
 
@@ -459,8 +452,71 @@ wire clear_counters = reg_wr_en && !reg_wr_err && wr_word == REG_CONTROL
     && reg_wr_strb[0] && reg_wr_data[CONTROL_CLEAR_COUNTERS];
 wire write_policy = reg_wr_en && is_policy(wr_word) && reg_wr_strb[0];
 
-wire [63:0] read_packets = class_packets_reg[counter_class(rd_word)];
-wire [63:0] read_bytes = class_bytes_reg[counter_class(rd_word)];
+// one class's counters, selected for the register read and for the count on the output
+reg [63:0] read_packets;
+reg [63:0] read_bytes;
+reg [7:0]  read_policy;
+reg [63:0] current_packets;
+reg [63:0] current_bytes;
+
+always @* begin
+    read_packets = 64'd0;
+    read_bytes = 64'd0;
+    read_policy = 8'd0;
+    current_packets = 64'd0;
+    current_bytes = 64'd0;
+    for (c = 0; c < CLASSES; c = c + 1) begin
+        if (counter_class(rd_word) == c[3:0]) begin
+            read_packets = class_packets[64*c +: 64];
+            read_bytes = class_bytes[64*c +: 64];
+        end
+        if (policy_class(rd_word) == c[3:0]) begin
+            read_policy = policy[8*c +: 8];
+        end
+        if (current_class == c[3:0]) begin
+            current_packets = class_packets[64*c +: 64];
+            current_bytes = class_bytes[64*c +: 64];
+        end
+    end
+end
+
+wire        count_frame = pop && head_last;
+wire [63:0] next_packets = current_packets + 64'd1;
+wire [63:0] next_bytes = current_bytes + {40'd0, popped_frame_bytes};
+
+// per-class registers, each written only when its class is selected (an indexed write
+// into an array costs a demultiplexer per bit)
+genvar g;
+generate
+    for (g = 0; g < CLASSES; g = g + 1) begin : per_class
+        localparam [3:0] CLASS = g;
+        reg [63:0] class_packets_reg = 64'd0;
+        reg [63:0] class_bytes_reg = 64'd0;
+        reg [7:0]  class_policy_reg = 8'd0;
+
+        always @(posedge aclk) begin
+            if (count_frame && current_class == CLASS) begin
+                class_packets_reg <= next_packets;
+                class_bytes_reg <= next_bytes;
+            end
+            if (write_policy && policy_class(wr_word) == CLASS && CLASS != 4'd0) begin
+                class_policy_reg <= reg_wr_data[7:0] & 8'hBF;
+            end
+            if (clear_counters || rst) begin
+                class_packets_reg <= 64'd0;
+                class_bytes_reg <= 64'd0;
+            end
+            if (rst) begin
+                class_policy_reg <= 8'd0;
+            end
+        end
+
+        assign class_packets[64*g +: 64] = class_packets_reg;
+        assign class_bytes[64*g +: 64] = class_bytes_reg;
+        assign policy[8*g +: 8] = class_policy_reg;
+    end
+endgenerate
+assign policy[127:8*CLASSES] = {(128-8*CLASSES){1'b0}};
 
 always @* begin
     // writes to read-only registers are ignored; unmapped addresses are errors
@@ -469,7 +525,7 @@ always @* begin
     reg_rd_err = 1'b0;
     reg_rd_data = 32'd0;
     if (is_policy(rd_word)) begin
-        reg_rd_data = {24'd0, policy_reg[8*policy_class(rd_word) +: 8]};
+        reg_rd_data = {24'd0, read_policy};
     end else if (is_class_packets(rd_word)) begin
         reg_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_packets[31:0];
     end else if (is_class_bytes(rd_word)) begin
@@ -510,11 +566,6 @@ always @(posedge aclk) begin
         frames_reg <= frames_reg + {63'd0, m_axis_tlast};
         bytes_reg <= bytes_reg + {{(64-COUNT_WIDTH){1'b0}}, out_beat_bytes};
     end
-    if (pop && head_last) begin
-        class_packets_reg[current_class] <= class_packets_reg[current_class] + 64'd1;
-        class_bytes_reg[current_class] <= class_bytes_reg[current_class]
-            + {40'd0, popped_frame_bytes};
-    end
     flows_seen_reg <= flows_seen_reg + {31'd0, event_seen};
     flows_classified_reg <= flows_classified_reg + {31'd0, event_classified};
     occupancy_reg <= occupancy_reg + {31'd0, event_occupied};
@@ -523,10 +574,6 @@ always @(posedge aclk) begin
     failed_reg <= failed_reg + {31'd0, event_failed};
     unparsed_reg <= unparsed_reg + {31'd0, event_unparsed};
     oversize_reg <= oversize_reg + {31'd0, parser_oversize};
-
-    if (write_policy) begin
-        policy_reg[8*policy_class(wr_word) +: 8] <= reg_wr_data[7:0] & 8'hBF;
-    end
 
     // reading a low word latches its high word, so a 64-bit value reads consistently
     if (reg_rd_en && rd_word == REG_FRAMES_LO) begin
@@ -545,10 +592,6 @@ always @(posedge aclk) begin
     if (clear_counters) begin
         frames_reg <= 64'd0;
         bytes_reg <= 64'd0;
-        for (c = 0; c < CLASSES; c = c + 1) begin
-            class_packets_reg[c] <= 64'd0;
-            class_bytes_reg[c] <= 64'd0;
-        end
         flows_seen_reg <= 32'd0;
         flows_classified_reg <= 32'd0;
         insertions_reg <= 32'd0;
@@ -566,11 +609,6 @@ always @(posedge aclk) begin
         frames_hi_snapshot_reg <= 32'd0;
         bytes_hi_snapshot_reg <= 32'd0;
         class_hi_snapshot_reg <= 32'd0;
-        for (c = 0; c < CLASSES; c = c + 1) begin
-            class_packets_reg[c] <= 64'd0;
-            class_bytes_reg[c] <= 64'd0;
-        end
-        policy_reg <= 128'd0;
         flows_seen_reg <= 32'd0;
         flows_classified_reg <= 32'd0;
         occupancy_reg <= 32'd0;

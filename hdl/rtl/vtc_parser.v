@@ -98,7 +98,7 @@ endfunction
 
 // ---- window capture -------------------------------------------------------
 
-reg [WINDOW_BITS-1:0]      window_reg = {WINDOW_BITS{1'b0}};
+wire [WINDOW_BITS-1:0]     window;  // the beats captured so far, one register per beat
 reg [BEAT_INDEX_WIDTH-1:0] beat_index_reg = {BEAT_INDEX_WIDTH{1'b0}};
 reg [LEN_WIDTH-1:0]        length_reg = {LEN_WIDTH{1'b0}};
 
@@ -115,6 +115,24 @@ always @* begin
 end
 
 wire in_window = !beat_index_reg[BEAT_INDEX_WIDTH-1];
+
+// one register per beat of the window, each written when its beat comes in (an indexed
+// write into one wide register costs thousands of LUTs)
+genvar g;
+generate
+    for (g = 0; g < WINDOW_BEATS; g = g + 1) begin : window_beat
+        localparam [BEAT_INDEX_WIDTH-1:0] INDEX = g;
+        reg [DATA_WIDTH-1:0] beat_reg = {DATA_WIDTH{1'b0}};
+
+        always @(posedge clk) begin
+            if (in_beat && beat_index_reg == INDEX) begin
+                beat_reg <= in_tdata & keep_mask;
+            end
+        end
+
+        assign window[DATA_WIDTH*g +: DATA_WIDTH] = beat_reg;
+    end
+endgenerate
 wire window_end = in_beat && in_window && (in_tlast || beat_index_reg == WINDOW_END_BEAT);
 wire [CAP_WIDTH-1:0] captured = {{(CAP_WIDTH-BEAT_INDEX_WIDTH){1'b0}}, beat_index_reg} * BEAT_BYTES
     + {{(CAP_WIDTH-COUNT_WIDTH){1'b0}}, beat_bytes};
@@ -135,7 +153,6 @@ always @(posedge clk) begin
     oversize <= 1'b0;
     if (in_beat) begin
         if (in_window) begin
-            window_reg[DATA_WIDTH*beat_index_reg +: DATA_WIDTH] <= in_tdata & keep_mask;
             beat_index_reg <= beat_index_reg + 1'b1;
         end
         if (frame_length > MAX_FRAME_LEN) begin
@@ -156,7 +173,7 @@ always @(posedge clk) begin
     s0_full <= w_full;
     s0_captured <= w_captured;
     if (w_full) begin
-        parse_window_reg <= window_reg;
+        parse_window_reg <= window;
     end
 
     if (rst) begin

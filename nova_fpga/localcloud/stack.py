@@ -345,7 +345,10 @@ class Stack:
             cfg.CONF, url=self._mq_url('zynq-proxy', 'agents'),
             allowed_remote_exmods=['nova_fpga.agent_rpcapi'])
         client = agent_rpcapi.AgentAPI(transport, timeout=timeout)
-        client.client = client.client.prepare(exchange=localboards.EXCHANGE)
+        if client.client.target.exchange is None:
+            # nova-compute's transport default, not oslo.messaging's
+            client.client = client.client.prepare(
+                exchange=localboards.EXCHANGE)
         return client, transport
 
     def compute(self, keystone, path):

@@ -93,10 +93,11 @@ def main():
             bridge.axil_read(Registers.MODULE_ID), modules.VTC.data_width,
             bridge.axil_read(VtcRegisters.FLOW_TABLE_DEPTH),
             hdl_bridge.toolchain.verilator_version().split()[0], time.perf_counter() - began))
-        print('cycles counted by the simulation; rates at %.2f MHz (64-bit path)' % (CLOCK_HZ / 1e6))
+        print('cycles counted by the simulation; rates at %.2f MHz (64-bit path)'
+              % (CLOCK_HZ / 1e6))
         print('%6s %6s %8s %7s %8s %8s %9s %9s %7s %s' % (
             'frame', 'flows', 'beats', 'cycles', 'Mpps', 'Gb/s', '10GbE Mpps', 'x 10GbE',
-            'marked', 'table'))
+            'marked', 'flow table (since reset)'))
         worst = None
         for size in SIZES:
             beats = -(-size // 8)
@@ -106,7 +107,8 @@ def main():
                 pps = CLOCK_HZ / per_frame
                 ratio = pps / line_pps
                 worst = ratio if worst is None else min(worst, ratio)
-                print('%5dB %6d %8d %7.2f %8.2f %8.2f %9.2f %8.2fx %6.0f%% %d held, %d failed' % (
+                print('%5dB %6d %8d %7.2f %8.2f %8.2f %9.2f %8.2fx %6.0f%% '
+                      '%d held, %d failed insertions' % (
                     size, flows, beats, per_frame, pps / 1e6, pps * size * 8 / 1e9,
                     line_pps / 1e6, ratio, 100 * marked, table['occupancy'], table['failed']))
         print('latency: %d cycles from first beat in to first beat out (%.0f ns at %.2f MHz)' % (

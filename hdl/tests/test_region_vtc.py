@@ -162,7 +162,7 @@ def dns_frame(flow, size=None):
 
 @cocotb.test()
 async def registers_follow_the_contract(dut):
-    """ID, version, parameters, policy masking; unmapped offsets SLVERR; read-only writes ignored."""
+    """ID, version, parameters, policy masking; unmapped offsets SLVERR; RO writes ignored."""
     _, _, axil = await start_vtc(dut, expect_clearing=True)
     assert await read_ok(axil, Registers.MODULE_ID) == VTC.module_id
     assert await read_ok(axil, Registers.VERSION) == VTC.version
@@ -195,7 +195,7 @@ async def registers_follow_the_contract(dut):
 
 @cocotb.test()
 async def real_captures_match_the_model(dut):
-    """Every shared capture, with random gaps and stalls: frames, counters and classes as modelled."""
+    """Every shared capture, random gaps and stalls: frames, counters, classes as modelled."""
     rng = seeded_random(dut)
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
@@ -217,7 +217,7 @@ async def real_captures_match_the_model(dut):
 
 @cocotb.test()
 async def ipv6_and_qinq_variants_match_the_model(dut):
-    """The captures rewritten to IPv6 and to 802.1ad + 802.1Q tags: marked and counted as modelled."""
+    """The captures as IPv6 and with 802.1ad + 802.1Q tags: marked and counted as modelled."""
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     frames = []
@@ -270,7 +270,7 @@ async def policy_writes_change_marking(dut):
 
 @cocotb.test()
 async def long_frames_are_forwarded_and_counted(dut):
-    """1,602 bytes (ssh.pcap), 9,018 bytes classified; beyond MAX_FRAME_LEN passes and is counted."""
+    """1,602 (ssh.pcap) and 9,018-byte frames classified; longer ones pass and are counted."""
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     ssh = vtc_captures.read_frames(

@@ -32,7 +32,8 @@ the gaps are far longer than the timeout.
 import collections
 import ipaddress
 
-CLASSES = ('unknown', 'http', 'tls', 'dns', 'ssh', 'quic', 'sip', 'rtp', 'bittorrent', 'smtp', 'ntp')
+CLASSES = ('unknown', 'http', 'tls', 'dns', 'ssh', 'quic', 'sip', 'rtp', 'bittorrent', 'smtp',
+           'ntp')
 CLASS_NUMBER = {name: number for number, name in enumerate(CLASSES)}
 
 FlowKey = collections.namedtuple('FlowKey', 'ip_version proto addr_a port_a addr_b port_b')
@@ -167,7 +168,8 @@ def stored_key(key):
 
 
 def crc32(value, bits=105):
-    """CRC-32 (polynomial 0x04C11DB7, preset to ones, MSB first, no final XOR) of a `bits`-bit value."""
+    """CRC-32 of a `bits`-bit value: polynomial 0x04C11DB7, preset to ones, MSB first,
+    no final XOR (CRC-32/MPEG-2 for whole bytes)."""
     crc = MASK32
     for n in range(bits - 1, -1, -1):
         feedback = crc >> 31 ^ value >> n & 1

@@ -71,7 +71,7 @@ def test_loopback_fits_the_region(region, report):
 
 
 def test_vtc_fits_rp1(report):
-    """Fails when the vTC (4,096 flows) outgrows the region made for it; its flow table is block RAM."""
+    """Fails when the vTC (4,096 flows) outgrows the region made for it; its table is block RAM."""
     budget = rp1()
     usage = synthesized(modules.VTC.top)
     report('yosys vTC: %s vs %s (%.0f%% of the LUTs)' % (usage, budget,

@@ -319,6 +319,24 @@ async def one_beat_per_cycle_at_a_fixed_latency(dut):
     await check_against_model(axil, model, frames, expected)
 
 
+@cocotb.test()
+async def inspection_stops_after_inspect_packets(dut):
+    """Only payload-carrying packets are inspected, at most INSPECT_PACKETS of an unknown flow."""
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil, ALL_MARKED)
+    limit = await read_ok(axil, VtcRegisters.INSPECT_PACKETS)
+    opaque = bytes(range(0x30, 0x3C))  # matches no signature
+    frames = ([udp_frame(1, b'', dport=53)] * 3  # no payload: not inspected
+              + [udp_frame(1, opaque, dport=53)] * (limit - 1)
+              + [dns_frame(1)] * 2  # the limit-th inspection classifies, the next is marked
+              + [udp_frame(2, opaque, dport=53)] * limit + [dns_frame(2)] * 2)  # too late
+    outputs = await replay(dut, frames, model, source, sink)
+    assert model.flow_class(vtc_model.parse(dns_frame(1)).key) == 'dns'
+    assert model.flow_class(vtc_model.parse(dns_frame(2)).key) == 'unknown'
+    assert outputs[-1] == frames[-1] and outputs[3 + limit] != frames[3 + limit]
+    await check_against_model(axil, model, frames, outputs)
+
+
 def same_bucket_flows(buckets, count):
     """`count` DNS flows (dns_frame) whose keys hash to one bucket."""
     found = {}

@@ -21,7 +21,8 @@ BUILD = ROOT / '.build' / 'cocotb'
 VTC_TABLE_TESTS = ('full_bucket_fails_insertion_and_still_forwards', 'idle_flows_age_out')
 VTC_TESTS = ('registers_follow_the_contract', 'real_captures_match_the_model',
              'ipv6_and_qinq_variants_match_the_model', 'policy_writes_change_marking',
-             'long_frames_are_forwarded_and_counted', 'one_beat_per_cycle_at_a_fixed_latency')
+             'long_frames_are_forwarded_and_counted', 'one_beat_per_cycle_at_a_fixed_latency',
+             'inspection_stops_after_inspect_packets')
 #: at 32 bits, all but the longest replay (the variants replay seven of the nine captures)
 VTC_32BIT_TESTS = tuple(test for test in VTC_TESTS if test != 'real_captures_match_the_model')
 VTC_SMALL_TABLE = dict(modules.VTC.parameters, FLOW_TABLE_DEPTH=16, FLOW_TICK_CYCLES=64,

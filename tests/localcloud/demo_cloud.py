@@ -11,6 +11,7 @@ import pytest
 from nova_fpga.localcloud import process
 from nova_fpga.localcloud import rabbitmq
 from nova_fpga.localcloud import stack as localstack
+from tests.conftest import REPORT
 
 #: Servers used when they answer, else the stack starts private ones.
 DATABASE_URL = os.environ.get('NOVA_FPGA_TEST_DATABASE_URL',
@@ -30,6 +31,15 @@ def start(state_dir, **options):
     except process.ServiceError as exc:
         cloud.down(purge=True)
         pytest.fail(str(exc), pytrace=False)
+    REPORT.append('demo stack: up from scratch in %.0f s (%s); %.0f MB RSS '
+                  'in %d processes (%s MariaDB/RabbitMQ not counted)' % (
+                      cloud.timings['total'], ', '.join(
+                          '%s %.1f s' % item for item in cloud.timings.items()
+                          if item[0] != 'total'),
+                      cloud.memory_kib() / 1024,
+                      sum(len(pids) for pids in cloud.pids().values()),
+                      'configured' if not cloud.state['database']['private']
+                      else 'no'))
     return cloud
 
 

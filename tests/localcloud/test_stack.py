@@ -1,5 +1,6 @@
-"""The whole demo cloud, started once for this module in a temporary state
-directory and driven with the real openstack CLI and nova-fpga-demo.
+"""The whole demo cloud (the session's, shared with tests/e2e), driven with
+the real openstack CLI and nova-fpga-demo.  What a test creates it deletes;
+the cloud is left up (the session purges it).
 
 MariaDB and RabbitMQ are the configured ones when they answer
 (NOVA_FPGA_TEST_DATABASE_URL, NOVA_FPGA_TEST_RABBIT_URL), else private ones
@@ -18,7 +19,7 @@ from nova_fpga.localcloud import rabbitmq
 from nova_fpga_agent.emulator import modules
 from tests.conftest import REPORT
 from tests.localcloud.demo_cloud import CLI, DATABASE_URL, RABBIT_URL, \
-    alive, demo, start
+    alive, demo
 
 REFERENCE = shell.load(shell.REFERENCE)
 
@@ -33,17 +34,8 @@ def wait_active(cli, image_id, timeout=60):
 
 
 @pytest.fixture(scope='module')
-def cloud(tmp_path_factory):
-    stack = start(tmp_path_factory.mktemp('demo'))
-    REPORT.append('demo stack: up from scratch in %.0f s (%s); %.0f MB RSS '
-                  'in %d processes' % (
-                      stack.timings['total'], ', '.join(
-                          '%s %.1f s' % item for item in stack.timings.items()
-                          if item[0] != 'total'),
-                      stack.memory_kib() / 1024,
-                      sum(len(pids) for pids in stack.pids().values())))
-    yield stack
-    stack.down(purge=True)
+def cloud(demo_stack):
+    return demo_stack
 
 
 @pytest.fixture(scope='module')
@@ -141,6 +133,7 @@ def test_a_bitstream_server_goes_active_and_delete_frees_its_region(
                for region in cloud.describe_boards()[board]['regions']}
     assert regions['rp0']['state'] == 'FREE'
     assert regions['rp0']['instance_uuid'] is None
+    bob.run('image', 'delete', image['id'])
 
 
 def test_status_shows_each_service_running_and_each_region(cloud):
@@ -215,16 +208,3 @@ def test_down_stops_everything_and_up_resumes_the_same_cloud(cloud, admin):
     assert sorted(hyp['Hypervisor Hostname'] for hyp in admin.json(
         'hypervisor', 'list')) == ['board0', 'board1']
 
-
-def test_purge_removes_the_cloud_and_its_databases_and_vhosts(cloud):
-    state = cloud.state
-    assert cloud.down(purge=True)
-    assert not cloud.dir.exists()
-    if not state['database']['private']:
-        assert not set(state['databases'].values()) & \
-            mariadb.list_databases(state['database']['url'])
-    if not state['rabbitmq']['private']:
-        broker = rabbitmq.configured(state['rabbitmq']['url'])
-        assert not set(state['vhosts'].values()) & broker.vhosts()
-        assert not {login for login, _ in state['mq_users'].values()} & \
-            broker.users()

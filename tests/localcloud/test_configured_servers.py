@@ -1,0 +1,52 @@
+"""A cloud on configured MariaDB/RabbitMQ servers (those of
+NOVA_FPGA_TEST_DATABASE_URL / NOVA_FPGA_TEST_RABBIT_URL; private ones when
+they do not answer): its own databases, vhosts and users there, left alone
+by down, dropped by down --purge, the servers themselves never stopped."""
+import pytest
+
+from nova_fpga.localcloud import mariadb
+from nova_fpga.localcloud import process
+from nova_fpga.localcloud import rabbitmq
+from nova_fpga.localcloud import stack as localstack
+from tests.localcloud.demo_cloud import DATABASE_URL, RABBIT_URL, alive
+
+
+def test_down_keeps_and_purge_drops_the_clouds_own_databases_and_vhosts(
+        tmp_path):
+    cloud = localstack.Stack(tmp_path / 'demo', database_url=DATABASE_URL,
+                             transport_url=RABBIT_URL, die_with_parent=True)
+    try:
+        cloud.start_servers()
+        cloud.prepare()
+    except process.ServiceError as exc:
+        cloud.down(purge=True)
+        pytest.fail(str(exc), pytrace=False)
+    state = dict(cloud.state)
+    db_url = state['database']['url']
+    broker = rabbitmq.configured(state['rabbitmq']['url']) \
+        if not state['rabbitmq']['private'] else cloud._broker()
+    databases = set(state['databases'].values())
+    vhosts = set(state['vhosts'].values())
+    logins = {login for login, _ in state['mq_users'].values()}
+    assert databases <= mariadb.list_databases(db_url)
+    assert vhosts <= broker.vhosts() and logins <= broker.users()
+    # names carry the cloud's ID: two clouds can share one server
+    assert all(state['id'] in name for name in databases | vhosts | logins)
+
+    started = [pid for group in cloud.pids().values() for pid in group]
+    cloud.down()
+    assert [pid for pid in started if alive(pid)] == []
+    if not state['database']['private']:
+        assert mariadb.answers(db_url)
+        assert databases <= mariadb.list_databases(db_url)
+    if not state['rabbitmq']['private']:
+        assert vhosts <= broker.vhosts()
+
+    cloud.down(purge=True)
+    assert not cloud.dir.exists()
+    if not state['database']['private']:
+        assert mariadb.answers(db_url)
+        assert not databases & mariadb.list_databases(db_url)
+    if not state['rabbitmq']['private']:
+        assert not vhosts & broker.vhosts()
+        assert not logins & broker.users()

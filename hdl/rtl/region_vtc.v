@@ -79,7 +79,7 @@ localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam BUCKET_BITS = $clog2(FLOW_TABLE_DEPTH / 4);
 localparam CLASSES = 11;
 // a beat leaves this many cycles after it came in: the window (128 bytes) plus the
-// parser and flow-table latency (7 cycles) plus one spare
+// parser and flow-table latency (the decision is there 8 cycles after the window's end)
 localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 8;
 localparam FIFO_ADDR_WIDTH = 6;
 localparam FIFO_DEPTH = 2 ** FIFO_ADDR_WIDTH;

@@ -3,9 +3,10 @@
  * ages, and decides how the frame leaves.
  *
  * 2**BUCKET_BITS buckets of 4 ways, one vtc_flow_ram per way, read in
- * parallel.  A request reads its bucket in its first cycle and is decided,
- * written back and answered in the second, so the next request of any flow
- * sees it: vtc_parser sends parsed requests at least six cycles apart.
+ * parallel.  A request reads its bucket in its first cycle and is decided and
+ * written back in the second, so the next request of any flow sees it:
+ * vtc_parser sends parsed requests at least six cycles apart.  The answer
+ * (marking, class) is worked out in the third.
  * Rules (hdl/README.md, hdl/tests/vtc_model.py): a hit inspects the packet
  * if the flow is still unknown and has been inspected fewer than
  * INSPECT_PACKETS times; a miss takes the lowest free way, else the lowest
@@ -260,22 +261,49 @@ always @* begin
             event_failed = 1'b1;
         end
     end
+end
 
-    // DSCP marking by the class the flow had before this frame (RFC 1624 eq. 3 for the checksum)
-    class_policy = policy[8*class_before +: 8];
+// ---- stage 3: how the frame leaves ----------------------------------------
+
+reg        d_valid = 1'b0;
+reg [3:0]  d_before = 4'd0;
+reg [3:0]  d_after = 4'd0;
+reg        d_ipv6 = 1'b0;
+reg [1:0]  d_tags = 2'd0;
+reg [7:0]  d_byte0 = 8'd0;
+reg [7:0]  d_byte1 = 8'd0;
+reg [15:0] d_checksum = 16'd0;
+
+always @(posedge clk) begin
+    d_valid <= s_valid;
+    d_before <= class_before;
+    d_after <= class_after;
+    d_ipv6 <= s_ipv6;
+    d_tags <= s_tags;
+    d_byte0 <= s_byte0;
+    d_byte1 <= s_byte1;
+    d_checksum <= s_checksum;
+    if (rst) begin
+        d_valid <= 1'b0;
+    end
+end
+
+// DSCP marking by the class the flow had before this frame (RFC 1624 eq. 3 for the checksum)
+always @* begin
+    class_policy = policy[8*d_before +: 8];
     dscp = class_policy[5:0];
-    new_tos = {dscp, s_byte1[1:0]};
-    checksum_sum = {2'b00, ~s_checksum} + {2'b00, ~{s_byte0, s_byte1}} + {2'b00, s_byte0, new_tos};
+    new_tos = {dscp, d_byte1[1:0]};
+    checksum_sum = {2'b00, ~d_checksum} + {2'b00, ~{d_byte0, d_byte1}} + {2'b00, d_byte0, new_tos};
     checksum_fold = {1'b0, checksum_sum[15:0]} + {15'd0, checksum_sum[17:16]};
     new_checksum = ~(checksum_fold[15:0] + {15'd0, checksum_fold[16]});
 
-    decision_valid = s_valid;
-    if (s_ipv6) begin
-        decision = {class_before != 4'd0 && class_policy[7], 1'b1, s_tags,
-                    s_byte0[7:4], dscp[5:2], dscp[1:0], s_byte1[5:0], 8'd0, class_after};
+    decision_valid = d_valid;
+    if (d_ipv6) begin
+        decision = {d_before != 4'd0 && class_policy[7], 1'b1, d_tags,
+                    d_byte0[7:4], dscp[5:2], dscp[1:0], d_byte1[5:0], 8'd0, d_after};
     end else begin
-        decision = {class_before != 4'd0 && class_policy[7], 1'b0, s_tags,
-                    new_tos, new_checksum, class_after};
+        decision = {d_before != 4'd0 && class_policy[7], 1'b0, d_tags,
+                    new_tos, new_checksum, d_after};
     end
 end
 

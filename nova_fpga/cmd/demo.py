@@ -2,12 +2,14 @@
 
     nova-fpga-demo [--state-dir DIR] [--database-url URL] [--transport-url URL]
                    [--boards N] up | status | down [--purge] |
-                   logs [SERVICE] [-f] [-n N]
+                   logs [SERVICE] [-f] [-n N] | replay BOARD REGION PCAP... |
+                   scenario [--pcaps DIR]
 
 ``up`` starts keystone, glance, placement, neutron, nova and the emulated
 boards (and a private MariaDB/RabbitMQ when no configured one answers), or
 resumes a stopped or half-started cloud; ``down`` stops what ``up`` started,
-by pid.  Options also come from a config file (``--config-file demo.conf``,
+by pid.  ``scenario`` runs the demo on a cloud that is up; ``replay``
+sends real captures into a board's data interface.  Options also come from a config file (``--config-file demo.conf``,
 section [DEFAULT]).
 """
 import sys
@@ -55,6 +57,18 @@ def _add_commands(subparsers):
                       help='lines per log (default 20)')
     logs.add_argument('-f', action='store_true', dest='follow',
                       help='keep printing what is appended')
+    replay = subparsers.add_parser(
+        'replay', help='send captures into a board\'s data interface, '
+        'tagged with a region\'s VLAN')
+    replay.add_argument('board')
+    replay.add_argument('region')
+    replay.add_argument('captures', nargs='+', metavar='PCAP')
+    scenario = subparsers.add_parser(
+        'scenario', help='the demo: deploy the vTC with the openstack CLI, '
+        'send real traffic through it, show what it classified')
+    scenario.add_argument('--pcaps', default=None,
+                          help='directory of captures (*.pcap) to replay '
+                               '(default: ../shared/realdata/pcaps/ndpi)')
 
 
 def parse(argv):
@@ -170,7 +184,36 @@ def logs(conf):
     return 0
 
 
-COMMANDS = {'up': up, 'status': status, 'down': down, 'logs': logs}
+def replay(conf):
+    from nova_fpga.localcloud import traffic
+    from nova_fpga import shell
+    cloud = _stack(conf)
+    cloud.require_state()
+    if conf.command.board not in cloud.boards:
+        print('no board %s; boards: %s' % (conf.command.board,
+                                           ', '.join(cloud.boards)),
+              file=sys.stderr)
+        return 1
+    vlan = shell.load(shell.REFERENCE).region(conf.command.region).vlan
+    link = cloud.data_link(conf.command.board)
+    frames, size = traffic.replay(conf.command.captures, link.peer_if, vlan)
+    print('sent %d frames (%d bytes) of %d capture(s) into %s\'s data '
+          'interface (host end %s), VLAN %d = region %s' % (
+              frames, size, len(conf.command.captures), conf.command.board,
+              link.peer_if, vlan, conf.command.region))
+    return 0
+
+
+def scenario(conf):
+    from nova_fpga.localcloud import scenario as demo_scenario
+    cloud = _stack(conf)
+    cloud.require_state()
+    return demo_scenario.main(cloud, conf.command.pcaps
+                              or demo_scenario.DEFAULT_PCAPS)
+
+
+COMMANDS = {'up': up, 'status': status, 'down': down, 'logs': logs,
+            'replay': replay, 'scenario': scenario}
 
 
 def main(argv=None):

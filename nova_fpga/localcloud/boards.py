@@ -55,14 +55,16 @@ class Board:
             return None
 
     def conf(self):
-        return dict({
+        conf = {
             ('DEFAULT', 'transport_url'): self.transport_url,
             ('DEFAULT', 'control_exchange'): EXCHANGE,
             ('agent', 'board_name'): self.name,
             ('agent', 'manifest'): shell.REFERENCE,
             ('agent', 'state_dir'): self.dir / 'state',
             ('agent', 'backend'): 'sim',
-        }, **self.options)
+        }
+        conf.update(self.options)
+        return conf
 
     def start(self, client, timeout=120):
         """Start the agent and wait until it answers health over RPC."""

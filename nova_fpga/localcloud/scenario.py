@@ -89,9 +89,9 @@ class Scenario:
         self.import_image('vtc-bitstream', vtc)
         self.import_image('loopback-bitstream', loopback)
         self.import_image('pr0-add-bitstream', REALDATA_BITSTREAMS
-                          / 'royforu_pynq_pr' / 'partial' / 'pr_0_add.bit')
+                          / 'royforu_pynq_pr' / 'pr_0_add.bit')
         self.run('openstack', 'image', 'show', 'vtc-bitstream', '-c',
-                 'properties')
+                 'properties', '-f', 'yaml')
 
         self.say('A bitstream for another device is refused, with the reason')
         self.import_image('wrong-device-bitstream', REALDATA_BITSTREAMS
@@ -103,6 +103,9 @@ class Scenario:
         self.run('openstack', 'server', 'create', '--image', 'vtc-bitstream',
                  '--flavor', conventions.FLAVOR_NAME, '--nic', 'none',
                  SERVER, '--wait', quiet=True)
+        self.run('openstack', 'server', 'show', SERVER, '-c', 'status', '-c',
+                 'OS-EXT-SRV-ATTR:hypervisor_hostname', '-c', 'flavor',
+                 '-c', 'image')
         server = self.json('openstack', 'server', 'show', SERVER)
         board = server['OS-EXT-SRV-ATTR:hypervisor_hostname']
         region = self.region_holding(board, server['id'])
@@ -129,8 +132,9 @@ class Scenario:
                  'and left the region free.' % (SERVER, board, region))
 
     def clean_up_earlier_run(self):
-        if self.run('openstack', 'server', 'show', SERVER, check=False,
-                    quiet=True).returncode == 0:
+        servers = self.json('openstack', 'server', 'list', '--name',
+                            '^%s$' % SERVER)
+        if servers:
             self.run('openstack', 'server', 'delete', '--wait', SERVER)
         for image in self.json('openstack', 'image', 'list'):
             if image['Name'].endswith('-bitstream'):

@@ -29,6 +29,7 @@ import oslo_messaging as messaging
 from nova_fpga import agent_rpcapi
 from nova_fpga import shell
 from nova_fpga.localcloud import boards as localboards
+from nova_fpga.localcloud import datalink
 from nova_fpga.localcloud import glance as localglance
 from nova_fpga.localcloud import keystone as localkeystone
 from nova_fpga.localcloud import mariadb
@@ -210,9 +211,17 @@ class Stack:
             self._mq_url('zynq-proxy', 'agents'),
             self.state['ports']['nova'], die_with_parent=self.die_with_parent)
 
+    def data_link(self, name):
+        """The board's data interface: a veth pair, board end in its netns."""
+        return datalink.DataLink(self.boards.index(name))
+
     def board(self, name):
+        link = self.data_link(name)
+        options = {('dataplane', 'interface'): link.board_if,
+                   ('dataplane', 'netns'): link.netns}
+        options.update(self.board_options.get(name) or {})
         return localboards.Board(self.dir, name, self._mq_url(name, 'agents'),
-                                 options=self.board_options.get(name),
+                                 options=options,
                                  die_with_parent=self.die_with_parent)
 
     # -- up ----------------------------------------------------------------
@@ -262,7 +271,8 @@ class Stack:
             for name in self.boards:
                 board = self.board(name)
                 self._step(name, board.process.pid_file,
-                           lambda: board.start(client))
+                           lambda: (self.data_link(name).create(),
+                                    board.start(client)))
         finally:
             transport.cleanup()
         nova = self.nova(keystone)
@@ -419,12 +429,12 @@ class Stack:
 
     def openrc(self, user='admin'):
         """OS_* variables for the openstack CLI as user."""
-        self._require_state()
+        self.require_state()
         return self.keystone.openrc(user)
 
     # -- status, down, logs ------------------------------------------------
 
-    def _require_state(self):
+    def require_state(self):
         if self._load_state() is None:
             raise process.ServiceError('stack', 'no cloud in %s (run up '
                                        'first)' % self.dir)
@@ -459,7 +469,7 @@ class Stack:
 
     def status(self):
         """[(service, state, detail)] and {board: describe() or None}."""
-        self._require_state()
+        self.require_state()
         urls = self.expected()
         running = self.pids()
         rows = []
@@ -509,6 +519,9 @@ class Stack:
         databases, vhosts and users on configured servers.
         """
         stopped = process.stop_all(self.dir)
+        if self._load_state() is not None:
+            for name in self.boards:
+                self.data_link(name).delete()
         if purge and self._load_state() is not None:
             self._drop_external()
         if purge:

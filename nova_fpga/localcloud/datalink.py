@@ -23,12 +23,14 @@ def _ip(*args, check=True):
 
 
 class DataLink:
-    """The veth pair of board number index (names fit IFNAMSIZ)."""
+    """The veth pair of board number index of the cloud tagged tag (a few
+    hex digits, so two clouds on one machine never share a link; the names
+    fit the kernel's 15 characters)."""
 
-    def __init__(self, index):
-        self.netns = 'nfpga-board%d' % index
-        self.board_if = 'nfpga%db' % index
-        self.peer_if = 'nfpga%dp' % index
+    def __init__(self, index, tag):
+        self.netns = 'nfpga-%s-board%d' % (tag, index)
+        self.board_if = 'nf%s%db' % (tag, index)
+        self.peer_if = 'nf%s%dp' % (tag, index)
 
     def exists(self):
         return (_ip('netns', 'exec', self.netns, 'ip', 'link', 'show',

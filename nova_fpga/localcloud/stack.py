@@ -11,6 +11,7 @@ what is not running, and ``down`` stops exactly what has a pid file there.
 Usable from Python as well as from ``nova-fpga-demo``: a test fixture
 creates a Stack on a temporary directory, calls up() and down().
 """
+import hashlib
 import json
 import os
 import pathlib
@@ -213,7 +214,8 @@ class Stack:
 
     def data_link(self, name):
         """The board's data interface: a veth pair, board end in its netns."""
-        return datalink.DataLink(self.boards.index(name))
+        tag = hashlib.sha1(str(self.dir).encode()).hexdigest()[:6]
+        return datalink.DataLink(self.boards.index(name), tag)
 
     def board(self, name):
         link = self.data_link(name)

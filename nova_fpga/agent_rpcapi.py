@@ -18,6 +18,10 @@ import oslo_messaging as messaging
 
 API_VERSION = '1.1'
 DEFAULT_TOPIC = 'nova-fpga-agent'
+#: The agents' RPC exchange, named on both sides: a transport's default
+#: exchange is its process's control_exchange, which is 'nova' inside
+#: nova-compute and 'openstack' in an agent.
+EXCHANGE = 'nova_fpga'
 REPORT_TOPIC = 'nova_fpga_reports'
 REPORT_EVENT = 'fpga.board.report'
 #: Largest bitstream either side sends or accepts (a full xc7z100 is ~16 MB).
@@ -89,7 +93,8 @@ class AgentAPI:
 
     def __init__(self, transport, topic=DEFAULT_TOPIC, version_cap=None,
                  timeout=60, max_bitstream_bytes=DEFAULT_MAX_BITSTREAM_BYTES):
-        target = messaging.Target(topic=topic, version=API_VERSION)
+        target = messaging.Target(exchange=EXCHANGE, topic=topic,
+                                  version=API_VERSION)
         self.client = messaging.get_rpc_client(
             transport, target, version_cap=version_cap or API_VERSION,
             timeout=timeout)

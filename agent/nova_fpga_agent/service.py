@@ -49,7 +49,8 @@ class Agent:
                                           conf.dataplane.interface,
                                           conf.dataplane.netns)
         self.transport = transport or messaging.get_rpc_transport(conf)
-        target = messaging.Target(topic=conf.agent.topic,
+        target = messaging.Target(exchange=api.EXCHANGE,
+                                  topic=conf.agent.topic,
                                   server=conf.agent.board_name)
         self.server = messaging.get_rpc_server(
             self.transport, target,

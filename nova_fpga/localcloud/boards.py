@@ -14,11 +14,6 @@ from nova_fpga import shell
 from nova_fpga.localcloud import process
 
 AGENT = process.BIN / 'nova-fpga-agent'
-#: The RPC exchange nova-compute's client publishes to: the Zynq driver's
-#: transport carries nova's control_exchange ('nova'), the agents default
-#: to oslo.messaging's ('openstack'), so the agents are told to listen on
-#: nova's.
-EXCHANGE = 'nova'
 
 
 class Board:
@@ -57,7 +52,6 @@ class Board:
     def conf(self):
         conf = {
             ('DEFAULT', 'transport_url'): self.transport_url,
-            ('DEFAULT', 'control_exchange'): EXCHANGE,
             ('agent', 'board_name'): self.name,
             ('agent', 'manifest'): shell.REFERENCE,
             ('agent', 'state_dir'): self.dir / 'state',

@@ -351,17 +351,12 @@ class Stack:
             for user, (login, password) in self.state['mq_users'].items()])
 
     def agent_client(self, timeout=10):
-        """(AgentAPI, transport) on the agents' bus as nova-compute's user,
-        on the exchange nova-compute uses; clean the transport up after."""
+        """(AgentAPI, transport) on the agents' bus as nova-compute's user;
+        clean the transport up after."""
         transport = messaging.get_rpc_transport(
             cfg.CONF, url=self._mq_url('zynq-proxy', 'agents'),
             allowed_remote_exmods=['nova_fpga.agent_rpcapi'])
-        client = agent_rpcapi.AgentAPI(transport, timeout=timeout)
-        if client.client.target.exchange is None:
-            # nova-compute's transport default, not oslo.messaging's
-            client.client = client.client.prepare(
-                exchange=localboards.EXCHANGE)
-        return client, transport
+        return agent_rpcapi.AgentAPI(transport, timeout=timeout), transport
 
     def compute(self, keystone, path):
         """GET path of the compute API as admin (JSON)."""

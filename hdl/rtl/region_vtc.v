@@ -111,7 +111,8 @@ localparam [AXIL_ADDR_WIDTH-1:0]
     REG_FLOW_EVICTIONS   = 'h190,
     REG_FLOW_FAILED      = 'h194,
     REG_UNPARSED_FRAMES  = 'h198,
-    REG_OVERSIZE_FRAMES  = 'h19C;
+    REG_OVERSIZE_FRAMES  = 'h19C,
+    REG_CLASS_FLOWS      = 'h1C0; // + 4 * class, classes 1..10
 
 localparam CONTROL_CLEAR_COUNTERS = 0;
 
@@ -187,6 +188,7 @@ wire [31:0]  decision;
 wire         event_unparsed;
 wire         event_seen;
 wire         event_classified;
+wire [3:0]   event_class;
 wire         event_inserted;
 wire         event_occupied;
 wire         event_evicted;
@@ -222,6 +224,7 @@ flow_table (
     .event_unparsed(event_unparsed),
     .event_seen(event_seen),
     .event_classified(event_classified),
+    .event_class(event_class),
     .event_inserted(event_inserted),
     .event_occupied(event_occupied),
     .event_evicted(event_evicted),
@@ -343,6 +346,7 @@ reg [31:0] frames_hi_snapshot_reg = 32'd0;
 reg [31:0] bytes_hi_snapshot_reg = 32'd0;
 wire [64*CLASSES-1:0] class_packets;  // class c in bits [64c+63:64c]
 wire [64*CLASSES-1:0] class_bytes;
+wire [32*CLASSES-1:0] class_flows;    // class c in bits [32c+31:32c]
 reg  [31:0]           class_hi_snapshot_reg = 32'd0;
 reg [31:0] flows_seen_reg = 32'd0;
 reg [31:0] flows_classified_reg = 32'd0;
@@ -420,7 +424,8 @@ regs (
 wire [AXIL_ADDR_WIDTH-1:0] wr_word = {reg_wr_addr[AXIL_ADDR_WIDTH-1:2], 2'b00};
 wire [AXIL_ADDR_WIDTH-1:0] rd_word = {reg_rd_addr[AXIL_ADDR_WIDTH-1:2], 2'b00};
 
-// class number of a POLICY / CLASS_PACKETS / CLASS_BYTES offset, and whether it names one
+// class number of a POLICY or CLASS_FLOWS / CLASS_PACKETS / CLASS_BYTES offset, and whether
+// it names one
 /* verilator lint_off UNUSEDSIGNAL */
 function [3:0] policy_class(input [AXIL_ADDR_WIDTH-1:0] word);
     policy_class = word[5:2];
@@ -443,9 +448,14 @@ function is_class_bytes(input [AXIL_ADDR_WIDTH-1:0] word);
     is_class_bytes = word >= REG_CLASS_BYTES && word < REG_CLASS_BYTES + 8 * CLASSES;
 endfunction
 
+function is_class_flows(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_class_flows = word >= REG_CLASS_FLOWS + 4 && word < REG_CLASS_FLOWS + 4 * CLASSES;
+endfunction
+
 function is_defined(input [AXIL_ADDR_WIDTH-1:0] word);
     is_defined = word <= REG_TIMESTAMP || is_policy(word) || is_class_packets(word)
-        || is_class_bytes(word) || (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES);
+        || is_class_bytes(word) || (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES)
+        || is_class_flows(word);
 endfunction
 
 wire clear_counters = reg_wr_en && !reg_wr_err && wr_word == REG_CONTROL
@@ -456,6 +466,7 @@ wire write_policy = reg_wr_en && is_policy(wr_word) && reg_wr_strb[0];
 reg [63:0] read_packets;
 reg [63:0] read_bytes;
 reg [7:0]  read_policy;
+reg [31:0] read_flows;
 reg [63:0] current_packets;
 reg [63:0] current_bytes;
 
@@ -463,6 +474,7 @@ always @* begin
     read_packets = 64'd0;
     read_bytes = 64'd0;
     read_policy = 8'd0;
+    read_flows = 32'd0;
     current_packets = 64'd0;
     current_bytes = 64'd0;
     for (c = 0; c < CLASSES; c = c + 1) begin
@@ -472,6 +484,7 @@ always @* begin
         end
         if (policy_class(rd_word) == c[3:0]) begin
             read_policy = policy[8*c +: 8];
+            read_flows = class_flows[32*c +: 32];
         end
         if (current_class == c[3:0]) begin
             current_packets = class_packets[64*c +: 64];
@@ -493,11 +506,15 @@ generate
         reg [63:0] class_packets_reg = 64'd0;
         reg [63:0] class_bytes_reg = 64'd0;
         reg [7:0]  class_policy_reg = 8'd0;
+        reg [31:0] class_flows_reg = 32'd0;
 
         always @(posedge aclk) begin
             if (count_frame && current_class == CLASS) begin
                 class_packets_reg <= next_packets;
                 class_bytes_reg <= next_bytes;
+            end
+            if (event_classified && event_class == CLASS && CLASS != 4'd0) begin
+                class_flows_reg <= class_flows_reg + 32'd1;
             end
             if (write_policy && policy_class(wr_word) == CLASS && CLASS != 4'd0) begin
                 class_policy_reg <= reg_wr_data[7:0] & 8'hBF;
@@ -505,6 +522,7 @@ generate
             if (clear_counters || rst) begin
                 class_packets_reg <= 64'd0;
                 class_bytes_reg <= 64'd0;
+                class_flows_reg <= 32'd0;
             end
             if (rst) begin
                 class_policy_reg <= 8'd0;
@@ -514,6 +532,7 @@ generate
         assign class_packets[64*g +: 64] = class_packets_reg;
         assign class_bytes[64*g +: 64] = class_bytes_reg;
         assign policy[8*g +: 8] = class_policy_reg;
+        assign class_flows[32*g +: 32] = class_flows_reg;
     end
 endgenerate
 assign policy[127:8*CLASSES] = {(128-8*CLASSES){1'b0}};
@@ -526,6 +545,8 @@ always @* begin
     reg_rd_data = 32'd0;
     if (is_policy(rd_word)) begin
         reg_rd_data = {24'd0, read_policy};
+    end else if (is_class_flows(rd_word)) begin
+        reg_rd_data = read_flows;
     end else if (is_class_packets(rd_word)) begin
         reg_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_packets[31:0];
     end else if (is_class_bytes(rd_word)) begin

@@ -52,6 +52,7 @@ module vtc_flow_table #
     output reg                    event_unparsed,
     output reg                    event_seen,
     output reg                    event_classified,
+    output wire [3:0]             event_class,  // the class of event_classified's flow
     output reg                    event_inserted,
     output reg                    event_occupied,
     output reg                    event_evicted,
@@ -262,6 +263,8 @@ always @* begin
         end
     end
 end
+
+assign event_class = class_after;
 
 // ---- stage 3: how the frame leaves ----------------------------------------
 

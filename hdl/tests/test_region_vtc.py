@@ -91,6 +91,9 @@ async def read_counters(axil):
             axil, VtcRegisters.class_packets(klass))
         counters['CLASS_BYTES_' + klass.upper()] = await read_u64(
             axil, VtcRegisters.class_bytes(klass))
+    for klass in vtc_model.CLASSES[1:]:
+        counters['CLASS_FLOWS_' + klass.upper()] = await read_ok(
+            axil, VtcRegisters.class_flows(klass))
     return counters
 
 
@@ -178,6 +181,8 @@ async def registers_follow_the_contract(dut):
     assert await read_ok(axil, Registers.MODULE_ID) == VTC.module_id
     assert await write_u32(axil, VtcRegisters.FLOWS_SEEN, 7) == AxiResp.OKAY
     assert await read_ok(axil, VtcRegisters.FLOWS_SEEN) == 0
+    assert await write_u32(axil, VtcRegisters.class_flows('tls'), 7) == AxiResp.OKAY
+    assert await read_ok(axil, VtcRegisters.class_flows('tls')) == 0
 
     for klass in vtc_model.CLASSES[1:]:
         assert await read_ok(axil, VtcRegisters.policy(klass)) == 0
@@ -188,7 +193,7 @@ async def registers_follow_the_contract(dut):
     assert await read_ok(axil, VtcRegisters.policy('tls')) == 0xBF
 
     for offset in (0x30, VtcRegisters.POLICY, VtcRegisters.POLICY + 44, 0xD8, 0x158, 0x1A0,
-                   0xFFC):
+                   VtcRegisters.CLASS_FLOWS, VtcRegisters.CLASS_FLOWS + 44, 0xFFC):
         assert await read_u32(axil, offset) == (0, AxiResp.SLVERR), hex(offset)
         assert await write_u32(axil, offset, 1) == AxiResp.SLVERR, hex(offset)
 

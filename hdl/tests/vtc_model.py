@@ -58,7 +58,8 @@ COUNTER_NAMES = (
     'FRAMES', 'BYTES', 'FLOWS_SEEN', 'FLOWS_CLASSIFIED', 'FLOW_OCCUPANCY', 'FLOW_INSERTIONS',
     'FLOW_EVICTIONS', 'FLOW_FAILED_INSERTIONS', 'UNPARSED_FRAMES', 'OVERSIZE_FRAMES',
 ) + tuple('CLASS_PACKETS_%s' % name.upper() for name in CLASSES) \
-  + tuple('CLASS_BYTES_%s' % name.upper() for name in CLASSES)
+  + tuple('CLASS_BYTES_%s' % name.upper() for name in CLASSES) \
+  + tuple('CLASS_FLOWS_%s' % name.upper() for name in CLASSES[1:])
 
 MASK32 = 0xFFFFFFFF
 
@@ -310,6 +311,7 @@ class VtcModel:
                     if match:
                         entry.klass = CLASSES[match]
                         c['FLOWS_CLASSIFIED'] += 1
+                        c['CLASS_FLOWS_' + entry.klass.upper()] += 1
                 entry.last_seen = self.now
                 return before, CLASS_NUMBER[entry.klass]
         c['FLOWS_SEEN'] += 1
@@ -331,6 +333,7 @@ class VtcModel:
             if match:
                 entry.klass = CLASSES[match]
                 c['FLOWS_CLASSIFIED'] += 1
+                c['CLASS_FLOWS_' + entry.klass.upper()] += 1
         return 0, CLASS_NUMBER[entry.klass]
 
     def process(self, frame, now=None):

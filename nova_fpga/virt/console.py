@@ -14,15 +14,23 @@ def _classes(counters):
             if name.endswith('_packets')]
 
 
+def _flows(counters, klass):
+    # the vTC has no counter for unknown's flows: those seen but never classified
+    if klass == 'unknown':
+        return counters['flows_seen'] - counters['flows_classified']
+    return counters['%s_flows' % klass]
+
+
 def _class_table(counters):
     classes = _classes(counters)
-    with_flows = all('%s_flows' % c in counters for c in classes)
+    with_flows = all('%s_flows' % c in counters for c in classes
+                     if c != 'unknown')
     head = '  %-11s' % 'class' + (' %8s' % 'flows' if with_flows else '') + \
         ' %10s %14s' % ('packets', 'bytes')
     lines = ['traffic classes:', head]
     for c in classes:
         lines.append('  %-11s' % c
-                     + (' %8d' % counters['%s_flows' % c] if with_flows
+                     + (' %8d' % _flows(counters, c) if with_flows
                         else '')
                      + ' %10d %14d' % (counters['%s_packets' % c],
                                        counters['%s_bytes' % c]))

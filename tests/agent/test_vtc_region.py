@@ -30,6 +30,8 @@ def model_counters(model):
     for klass in VTC.CLASSES:
         out['%s_packets' % klass] = model.counters['CLASS_PACKETS_%s' % klass.upper()]
         out['%s_bytes' % klass] = model.counters['CLASS_BYTES_%s' % klass.upper()]
+    for klass in VTC.CLASSES[1:]:
+        out['%s_flows' % klass] = model.counters['CLASS_FLOWS_%s' % klass.upper()]
     return out
 
 

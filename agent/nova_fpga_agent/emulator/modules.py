@@ -61,6 +61,8 @@ class VtcRegisters:
     FLOW_FAILED_INSERTIONS = 0x194
     UNPARSED_FRAMES = 0x198
     OVERSIZE_FRAMES = 0x19C
+    #: flows classified as class c (1..10) at CLASS_FLOWS + 4 * c; unknown has none
+    CLASS_FLOWS = 0x1C0
 
     #: STATUS bit: the flow table is being cleared after a reset
     STATUS_TABLE_CLEARING = 1 << 2
@@ -80,6 +82,10 @@ class VtcRegisters:
     @classmethod
     def class_bytes(cls, klass):
         return cls.CLASS_BYTES + 8 * cls.CLASSES.index(klass)
+
+    @classmethod
+    def class_flows(cls, klass):
+        return cls.CLASS_FLOWS + 4 * cls.CLASSES.index(klass)
 
 
 class UnknownModule(LookupError):
@@ -201,13 +207,16 @@ VTC_COUNTERS = {
 
 
 def vtc_counters(read):
-    """The vTC's flow-table counters and packets/bytes per class."""
+    """The vTC's flow-table counters, packets/bytes per class and flows per
+    class but unknown (its flows are flows_seen - flows_classified)."""
     counters = {name: read(offset) for name, offset in VTC_COUNTERS.items()}
     for klass in VtcRegisters.CLASSES:
         counters['%s_packets' % klass] = _read64(
             read, VtcRegisters.class_packets(klass))
         counters['%s_bytes' % klass] = _read64(
             read, VtcRegisters.class_bytes(klass))
+    for klass in VtcRegisters.CLASSES[1:]:
+        counters['%s_flows' % klass] = read(VtcRegisters.class_flows(klass))
     return counters
 
 

@@ -1,0 +1,199 @@
+"""Fixtures for the end-to-end tests: the session's demo cloud (the same one
+tests/localcloud drives), its boards wired to data links, the fpga.region
+flavor and builder-made bitstream images imported with Glance's import flow.
+
+Everything a test creates it deletes again, so the cloud stays usable for
+the next test (and for tests/localcloud, which runs after this package).
+"""
+import subprocess
+import time
+
+import pytest
+
+from nova_fpga import shell
+from nova_fpga.bitstream import builder
+from nova_fpga.bitstream import traits
+from nova_fpga.localcloud import datalink
+from nova_fpga.localcloud import process
+from nova_fpga_agent.emulator import modules
+from tests.localcloud.demo_cloud import CLI
+
+REFERENCE = shell.load(shell.REFERENCE)
+PART = '7z020clg400'
+#: name -> (region, module ID) of the images the tests boot
+IMAGES = {'e2e-loopback-rp0': ('rp0', modules.LOOPBACK_MODULE_ID),
+          'e2e-loopback-rp1': ('rp1', modules.LOOPBACK_MODULE_ID),
+          'e2e-vtc-rp1': ('rp1', modules.VTC_MODULE_ID)}
+
+
+@pytest.fixture(scope='session')
+def cloud(demo_stack, data_links):
+    """The session's demo cloud, its agents on this session's data links."""
+    return demo_stack
+
+
+@pytest.fixture(scope='session')
+def admin(cloud):
+    return CLI(cloud, 'admin')
+
+
+@pytest.fixture(scope='session')
+def bob(cloud):
+    """A member of fpga-builders: may create bitstream images."""
+    return CLI(cloud, 'bob')
+
+
+class SessionLink(datalink.DataLink):
+    """A board's data link named after this cloud (its stack id), so that
+    another demo cloud on the machine (nova-fpga-demo's, another test's),
+    which would use and delete the default names, leaves it alone."""
+
+    def __init__(self, cloud_id, index):
+        self.netns = 'nfe2e-%s-%d' % (cloud_id, index)
+        self.board_if = 'nfe%s%db' % (cloud_id, index)
+        self.peer_if = 'nfe%s%dp' % (cloud_id, index)
+
+
+@pytest.fixture(scope='session')
+def data_links(demo_stack):
+    """{board: SessionLink}: each board's data interface, a veth whose
+    board end is in the board's netns; each agent is restarted with it.
+    Deleted at the end of the session (the cloud goes then too)."""
+    links = {}
+    client, transport = demo_stack.agent_client()
+    try:
+        for index, name in enumerate(demo_stack.boards):
+            link = links[name] = SessionLink(demo_stack.state['id'], index)
+            link.create()
+            options = dict(demo_stack.board_options.get(name) or {})
+            options.update({('dataplane', 'interface'): link.board_if,
+                            ('dataplane', 'netns'): link.netns})
+            demo_stack.board_options[name] = options
+            demo_stack.stop('boards/%s/agent' % name)
+            demo_stack.board(name).start(client)
+    finally:
+        transport.cleanup()
+    # nova-compute may have seen a board silent while it restarted and
+    # reserved its regions: wait for a resource update that sees it back
+    time.sleep(6)
+    deadline = time.monotonic() + 60
+    while any(reserved_regions(demo_stack, name)
+              for name in demo_stack.boards):
+        assert time.monotonic() < deadline, 'regions still reserved'
+        time.sleep(0.5)
+    yield links
+    for link in links.values():
+        link.delete()
+
+
+@pytest.fixture(scope='session')
+def flavor(admin):
+    out = subprocess.run([str(process.BIN / 'nova-fpga-manage'), 'flavor',
+                          'create'], env=admin.env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return 'fpga.region'
+
+
+@pytest.fixture(scope='session')
+def images(bob, tmp_path_factory):
+    """{name: image id} of IMAGES, imported by bob with nova-fpga-manage
+    image create (Glance's import flow derives the fpga_* properties)."""
+    work = tmp_path_factory.mktemp('bitstreams')
+    made = {}
+    try:
+        for name, (region, module_id) in IMAGES.items():
+            path = work / ('%s.bit' % name)
+            path.write_bytes(builder.build_partial(
+                PART, name.replace('-', '_'), module_id,
+                REFERENCE.region(region).footprint))
+            out = subprocess.run(
+                [str(process.BIN / 'nova-fpga-manage'), 'image', 'create',
+                 name, str(path), '--shell-id', REFERENCE.shell_id],
+                env=bob.env, capture_output=True, text=True, timeout=300)
+            assert out.returncode == 0, out.stdout + out.stderr
+            made[name] = bob.json('image', 'show', name)['id']
+        yield made
+    finally:
+        for image_id in made.values():
+            bob.run('image', 'delete', image_id, check=False)
+
+
+class Servers:
+    """Servers a test creates, deleted (and waited for) at its end."""
+
+    def __init__(self, cli, admin, flavor):
+        self.cli, self.admin, self.flavor = cli, admin, flavor
+        self.ids = []
+
+    def create(self, name, image, wait=True):
+        args = ['server', 'create', '--flavor', self.flavor, '--image', image,
+                '--nic', 'none', name]
+        server = self.cli.json(*args, *(['--wait'] if wait else []))
+        self.ids.append(server['id'])
+        return server['id']
+
+    def show(self, server_id, microversion='2.16'):
+        """The server as an admin sees it (host, node, host_status)."""
+        return self.admin.json('--os-compute-api-version', microversion,
+                               'server', 'show', server_id)
+
+    def wait_for(self, server_id, done, timeout=120, interval=0.5):
+        """Poll server show until done(server) or time runs out; the last
+        server shown either way."""
+        deadline = time.monotonic() + timeout
+        while True:
+            server = self.show(server_id)
+            if done(server) or time.monotonic() > deadline:
+                return server
+            time.sleep(interval)
+
+    def delete_all(self):
+        if self.ids:
+            self.cli.run('server', 'delete', '--wait', *self.ids, check=False)
+            self.ids = []
+
+
+@pytest.fixture
+def servers(bob, admin, flavor):
+    made = Servers(bob, admin, flavor)
+    yield made
+    made.delete_all()
+
+
+def region_holding(cloud, board, server_id):
+    """The name of the region of board whose agent says it holds server_id
+    (None if none does)."""
+    described = cloud.describe_boards()[board]
+    assert described is not None, 'board %s does not answer' % board
+    for region in described['regions']:
+        if region['instance_uuid'] == server_id:
+            return region['name']
+    return None
+
+
+def placement(cloud, path):
+    """GET path of the placement API as admin (JSON)."""
+    session = cloud.keystone.session('admin')
+    response = session.get(path, endpoint_filter={
+        'service_type': 'placement', 'interface': 'public'},
+        headers={'OpenStack-API-Version': 'placement 1.28'})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def reserved_regions(cloud, board):
+    """How many of the board's region providers placement has reserved
+    (nova-compute reserves those of a board whose agent is silent)."""
+    root, = placement(cloud, '/resource_providers?name=%s'
+                      % board)['resource_providers']
+    return sum(
+        placement(cloud, '/resource_providers/%s/inventories' % rp['uuid'])[
+            'inventories']['CUSTOM_FPGA_REGION']['reserved']
+        for rp in placement(cloud, '/resource_providers?in_tree=%s'
+                            % root['uuid'])['resource_providers']
+        if rp['parent_provider_uuid'])
+
+
+def import_error(image):
+    return (image.get('properties') or {}).get(traits.IMPORT_ERROR_PROPERTY)

@@ -20,3 +20,4 @@ bench: setup
 	.venv/bin/python benchmarks/agent_load.py
 	.venv/bin/python benchmarks/bitstream_store_add.py
 	.venv/bin/python benchmarks/vtc_accuracy.py
+	.venv/bin/python benchmarks/server_create.py

@@ -13,7 +13,6 @@ import pytest
 from nova_fpga import shell
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import traits
-from nova_fpga.localcloud import datalink
 from nova_fpga.localcloud import process
 from nova_fpga_agent.emulator import modules
 from tests.localcloud.demo_cloud import CLI
@@ -27,8 +26,7 @@ IMAGES = {'e2e-loopback-rp0': ('rp0', modules.LOOPBACK_MODULE_ID),
 
 
 @pytest.fixture(scope='session')
-def cloud(demo_stack, data_links):
-    """The session's demo cloud, its agents on this session's data links."""
+def cloud(demo_stack):
     return demo_stack
 
 
@@ -43,47 +41,15 @@ def bob(cloud):
     return CLI(cloud, 'bob')
 
 
-class SessionLink(datalink.DataLink):
-    """A board's data link named after this cloud (its stack id), so that
-    another demo cloud on the machine (nova-fpga-demo's, another test's),
-    which would use and delete the default names, leaves it alone."""
-
-    def __init__(self, cloud_id, index):
-        self.netns = 'nfe2e-%s-%d' % (cloud_id, index)
-        self.board_if = 'nfe%s%db' % (cloud_id, index)
-        self.peer_if = 'nfe%s%dp' % (cloud_id, index)
-
-
 @pytest.fixture(scope='session')
-def data_links(demo_stack):
-    """{board: SessionLink}: each board's data interface, a veth whose
-    board end is in the board's netns; each agent is restarted with it.
-    Deleted at the end of the session (the cloud goes then too)."""
-    links = {}
-    client, transport = demo_stack.agent_client()
-    try:
-        for index, name in enumerate(demo_stack.boards):
-            link = links[name] = SessionLink(demo_stack.state['id'], index)
-            link.create()
-            options = dict(demo_stack.board_options.get(name) or {})
-            options.update({('dataplane', 'interface'): link.board_if,
-                            ('dataplane', 'netns'): link.netns})
-            demo_stack.board_options[name] = options
-            demo_stack.stop('boards/%s/agent' % name)
-            demo_stack.board(name).start(client)
-    finally:
-        transport.cleanup()
-    # nova-compute may have seen a board silent while it restarted and
-    # reserved its regions: wait for a resource update that sees it back
-    time.sleep(6)
-    deadline = time.monotonic() + 60
-    while any(reserved_regions(demo_stack, name)
-              for name in demo_stack.boards):
-        assert time.monotonic() < deadline, 'regions still reserved'
-        time.sleep(0.5)
-    yield links
-    for link in links.values():
-        link.delete()
+def data_links(cloud):
+    """{board: DataLink}: each board's data interface, a veth whose board
+    end is in the board's netns (the stack wires every board to one, named
+    after the cloud)."""
+    links = {name: cloud.data_link(name) for name in cloud.boards}
+    missing = [name for name, link in links.items() if not link.exists()]
+    assert not missing, 'boards without a data link: %s' % missing
+    return links
 
 
 @pytest.fixture(scope='session')

@@ -3,8 +3,9 @@
  *
  * Returns every frame unchanged at one beat per cycle (through a register
  * slice, so the region's stream outputs are registered) and counts the
- * frames and bytes it has sent.  Follows the module interface and
- * register map in hdl/README.md.
+ * frames and bytes it has sent (region_regs: the common register block is
+ * its whole register map).  Follows the module interface and register map
+ * in hdl/README.md.
  */
 
 `resetall
@@ -60,21 +61,6 @@ module region_loopback #
     input  wire                       s_axil_rready
 );
 
-localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
-
-// register map (byte offsets), see hdl/README.md
-localparam [AXIL_ADDR_WIDTH-1:0]
-    REG_MODULE_ID = 'h00,
-    REG_VERSION   = 'h04,
-    REG_CONTROL   = 'h08,
-    REG_STATUS    = 'h0C,
-    REG_FRAMES_LO = 'h10,
-    REG_FRAMES_HI = 'h14,
-    REG_BYTES_LO  = 'h18,
-    REG_BYTES_HI  = 'h1C;
-
-localparam CONTROL_CLEAR_COUNTERS = 0;
-
 wire rst = !aresetn;
 
 axis_register #(
@@ -96,44 +82,33 @@ loop_reg (
     .m_axis_tlast(m_axis_tlast)
 );
 
-// counters: frames and bytes sent on m_axis
-reg [63:0] frames_reg = 64'd0;
-reg [63:0] bytes_reg = 64'd0;
-reg [31:0] frames_hi_snapshot_reg = 32'd0;
-reg [31:0] bytes_hi_snapshot_reg = 32'd0;
-// status: a frame has started on the input / output and not yet ended
-reg        in_frame_reg = 1'b0;
-reg        out_frame_reg = 1'b0;
+// the frame and byte counts (region_regs computes them; their registers are here)
+reg  [63:0] frames_reg = 64'd0;
+reg  [63:0] bytes_reg = 64'd0;
+wire [63:0] frames_next;
+wire [63:0] bytes_next;
 
-wire in_beat = s_axis_tvalid && s_axis_tready;
-wire out_beat = m_axis_tvalid && m_axis_tready;
-
-reg [COUNT_WIDTH-1:0] out_beat_bytes;
-integer i;
-
-always @* begin
-    out_beat_bytes = {COUNT_WIDTH{1'b0}};
-    for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
-        out_beat_bytes = out_beat_bytes + m_axis_tkeep[i];
-    end
+always @(posedge aclk) begin
+    frames_reg <= frames_next;
+    bytes_reg <= bytes_next;
 end
 
-// register interface (registers are whole words: byte lanes other than 0 carry no control bits)
+// the common registers are all the loopback has: every offset from 0x20 up is unmapped
 /* verilator lint_off UNUSEDSIGNAL */
-wire [AXIL_ADDR_WIDTH-1:0] reg_wr_addr;
-wire [31:0]                reg_wr_data;
-wire [3:0]                 reg_wr_strb;
-wire [AXIL_ADDR_WIDTH-1:0] reg_rd_addr;
+wire                       user_wr_en;
+wire [AXIL_ADDR_WIDTH-1:0] user_wr_addr;
+wire [31:0]                user_wr_data;
+wire [3:0]                 user_wr_strb;
+wire                       user_rd_en;
+wire [AXIL_ADDR_WIDTH-1:0] user_rd_addr;
+wire                       clear_counters;
 /* verilator lint_on UNUSEDSIGNAL */
-wire                       reg_wr_en;
-reg                        reg_wr_err;
-wire                       reg_rd_en;
-reg  [31:0]                reg_rd_data;
-reg                        reg_rd_err;
 
-axil_reg_if #(
-    .ADDR_WIDTH(AXIL_ADDR_WIDTH),
-    .DATA_WIDTH(32)
+region_regs #(
+    .KEEP_WIDTH(KEEP_WIDTH),
+    .AXIL_ADDR_WIDTH(AXIL_ADDR_WIDTH),
+    .MODULE_ID(MODULE_ID),
+    .MODULE_VERSION(MODULE_VERSION)
 )
 regs (
     .clk(aclk),
@@ -157,76 +132,27 @@ regs (
     .s_axil_rresp(s_axil_rresp),
     .s_axil_rvalid(s_axil_rvalid),
     .s_axil_rready(s_axil_rready),
-    .reg_wr_addr(reg_wr_addr),
-    .reg_wr_data(reg_wr_data),
-    .reg_wr_strb(reg_wr_strb),
-    .reg_wr_en(reg_wr_en),
-    .reg_wr_err(reg_wr_err),
-    .reg_rd_addr(reg_rd_addr),
-    .reg_rd_en(reg_rd_en),
-    .reg_rd_data(reg_rd_data),
-    .reg_rd_err(reg_rd_err)
+    .in_beat(s_axis_tvalid && s_axis_tready),
+    .in_tlast(s_axis_tlast),
+    .out_beat(m_axis_tvalid && m_axis_tready),
+    .out_tkeep(m_axis_tkeep),
+    .out_tlast(m_axis_tlast),
+    .frames_count(frames_reg),
+    .bytes_count(bytes_reg),
+    .frames_count_next(frames_next),
+    .bytes_count_next(bytes_next),
+    .status_user(30'd0),
+    .clear_counters(clear_counters),
+    .user_wr_en(user_wr_en),
+    .user_wr_addr(user_wr_addr),
+    .user_wr_data(user_wr_data),
+    .user_wr_strb(user_wr_strb),
+    .user_wr_err(1'b1),
+    .user_rd_en(user_rd_en),
+    .user_rd_addr(user_rd_addr),
+    .user_rd_data(32'd0),
+    .user_rd_err(1'b1)
 );
-
-wire [AXIL_ADDR_WIDTH-1:0] wr_word = {reg_wr_addr[AXIL_ADDR_WIDTH-1:2], 2'b00};
-wire [AXIL_ADDR_WIDTH-1:0] rd_word = {reg_rd_addr[AXIL_ADDR_WIDTH-1:2], 2'b00};
-
-wire clear_counters = reg_wr_en && !reg_wr_err && wr_word == REG_CONTROL
-    && reg_wr_strb[0] && reg_wr_data[CONTROL_CLEAR_COUNTERS];
-
-always @* begin
-    // writes to read-only registers are ignored; unmapped addresses are errors
-    reg_wr_err = !(wr_word <= REG_BYTES_HI);
-
-    reg_rd_err = 1'b0;
-    case (rd_word)
-        REG_MODULE_ID: reg_rd_data = MODULE_ID;
-        REG_VERSION:   reg_rd_data = MODULE_VERSION;
-        REG_CONTROL:   reg_rd_data = 32'd0;
-        REG_STATUS:    reg_rd_data = {30'd0, out_frame_reg, in_frame_reg};
-        REG_FRAMES_LO: reg_rd_data = frames_reg[31:0];
-        REG_FRAMES_HI: reg_rd_data = frames_hi_snapshot_reg;
-        REG_BYTES_LO:  reg_rd_data = bytes_reg[31:0];
-        REG_BYTES_HI:  reg_rd_data = bytes_hi_snapshot_reg;
-        default: begin
-            reg_rd_data = 32'd0;
-            reg_rd_err = 1'b1;
-        end
-    endcase
-end
-
-always @(posedge aclk) begin
-    if (in_beat) begin
-        in_frame_reg <= !s_axis_tlast;
-    end
-    if (out_beat) begin
-        out_frame_reg <= !m_axis_tlast;
-        frames_reg <= frames_reg + {63'd0, m_axis_tlast};
-        bytes_reg <= bytes_reg + {{(64-COUNT_WIDTH){1'b0}}, out_beat_bytes};
-    end
-
-    // reading a low word latches its high word, so a 64-bit value reads consistently
-    if (reg_rd_en && rd_word == REG_FRAMES_LO) begin
-        frames_hi_snapshot_reg <= frames_reg[63:32];
-    end
-    if (reg_rd_en && rd_word == REG_BYTES_LO) begin
-        bytes_hi_snapshot_reg <= bytes_reg[63:32];
-    end
-
-    if (clear_counters) begin
-        frames_reg <= 64'd0;
-        bytes_reg <= 64'd0;
-    end
-
-    if (rst) begin
-        in_frame_reg <= 1'b0;
-        out_frame_reg <= 1'b0;
-        frames_reg <= 64'd0;
-        bytes_reg <= 64'd0;
-        frames_hi_snapshot_reg <= 32'd0;
-        bytes_hi_snapshot_reg <= 32'd0;
-    end
-end
 
 endmodule
 

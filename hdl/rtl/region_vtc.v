@@ -87,16 +87,8 @@ localparam FIFO_WIDTH = 8 + 1 + KEEP_WIDTH + DATA_WIDTH;
 localparam [7:0] DELAY_CYCLES = OUTPUT_DELAY[7:0];
 localparam [FIFO_ADDR_WIDTH:0] DELAY_BEATS = OUTPUT_DELAY[FIFO_ADDR_WIDTH:0];
 
-// register map (byte offsets), see hdl/README.md
+// the vTC's own registers (byte offsets; region_regs answers 0x00-0x1C), see hdl/README.md
 localparam [AXIL_ADDR_WIDTH-1:0]
-    REG_MODULE_ID        = 'h00,
-    REG_VERSION          = 'h04,
-    REG_CONTROL          = 'h08,
-    REG_STATUS           = 'h0C,
-    REG_FRAMES_LO        = 'h10,
-    REG_FRAMES_HI        = 'h14,
-    REG_BYTES_LO         = 'h18,
-    REG_BYTES_HI         = 'h1C,
     REG_FLOW_TABLE_DEPTH = 'h20,
     REG_INSPECT_PACKETS  = 'h24,
     REG_FLOW_TIMEOUT     = 'h28,
@@ -113,8 +105,6 @@ localparam [AXIL_ADDR_WIDTH-1:0]
     REG_UNPARSED_FRAMES  = 'h198,
     REG_OVERSIZE_FRAMES  = 'h19C,
     REG_CLASS_FLOWS      = 'h1C0; // + 4 * class, classes 1..10
-
-localparam CONTROL_CLEAR_COUNTERS = 0;
 
 wire rst = !aresetn;
 
@@ -340,10 +330,6 @@ end
 
 // ---- counters -----------------------------------------------------------------
 
-reg [63:0] frames_reg = 64'd0;
-reg [63:0] bytes_reg = 64'd0;
-reg [31:0] frames_hi_snapshot_reg = 32'd0;
-reg [31:0] bytes_hi_snapshot_reg = 32'd0;
 wire [64*CLASSES-1:0] class_packets;  // class c in bits [64c+63:64c]
 wire [64*CLASSES-1:0] class_bytes;
 wire [32*CLASSES-1:0] class_flows;    // class c in bits [32c+31:32c]
@@ -356,37 +342,40 @@ reg [31:0] evictions_reg = 32'd0;
 reg [31:0] failed_reg = 32'd0;
 reg [31:0] unparsed_reg = 32'd0;
 reg [31:0] oversize_reg = 32'd0;
-reg        in_frame_reg = 1'b0;
-reg        out_frame_reg = 1'b0;
-
-wire out_beat = m_axis_tvalid && m_axis_tready;
-
-reg [COUNT_WIDTH-1:0] out_beat_bytes;
-
-always @* begin
-    out_beat_bytes = {COUNT_WIDTH{1'b0}};
-    for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
-        out_beat_bytes = out_beat_bytes + {{(COUNT_WIDTH-1){1'b0}}, m_axis_tkeep[i]};
-    end
-end
 
 // ---- registers ----------------------------------------------------------------
 
-/* verilator lint_off UNUSEDSIGNAL */
-wire [AXIL_ADDR_WIDTH-1:0] reg_wr_addr;
-wire [31:0]                reg_wr_data;
-wire [3:0]                 reg_wr_strb;
-wire [AXIL_ADDR_WIDTH-1:0] reg_rd_addr;
-/* verilator lint_on UNUSEDSIGNAL */
-wire                       reg_wr_en;
-reg                        reg_wr_err;
-wire                       reg_rd_en;
-reg  [31:0]                reg_rd_data;
-reg                        reg_rd_err;
+// the frame and byte counts (region_regs computes them; their registers are here)
+reg  [63:0] frames_reg = 64'd0;
+reg  [63:0] bytes_reg = 64'd0;
+wire [63:0] frames_next;
+wire [63:0] bytes_next;
 
-axil_reg_if #(
-    .ADDR_WIDTH(AXIL_ADDR_WIDTH),
-    .DATA_WIDTH(32)
+always @(posedge aclk) begin
+    frames_reg <= frames_next;
+    bytes_reg <= bytes_next;
+end
+
+// the common registers (0x00-0x1C) are region_regs'; the offsets from 0x20 up come here
+wire                       user_wr_en;
+wire [AXIL_ADDR_WIDTH-1:0] wr_word;
+// policies are one byte: byte lanes other than 0 carry nothing
+/* verilator lint_off UNUSEDSIGNAL */
+wire [31:0]                user_wr_data;
+wire [3:0]                 user_wr_strb;
+/* verilator lint_on UNUSEDSIGNAL */
+reg                        user_wr_err;
+wire                       user_rd_en;
+wire [AXIL_ADDR_WIDTH-1:0] rd_word;
+reg  [31:0]                user_rd_data;
+reg                        user_rd_err;
+wire                       clear_counters;
+
+region_regs #(
+    .KEEP_WIDTH(KEEP_WIDTH),
+    .AXIL_ADDR_WIDTH(AXIL_ADDR_WIDTH),
+    .MODULE_ID(MODULE_ID),
+    .MODULE_VERSION(MODULE_VERSION)
 )
 regs (
     .clk(aclk),
@@ -410,19 +399,27 @@ regs (
     .s_axil_rresp(s_axil_rresp),
     .s_axil_rvalid(s_axil_rvalid),
     .s_axil_rready(s_axil_rready),
-    .reg_wr_addr(reg_wr_addr),
-    .reg_wr_data(reg_wr_data),
-    .reg_wr_strb(reg_wr_strb),
-    .reg_wr_en(reg_wr_en),
-    .reg_wr_err(reg_wr_err),
-    .reg_rd_addr(reg_rd_addr),
-    .reg_rd_en(reg_rd_en),
-    .reg_rd_data(reg_rd_data),
-    .reg_rd_err(reg_rd_err)
+    .in_beat(in_beat),
+    .in_tlast(s_axis_tlast),
+    .out_beat(m_axis_tvalid && m_axis_tready),
+    .out_tkeep(m_axis_tkeep),
+    .out_tlast(m_axis_tlast),
+    .frames_count(frames_reg),
+    .bytes_count(bytes_reg),
+    .frames_count_next(frames_next),
+    .bytes_count_next(bytes_next),
+    .status_user({29'd0, clearing}),
+    .clear_counters(clear_counters),
+    .user_wr_en(user_wr_en),
+    .user_wr_addr(wr_word),
+    .user_wr_data(user_wr_data),
+    .user_wr_strb(user_wr_strb),
+    .user_wr_err(user_wr_err),
+    .user_rd_en(user_rd_en),
+    .user_rd_addr(rd_word),
+    .user_rd_data(user_rd_data),
+    .user_rd_err(user_rd_err)
 );
-
-wire [AXIL_ADDR_WIDTH-1:0] wr_word = {reg_wr_addr[AXIL_ADDR_WIDTH-1:2], 2'b00};
-wire [AXIL_ADDR_WIDTH-1:0] rd_word = {reg_rd_addr[AXIL_ADDR_WIDTH-1:2], 2'b00};
 
 // class number of a POLICY or CLASS_FLOWS / CLASS_PACKETS / CLASS_BYTES offset, and whether
 // it names one
@@ -453,14 +450,12 @@ function is_class_flows(input [AXIL_ADDR_WIDTH-1:0] word);
 endfunction
 
 function is_defined(input [AXIL_ADDR_WIDTH-1:0] word);
-    is_defined = word <= REG_TIMESTAMP || is_policy(word) || is_class_packets(word)
-        || is_class_bytes(word) || (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES)
-        || is_class_flows(word);
+    is_defined = (word >= REG_FLOW_TABLE_DEPTH && word <= REG_TIMESTAMP) || is_policy(word)
+        || is_class_packets(word) || is_class_bytes(word)
+        || (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES) || is_class_flows(word);
 endfunction
 
-wire clear_counters = reg_wr_en && !reg_wr_err && wr_word == REG_CONTROL
-    && reg_wr_strb[0] && reg_wr_data[CONTROL_CLEAR_COUNTERS];
-wire write_policy = reg_wr_en && is_policy(wr_word) && reg_wr_strb[0];
+wire write_policy = user_wr_en && is_policy(wr_word) && user_wr_strb[0];
 
 // one class's counters, selected for the register read and for the count on the output
 reg [63:0] read_packets;
@@ -517,7 +512,7 @@ generate
                 class_flows_reg <= class_flows_reg + 32'd1;
             end
             if (write_policy && policy_class(wr_word) == CLASS && CLASS != 4'd0) begin
-                class_policy_reg <= reg_wr_data[7:0] & 8'hBF;
+                class_policy_reg <= user_wr_data[7:0] & 8'hBF;
             end
             if (clear_counters || rst) begin
                 class_packets_reg <= 64'd0;
@@ -539,54 +534,38 @@ assign policy[127:8*CLASSES] = {(128-8*CLASSES){1'b0}};
 
 always @* begin
     // writes to read-only registers are ignored; unmapped addresses are errors
-    reg_wr_err = !is_defined(wr_word);
+    user_wr_err = !is_defined(wr_word);
 
-    reg_rd_err = 1'b0;
-    reg_rd_data = 32'd0;
+    user_rd_err = 1'b0;
+    user_rd_data = 32'd0;
     if (is_policy(rd_word)) begin
-        reg_rd_data = {24'd0, read_policy};
+        user_rd_data = {24'd0, read_policy};
     end else if (is_class_flows(rd_word)) begin
-        reg_rd_data = read_flows;
+        user_rd_data = read_flows;
     end else if (is_class_packets(rd_word)) begin
-        reg_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_packets[31:0];
+        user_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_packets[31:0];
     end else if (is_class_bytes(rd_word)) begin
-        reg_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_bytes[31:0];
+        user_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_bytes[31:0];
     end else begin
         case (rd_word)
-            REG_MODULE_ID:        reg_rd_data = MODULE_ID;
-            REG_VERSION:          reg_rd_data = MODULE_VERSION;
-            REG_CONTROL:          reg_rd_data = 32'd0;
-            REG_STATUS:           reg_rd_data = {29'd0, clearing, out_frame_reg, in_frame_reg};
-            REG_FRAMES_LO:        reg_rd_data = frames_reg[31:0];
-            REG_FRAMES_HI:        reg_rd_data = frames_hi_snapshot_reg;
-            REG_BYTES_LO:         reg_rd_data = bytes_reg[31:0];
-            REG_BYTES_HI:         reg_rd_data = bytes_hi_snapshot_reg;
-            REG_FLOW_TABLE_DEPTH: reg_rd_data = FLOW_TABLE_DEPTH;
-            REG_INSPECT_PACKETS:  reg_rd_data = INSPECT_PACKETS;
-            REG_FLOW_TIMEOUT:     reg_rd_data = FLOW_TIMEOUT;
-            REG_TIMESTAMP:        reg_rd_data = {16'd0, timestamp};
-            REG_FLOWS_SEEN:       reg_rd_data = flows_seen_reg;
-            REG_FLOWS_CLASSIFIED: reg_rd_data = flows_classified_reg;
-            REG_FLOW_OCCUPANCY:   reg_rd_data = occupancy_reg;
-            REG_FLOW_INSERTIONS:  reg_rd_data = insertions_reg;
-            REG_FLOW_EVICTIONS:   reg_rd_data = evictions_reg;
-            REG_FLOW_FAILED:      reg_rd_data = failed_reg;
-            REG_UNPARSED_FRAMES:  reg_rd_data = unparsed_reg;
-            REG_OVERSIZE_FRAMES:  reg_rd_data = oversize_reg;
-            default:              reg_rd_err = 1'b1;
+            REG_FLOW_TABLE_DEPTH: user_rd_data = FLOW_TABLE_DEPTH;
+            REG_INSPECT_PACKETS:  user_rd_data = INSPECT_PACKETS;
+            REG_FLOW_TIMEOUT:     user_rd_data = FLOW_TIMEOUT;
+            REG_TIMESTAMP:        user_rd_data = {16'd0, timestamp};
+            REG_FLOWS_SEEN:       user_rd_data = flows_seen_reg;
+            REG_FLOWS_CLASSIFIED: user_rd_data = flows_classified_reg;
+            REG_FLOW_OCCUPANCY:   user_rd_data = occupancy_reg;
+            REG_FLOW_INSERTIONS:  user_rd_data = insertions_reg;
+            REG_FLOW_EVICTIONS:   user_rd_data = evictions_reg;
+            REG_FLOW_FAILED:      user_rd_data = failed_reg;
+            REG_UNPARSED_FRAMES:  user_rd_data = unparsed_reg;
+            REG_OVERSIZE_FRAMES:  user_rd_data = oversize_reg;
+            default:              user_rd_err = 1'b1;
         endcase
     end
 end
 
 always @(posedge aclk) begin
-    if (in_beat) begin
-        in_frame_reg <= !s_axis_tlast;
-    end
-    if (out_beat) begin
-        out_frame_reg <= !m_axis_tlast;
-        frames_reg <= frames_reg + {63'd0, m_axis_tlast};
-        bytes_reg <= bytes_reg + {{(64-COUNT_WIDTH){1'b0}}, out_beat_bytes};
-    end
     flows_seen_reg <= flows_seen_reg + {31'd0, event_seen};
     flows_classified_reg <= flows_classified_reg + {31'd0, event_classified};
     occupancy_reg <= occupancy_reg + {31'd0, event_occupied};
@@ -597,22 +576,14 @@ always @(posedge aclk) begin
     oversize_reg <= oversize_reg + {31'd0, parser_oversize};
 
     // reading a low word latches its high word, so a 64-bit value reads consistently
-    if (reg_rd_en && rd_word == REG_FRAMES_LO) begin
-        frames_hi_snapshot_reg <= frames_reg[63:32];
-    end
-    if (reg_rd_en && rd_word == REG_BYTES_LO) begin
-        bytes_hi_snapshot_reg <= bytes_reg[63:32];
-    end
-    if (reg_rd_en && is_class_packets(rd_word) && !rd_word[2]) begin
+    if (user_rd_en && is_class_packets(rd_word) && !rd_word[2]) begin
         class_hi_snapshot_reg <= read_packets[63:32];
     end
-    if (reg_rd_en && is_class_bytes(rd_word) && !rd_word[2]) begin
+    if (user_rd_en && is_class_bytes(rd_word) && !rd_word[2]) begin
         class_hi_snapshot_reg <= read_bytes[63:32];
     end
 
     if (clear_counters) begin
-        frames_reg <= 64'd0;
-        bytes_reg <= 64'd0;
         flows_seen_reg <= 32'd0;
         flows_classified_reg <= 32'd0;
         insertions_reg <= 32'd0;
@@ -623,12 +594,6 @@ always @(posedge aclk) begin
     end
 
     if (rst) begin
-        in_frame_reg <= 1'b0;
-        out_frame_reg <= 1'b0;
-        frames_reg <= 64'd0;
-        bytes_reg <= 64'd0;
-        frames_hi_snapshot_reg <= 32'd0;
-        bytes_hi_snapshot_reg <= 32'd0;
         class_hi_snapshot_reg <= 32'd0;
         flows_seen_reg <= 32'd0;
         flows_classified_reg <= 32'd0;

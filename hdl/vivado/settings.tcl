@@ -38,12 +38,12 @@ set nova_modules [dict create \
         top region_loopback \
         module_id 0x4E460001 \
         version 0x00010000 \
-        sources {region_loopback.v axis_register.v axil_reg_if.v}] \
+        sources {region_loopback.v region_regs.v axis_register.v axil_reg_if.v}] \
     vtc [dict create \
         top region_vtc \
         module_id 0x4E460002 \
         version 0x00010000 \
-        sources {region_vtc.v vtc_*.v axis_register.v axil_reg_if.v}]]
+        sources {region_vtc.v vtc_*.v region_regs.v axis_register.v axil_reg_if.v}]]
 
 # Regions: name -> the partition cell, its wrapper module, its pblock XDC and
 # the modules built for it.  rp0 is the real design's pr_0 pblock (small: the

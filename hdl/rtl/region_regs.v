@@ -1,0 +1,232 @@
+/*
+ * The register block every region module shares.
+ *
+ * Answers the common part of the region register map (hdl/README.md,
+ * offsets 0x00-0x1C): MODULE_ID, VERSION, CONTROL (CLEAR_COUNTERS),
+ * STATUS, and the 64-bit counts of frames and bytes sent, whose _HI words
+ * are latched when their _LO words are read.  It watches the module's
+ * stream handshakes and computes those counts; the two count registers
+ * stay in the module (frames_reg and bytes_reg, loaded from *_count_next
+ * every cycle) so a test can preload them at the module's top to reach a
+ * 32-bit carry without sending four billion frames.
+ * Offsets from 0x20 up are the module's own: the block passes
+ * their reads and writes through on the user_* port (the module answers
+ * in the same cycle, and user_*_err makes an offset it does not define
+ * answer SLVERR), and pulses clear_counters for the module's own counters.
+ */
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module region_regs #
+(
+    // AXI4-Stream keep width of the module's output stream (bytes per beat)
+    parameter KEEP_WIDTH = 8,
+    // AXI4-Lite address width: the region's register window is 2**AXIL_ADDR_WIDTH bytes
+    parameter AXIL_ADDR_WIDTH = 12,
+    // register 0: the bitstream's UserID (0xFFFFFFFF = not declared)
+    parameter [31:0] MODULE_ID = 32'hFFFFFFFF,
+    // register 1: major << 16 | minor
+    parameter [31:0] MODULE_VERSION = 32'h00000000
+)
+(
+    input  wire                       clk,
+    input  wire                       rst,
+
+    input  wire [AXIL_ADDR_WIDTH-1:0] s_axil_awaddr,
+    input  wire [2:0]                 s_axil_awprot,
+    input  wire                       s_axil_awvalid,
+    output wire                       s_axil_awready,
+    input  wire [31:0]                s_axil_wdata,
+    input  wire [3:0]                 s_axil_wstrb,
+    input  wire                       s_axil_wvalid,
+    output wire                       s_axil_wready,
+    output wire [1:0]                 s_axil_bresp,
+    output wire                       s_axil_bvalid,
+    input  wire                       s_axil_bready,
+    input  wire [AXIL_ADDR_WIDTH-1:0] s_axil_araddr,
+    input  wire [2:0]                 s_axil_arprot,
+    input  wire                       s_axil_arvalid,
+    output wire                       s_axil_arready,
+    output wire [31:0]                s_axil_rdata,
+    output wire [1:0]                 s_axil_rresp,
+    output wire                       s_axil_rvalid,
+    input  wire                       s_axil_rready,
+
+    // the module's stream handshakes: a beat taken on s_axis, a beat sent on m_axis
+    input  wire                       in_beat,
+    input  wire                       in_tlast,
+    input  wire                       out_beat,
+    input  wire [KEEP_WIDTH-1:0]      out_tkeep,
+    input  wire                       out_tlast,
+
+    // the module's frames_reg and bytes_reg, and what it loads into them every cycle
+    input  wire [63:0]                frames_count,
+    input  wire [63:0]                bytes_count,
+    output wire [63:0]                frames_count_next,
+    output wire [63:0]                bytes_count_next,
+
+    // STATUS bits 31:2, the module's own (zero where it has none)
+    input  wire [29:0]                status_user,
+    // one cycle: CONTROL.CLEAR_COUNTERS was written with 1
+    output wire                       clear_counters,
+
+    // the module's registers (offsets 0x20 and up; addresses are word-aligned byte offsets)
+    output wire                       user_wr_en,
+    output wire [AXIL_ADDR_WIDTH-1:0] user_wr_addr,
+    output wire [31:0]                user_wr_data,
+    output wire [3:0]                 user_wr_strb,
+    input  wire                       user_wr_err,
+    output wire                       user_rd_en,
+    output wire [AXIL_ADDR_WIDTH-1:0] user_rd_addr,
+    input  wire [31:0]                user_rd_data,
+    input  wire                       user_rd_err
+);
+
+localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
+
+// register map (byte offsets), see hdl/README.md
+localparam [AXIL_ADDR_WIDTH-1:0]
+    REG_MODULE_ID = 'h00,
+    REG_VERSION   = 'h04,
+    REG_CONTROL   = 'h08,
+    REG_STATUS    = 'h0C,
+    REG_FRAMES_LO = 'h10,
+    REG_FRAMES_HI = 'h14,
+    REG_BYTES_LO  = 'h18,
+    REG_BYTES_HI  = 'h1C,
+    REG_USER      = 'h20;
+
+localparam CONTROL_CLEAR_COUNTERS = 0;
+
+// high words of the frame and byte counts, latched when their low words are read
+reg [31:0] frames_hi_snapshot_reg = 32'd0;
+reg [31:0] bytes_hi_snapshot_reg = 32'd0;
+// status: a frame has started on the input / output and not yet ended
+reg        in_frame_reg = 1'b0;
+reg        out_frame_reg = 1'b0;
+
+reg [COUNT_WIDTH-1:0] out_beat_bytes;
+integer i;
+
+always @* begin
+    out_beat_bytes = {COUNT_WIDTH{1'b0}};
+    for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
+        out_beat_bytes = out_beat_bytes + {{(COUNT_WIDTH-1){1'b0}}, out_tkeep[i]};
+    end
+end
+
+// register interface (registers are whole words: byte lanes other than 0 carry no control bits)
+/* verilator lint_off UNUSEDSIGNAL */
+wire [AXIL_ADDR_WIDTH-1:0] reg_wr_addr;
+wire [AXIL_ADDR_WIDTH-1:0] reg_rd_addr;
+/* verilator lint_on UNUSEDSIGNAL */
+wire                       reg_wr_en;
+reg                        reg_wr_err;
+wire                       reg_rd_en;
+reg  [31:0]                reg_rd_data;
+reg                        reg_rd_err;
+
+axil_reg_if #(
+    .ADDR_WIDTH(AXIL_ADDR_WIDTH),
+    .DATA_WIDTH(32)
+)
+axil_reg_if_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axil_awaddr(s_axil_awaddr),
+    .s_axil_awprot(s_axil_awprot),
+    .s_axil_awvalid(s_axil_awvalid),
+    .s_axil_awready(s_axil_awready),
+    .s_axil_wdata(s_axil_wdata),
+    .s_axil_wstrb(s_axil_wstrb),
+    .s_axil_wvalid(s_axil_wvalid),
+    .s_axil_wready(s_axil_wready),
+    .s_axil_bresp(s_axil_bresp),
+    .s_axil_bvalid(s_axil_bvalid),
+    .s_axil_bready(s_axil_bready),
+    .s_axil_araddr(s_axil_araddr),
+    .s_axil_arprot(s_axil_arprot),
+    .s_axil_arvalid(s_axil_arvalid),
+    .s_axil_arready(s_axil_arready),
+    .s_axil_rdata(s_axil_rdata),
+    .s_axil_rresp(s_axil_rresp),
+    .s_axil_rvalid(s_axil_rvalid),
+    .s_axil_rready(s_axil_rready),
+    .reg_wr_addr(reg_wr_addr),
+    .reg_wr_data(user_wr_data),
+    .reg_wr_strb(user_wr_strb),
+    .reg_wr_en(reg_wr_en),
+    .reg_wr_err(reg_wr_err),
+    .reg_rd_addr(reg_rd_addr),
+    .reg_rd_en(reg_rd_en),
+    .reg_rd_data(reg_rd_data),
+    .reg_rd_err(reg_rd_err)
+);
+
+wire [AXIL_ADDR_WIDTH-1:0] wr_word = {reg_wr_addr[AXIL_ADDR_WIDTH-1:2], 2'b00};
+wire [AXIL_ADDR_WIDTH-1:0] rd_word = {reg_rd_addr[AXIL_ADDR_WIDTH-1:2], 2'b00};
+
+assign user_wr_en = reg_wr_en && wr_word >= REG_USER;
+assign user_wr_addr = wr_word;
+assign user_rd_en = reg_rd_en && rd_word >= REG_USER;
+assign user_rd_addr = rd_word;
+
+assign clear_counters = reg_wr_en && wr_word == REG_CONTROL
+    && user_wr_strb[0] && user_wr_data[CONTROL_CLEAR_COUNTERS];
+
+// counts of frames and bytes sent on m_axis
+assign frames_count_next = rst || clear_counters ? 64'd0
+    : out_beat ? frames_count + {63'd0, out_tlast} : frames_count;
+assign bytes_count_next = rst || clear_counters ? 64'd0
+    : out_beat ? bytes_count + {{(64-COUNT_WIDTH){1'b0}}, out_beat_bytes} : bytes_count;
+
+always @* begin
+    // writes to read-only registers are ignored; the module decides on its own offsets
+    reg_wr_err = wr_word >= REG_USER && user_wr_err;
+
+    reg_rd_err = 1'b0;
+    case (rd_word)
+        REG_MODULE_ID: reg_rd_data = MODULE_ID;
+        REG_VERSION:   reg_rd_data = MODULE_VERSION;
+        REG_CONTROL:   reg_rd_data = 32'd0;
+        REG_STATUS:    reg_rd_data = {status_user, out_frame_reg, in_frame_reg};
+        REG_FRAMES_LO: reg_rd_data = frames_count[31:0];
+        REG_FRAMES_HI: reg_rd_data = frames_hi_snapshot_reg;
+        REG_BYTES_LO:  reg_rd_data = bytes_count[31:0];
+        REG_BYTES_HI:  reg_rd_data = bytes_hi_snapshot_reg;
+        default: begin
+            reg_rd_data = user_rd_data;
+            reg_rd_err = user_rd_err;
+        end
+    endcase
+end
+
+always @(posedge clk) begin
+    if (in_beat) begin
+        in_frame_reg <= !in_tlast;
+    end
+    if (out_beat) begin
+        out_frame_reg <= !out_tlast;
+    end
+
+    // reading a low word latches its high word, so a 64-bit value reads consistently
+    if (reg_rd_en && rd_word == REG_FRAMES_LO) begin
+        frames_hi_snapshot_reg <= frames_count[63:32];
+    end
+    if (reg_rd_en && rd_word == REG_BYTES_LO) begin
+        bytes_hi_snapshot_reg <= bytes_count[63:32];
+    end
+
+    if (rst) begin
+        in_frame_reg <= 1'b0;
+        out_frame_reg <= 1'b0;
+        frames_hi_snapshot_reg <= 32'd0;
+        bytes_hi_snapshot_reg <= 32'd0;
+    end
+end
+
+endmodule
+
+`resetall

@@ -39,6 +39,23 @@ def pytest_terminal_summary(terminalreporter):
 
 
 @pytest.fixture(scope='session')
+def keystone(tmp_path_factory):
+    """A started Keystone with admin, glance, alice (demo), bob
+    (fpga-builders), for the glance and localcloud tests (it takes about
+    11 s to set up, so one serves the session); a keystone that cannot
+    start fails the test with its log."""
+    from nova_fpga.localcloud import keystone as localkeystone
+    from nova_fpga.localcloud import process
+    ks = localkeystone.Keystone(tmp_path_factory.mktemp('cloud'))
+    try:
+        ks.start()
+    except process.ServiceError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    yield ks
+    ks.stop()
+
+
+@pytest.fixture(scope='session')
 def demo_stack(tmp_path_factory):
     """One whole demo cloud for the test session (tests/e2e and
     tests/localcloud share it: a second cloud would double CI time), in a

@@ -15,6 +15,7 @@ import pathlib
 import shutil
 import time
 
+from nova_fpga import shell
 from nova_fpga.localcloud import process
 
 #: glance's paste pipelines as the wheel installs them.
@@ -167,3 +168,36 @@ class Glance:
 
     def stop(self):
         return self.process.stop() if self.process else False
+
+
+def bitstream_glance(keystone, state_dir, builders_project, **options):
+    """glance-api as nova-fpga deploys it: the bitstream store as the
+    default backend (xc7z020 parts only), the inspection import plugin
+    with the reference shell, role-based property protections, and
+    bitstream creation for admins and the builders' project.
+
+    options: as for Glance (port, die_with_parent, ...).
+    """
+    from glance_store_bitstream import policy
+    etc = pathlib.Path(policy.__file__).parent / 'etc'
+    store = pathlib.Path(state_dir) / 'glance' / 'images' / 'fpga'
+    return Glance(
+        keystone, state_dir,
+        enabled_backends={'fpga': 'bitstream', 'file': 'file'},
+        default_backend='fpga',
+        import_plugins=['fpga_bitstream_inspection'],
+        extra_files={
+            'property-protections.conf':
+                (etc / 'property-protections-roles.conf').read_text(),
+            'policy.yaml': '"%s": "role:admin or project_id:%s"\n'
+                           % (policy.CREATE, builders_project)},
+        extra_conf={
+            ('fpga', 'filesystem_store_datadir'): store,
+            ('fpga', 'bitstream_allowed_devices'): 'xc7z020',
+            ('bitstream_import', 'shell_manifests'): str(shell.REFERENCE),
+            ('DEFAULT', 'property_protection_file'):
+                'property-protections.conf',
+            ('DEFAULT', 'property_protection_rule_format'): 'roles',
+            ('oslo_policy', 'policy_file'): 'policy.yaml',
+        },
+        **options)

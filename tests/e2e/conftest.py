@@ -15,7 +15,7 @@ from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import traits
 from nova_fpga.localcloud import process
 from nova_fpga_agent.emulator import modules
-from tests.localcloud.demo_cloud import CLI
+from tests.services import CLI
 
 REFERENCE = shell.load(shell.REFERENCE)
 PART = '7z020clg400'
@@ -32,13 +32,13 @@ def cloud(demo_stack):
 
 @pytest.fixture(scope='session')
 def admin(cloud):
-    return CLI(cloud, 'admin')
+    return CLI(cloud.openrc('admin'))
 
 
 @pytest.fixture(scope='session')
 def bob(cloud):
     """A member of fpga-builders: may create bitstream images."""
-    return CLI(cloud, 'bob')
+    return CLI(cloud.openrc('bob'))
 
 
 @pytest.fixture(scope='session')

@@ -1,32 +1,14 @@
-"""Fixtures: a real keystone per test session, real glance-api on demand.
+"""Fixtures: real glance-api on demand, against the session's keystone
+(tests/conftest.py).
 
-Keystone takes about 11 s to set up, so one serves the whole session; every
-glance_api() call starts its own glance-api (about 8 s) with the options the
-test needs and stops it when the module ends.  A service that cannot start
-fails the test with its log: nothing here skips.
+Every glance_api() call starts its own glance-api (about 8 s) with the
+options the test needs and stops it when the module ends.  A service that
+cannot start fails the test with its log: nothing here skips.
 """
-import os
-import subprocess
-
 import pytest
 
 from nova_fpga.localcloud import process
 from nova_fpga.localcloud.glance import Glance
-from nova_fpga.localcloud.keystone import Keystone
-
-OPENSTACK = str(process.BIN / 'openstack')
-
-
-@pytest.fixture(scope='session')
-def keystone(tmp_path_factory):
-    """A started Keystone with admin, glance, alice (demo), bob (fpga-builders)."""
-    ks = Keystone(tmp_path_factory.mktemp('cloud'))
-    try:
-        ks.start()
-    except process.ServiceError as exc:
-        pytest.fail(str(exc), pytrace=False)
-    yield ks
-    ks.stop()
 
 
 @pytest.fixture(scope='module')
@@ -51,13 +33,3 @@ def glance_api(keystone, tmp_path_factory):
     yield start
     for api in started:
         api.stop()
-
-
-def openstack(env, *args, check=True):
-    """Run the real openstack CLI with an openrc; fail with its stderr."""
-    result = subprocess.run([OPENSTACK, *args], env=dict(os.environ, **env),
-                            capture_output=True, text=True, timeout=120)
-    if check and result.returncode:
-        pytest.fail('openstack %s exited %s:\n%s' % (
-            ' '.join(args), result.returncode, result.stderr), pytrace=False)
-    return result

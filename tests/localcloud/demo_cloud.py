@@ -1,9 +1,6 @@
 """Helpers for tests that drive a whole demo cloud (localcloud.stack):
-start one in a directory, the real openstack CLI as one of its users,
-nova-fpga-demo on it, and a pid check that a zombie does not pass."""
-import json
+start one in a directory, and nova-fpga-demo on it."""
 import os
-import pathlib
 import subprocess
 
 import pytest
@@ -43,37 +40,9 @@ def start(state_dir, **options):
     return cloud
 
 
-class CLI:
-    """The real openstack CLI as one user of the cloud."""
-
-    def __init__(self, cloud, user):
-        self.env = dict(os.environ, **cloud.openrc(user))
-
-    def run(self, *args, check=True):
-        out = subprocess.run([str(process.BIN / 'openstack'),
-                              *map(str, args)], env=self.env,
-                             capture_output=True, text=True, timeout=300)
-        if check and out.returncode:
-            raise AssertionError('openstack %s failed: %s'
-                                 % (' '.join(map(str, args)), out.stderr))
-        return out
-
-    def json(self, *args):
-        return json.loads(self.run(*args, '-f', 'json').stdout)
-
-
 def demo(cloud, *args):
     """nova-fpga-demo on the cloud's state directory; its stdout."""
     out = subprocess.run([DEMO, '--state-dir', str(cloud.dir), *args],
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
     return out.stdout
-
-
-def alive(pid):
-    """True while pid is a live process (a zombie counts as gone)."""
-    try:
-        text = pathlib.Path('/proc/%d/stat' % pid).read_text()
-    except FileNotFoundError:
-        return False
-    return text[text.rindex(')') + 2] != 'Z'

@@ -8,7 +8,8 @@ from nova_fpga.localcloud import mariadb
 from nova_fpga.localcloud import process
 from nova_fpga.localcloud import rabbitmq
 from nova_fpga.localcloud import stack as localstack
-from tests.localcloud.demo_cloud import DATABASE_URL, RABBIT_URL, alive
+from tests.localcloud.demo_cloud import DATABASE_URL, RABBIT_URL
+from tests.services import alive
 
 
 def test_down_keeps_and_purge_drops_the_clouds_own_databases_and_vhosts(

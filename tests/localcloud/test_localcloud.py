@@ -3,9 +3,7 @@
 Every check goes through the real openstack CLI with the openrc the runner
 hands out, as the demo and the end-to-end tests will.
 """
-import json
 import os
-import pathlib
 import time
 
 import pytest
@@ -14,7 +12,7 @@ from nova_fpga.localcloud import process
 from nova_fpga.localcloud.glance import Glance
 from nova_fpga.localcloud.keystone import USERS, Keystone
 from tests.conftest import REPORT
-from tests.localcloud.conftest import openstack
+from tests.services import CLI, alive
 
 #: Only an admin may delete images: shows extra_files reach glance's policy.
 POLICY = '"delete_image": "role:admin"\n'
@@ -29,26 +27,15 @@ def glance(glance_api, keystone):
     return api
 
 
-def alive(pid):
-    """True while pid is a live process (a zombie counts as gone)."""
-    try:
-        text = pathlib.Path('/proc/%d/stat' % pid).read_text()
-    except FileNotFoundError:
-        return False
-    return text[text.rindex(')') + 2] != 'Z'
+def image_create(cli, name, *args):
+    return cli.json('image', 'create', '--disk-format', 'raw',
+                    '--container-format', 'bare', *args, name)
 
 
-def image_create(env, name, *args):
-    result = openstack(env, 'image', 'create', '--disk-format', 'raw',
-                       '--container-format', 'bare', '-f', 'json', *args, name)
-    return json.loads(result.stdout)
-
-
-def wait_status(env, image_id, status, timeout=60):
+def wait_status(cli, image_id, status, timeout=60):
     deadline = time.monotonic() + timeout
     while True:
-        image = json.loads(openstack(env, 'image', 'show', '-f', 'json',
-                                     image_id).stdout)
+        image = cli.json('image', 'show', image_id)
         if image['status'] == status:
             return image
         if image['status'] in ('killed', 'deleted') or \
@@ -66,8 +53,7 @@ def raw_file(tmp_path, size=3 << 20):
 
 @pytest.mark.parametrize('user', ['admin', 'alice', 'bob'])
 def test_keystone_issues_tokens(keystone, user):
-    token = json.loads(openstack(keystone.openrc(user), 'token', 'issue',
-                                 '-f', 'json').stdout)
+    token = CLI(keystone.openrc(user)).json('token', 'issue')
     project = keystone.admin.projects.get(token['project_id'])
     assert project.name == USERS[user][0]
     rc = (keystone.dir / ('openrc-%s' % user)).read_text()
@@ -75,30 +61,30 @@ def test_keystone_issues_tokens(keystone, user):
 
 
 def test_keystone_refuses_a_wrong_password(keystone):
-    env = dict(keystone.openrc('alice'), OS_PASSWORD='wrong')
-    result = openstack(env, 'token', 'issue', check=False)
+    cli = CLI(dict(keystone.openrc('alice'), OS_PASSWORD='wrong'))
+    result = cli.run('token', 'issue', check=False)
     assert result.returncode != 0
     assert '401' in result.stderr
 
 
 def test_upload_goes_active_in_the_file_store(glance, tmp_path):
     data = raw_file(tmp_path)
-    alice = glance.openrc('alice')
+    alice = CLI(glance.openrc('alice'))
     image = image_create(alice, 'uploaded', '--file', str(data))
     assert image['status'] == 'active'
     assert image['size'] == data.stat().st_size
     stored = glance.store_dir('file') / image['id']
     assert stored.read_bytes() == data.read_bytes()
     # bob's project does not see alice's image.
-    hidden = openstack(glance.openrc('bob'), 'image', 'show', image['id'],
-                       check=False)
+    hidden = CLI(glance.openrc('bob')).run('image', 'show', image['id'],
+                                           check=False)
     assert hidden.returncode != 0
 
 
 def test_glance_direct_import_goes_active_through_the_plugins(glance,
                                                              tmp_path):
     data = raw_file(tmp_path)
-    alice = glance.openrc('alice')
+    alice = CLI(glance.openrc('alice'))
     image = image_create(alice, 'imported', '--import', '--file', str(data))
     image = wait_status(alice, image['id'], 'active')
     assert image['size'] == data.stat().st_size
@@ -109,21 +95,22 @@ def test_glance_direct_import_goes_active_through_the_plugins(glance,
 
 
 def test_extra_files_reach_glance_policy(glance):
-    image = image_create(glance.openrc('alice'), 'undeletable')
-    refused = openstack(glance.openrc('alice'), 'image', 'delete',
-                        image['id'], check=False)
+    alice = CLI(glance.openrc('alice'))
+    image = image_create(alice, 'undeletable')
+    refused = alice.run('image', 'delete', image['id'], check=False)
     assert refused.returncode != 0
-    openstack(glance.openrc('admin'), 'image', 'delete', image['id'])
+    CLI(glance.openrc('admin')).run('image', 'delete', image['id'])
 
 
 def test_a_restart_keeps_port_and_images(glance, tmp_path):
     data = raw_file(tmp_path, 1 << 20)
-    image = image_create(glance.openrc('alice'), 'kept', '--file', str(data))
+    alice = CLI(glance.openrc('alice'))
+    image = image_create(alice, 'kept', '--file', str(data))
     url = glance.url
     assert glance.stop()
     glance.start()
     assert glance.url == url
-    shown = wait_status(glance.openrc('alice'), image['id'], 'active')
+    shown = wait_status(alice, image['id'], 'active')
     assert shown['checksum'] == image['checksum']
 
 

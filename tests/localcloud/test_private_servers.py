@@ -9,7 +9,7 @@ import pytest
 from nova_fpga.localcloud import mariadb
 from nova_fpga.localcloud import process
 from nova_fpga.localcloud import stack as localstack
-from tests.localcloud.demo_cloud import alive
+from tests.services import alive
 
 #: Nothing listens on port 1.
 SILENT_DB = 'mysql+pymysql://root@127.0.0.1:1/'

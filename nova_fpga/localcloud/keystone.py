@@ -115,10 +115,12 @@ class Keystone:
                         '--bootstrap-admin-url', self.auth_url,
                         '--bootstrap-internal-url', self.auth_url,
                         '--bootstrap-public-url', self.auth_url]]
+        commands = [['--config-file', str(conf)] + command
+                    for command in commands]
         process.run('keystone-manage', [
-            sys.executable, '-m', 'nova_fpga.localcloud.keystone_manage',
-            json.dumps([['--config-file', str(conf)] + command
-                        for command in commands])], self.log, env=self._env())
+            sys.executable, '-m', 'nova_fpga.localcloud.manage_commands',
+            'keystone-manage', json.dumps(commands)], self.log,
+            env=self._env())
 
     def password(self, user):
         return USERS[user][2]

@@ -6,9 +6,9 @@ agents: ML2 with flat/vlan types and no mechanism drivers, and the fake
 transport (with no agents a port create would otherwise block on RabbitMQ).
 Its migrations need MySQL: SQLite fails at an ALTER.
 """
-import os
 import pathlib
 
+from nova_fpga.localcloud import api_service
 from nova_fpga.localcloud import catalog
 from nova_fpga.localcloud import migrations
 from nova_fpga.localcloud import process
@@ -18,26 +18,13 @@ PASTE_INI = pathlib.Path(process.BIN).parent / 'etc' / 'neutron' / \
     'api-paste.ini'
 
 
-class Neutron:
-    def __init__(self, keystone, state_dir, database_url, port,
-                 host='127.0.0.1', die_with_parent=True):
-        self.keystone = keystone
-        self.dir = pathlib.Path(state_dir) / 'neutron'
-        self.conf_dir = self.dir / 'etc'
-        self.database_url = database_url
-        self.host, self.port = host, port
-        self.process = process.gunicorn(
-            'neutron-server', 'neutron.wsgi.api:application', self.dir,
-            port, env=self._env(), threads=4, host=host,
-            die_with_parent=die_with_parent)
-        self.log = self.process.log
-
-    @property
-    def url(self):
-        return 'http://%s:%d' % (self.host, self.port)
+class Neutron(api_service.ApiService):
+    name = 'neutron'
+    process_name = 'neutron-server'
+    application = 'neutron.wsgi.api:application'
 
     def _env(self):
-        return dict(os.environ, OS_NEUTRON_CONFIG_DIR=str(self.conf_dir),
+        return dict(super()._env(),
                     OS_NEUTRON_CONFIG_FILES='neutron.conf;ml2_conf.ini')
 
     def conf(self):

@@ -28,7 +28,6 @@ from oslo_config import cfg
 import oslo_messaging as messaging
 
 from nova_fpga import agent_rpcapi
-from nova_fpga import shell
 from nova_fpga.localcloud import boards as localboards
 from nova_fpga.localcloud import datalink
 from nova_fpga.localcloud import glance as localglance
@@ -39,6 +38,8 @@ from nova_fpga.localcloud import nova as localnova
 from nova_fpga.localcloud import placement as localplacement
 from nova_fpga.localcloud import process
 from nova_fpga.localcloud import rabbitmq
+from nova_fpga_agent.emulator import hdl_bridge
+from nova_fpga_agent.emulator import toolchain
 
 #: <checkout>/.state/demo, ignored by git.
 DEFAULT_STATE_DIR = pathlib.Path(__file__).resolve().parents[2] / \
@@ -174,33 +175,11 @@ class Stack:
                 'neutron-server': neutron}
 
     def _glance(self, keystone):
-        """glance-api as the glance tests configure it: the bitstream store
-        by default, the import plugin, the reference shell, property
-        protections, and bitstream creation for admins and fpga-builders."""
-        from glance_store_bitstream import policy
-        etc = pathlib.Path(policy.__file__).parent / 'etc'
-        builders = self.state.get('builders_project') or ''
-        store = self.dir / 'glance' / 'images' / 'fpga'
-        return localglance.Glance(
-            keystone, self.dir, port=self.state['ports']['glance'],
-            die_with_parent=self.die_with_parent,
-            enabled_backends={'fpga': 'bitstream', 'file': 'file'},
-            default_backend='fpga',
-            import_plugins=['fpga_bitstream_inspection'],
-            extra_files={
-                'property-protections.conf':
-                    (etc / 'property-protections-roles.conf').read_text(),
-                'policy.yaml': '"%s": "role:admin or project_id:%s"\n'
-                               % (policy.CREATE, builders)},
-            extra_conf={
-                ('fpga', 'filesystem_store_datadir'): store,
-                ('fpga', 'bitstream_allowed_devices'): 'xc7z020',
-                ('bitstream_import', 'shell_manifests'): str(shell.REFERENCE),
-                ('DEFAULT', 'property_protection_file'):
-                    'property-protections.conf',
-                ('DEFAULT', 'property_protection_rule_format'): 'roles',
-                ('oslo_policy', 'policy_file'): 'policy.yaml',
-            })
+        """glance-api as nova-fpga deploys it (localcloud.glance)."""
+        return localglance.bitstream_glance(
+            keystone, self.dir, self.state.get('builders_project') or '',
+            port=self.state['ports']['glance'],
+            die_with_parent=self.die_with_parent)
 
     def nova(self, keystone):
         return localnova.Nova(
@@ -250,6 +229,25 @@ class Stack:
         self.progress('ok (%.1f s)' % self.timings[name])
         return True
 
+    def _build_modules(self):
+        """The emulated boards' modules compiled with Verilator (once per
+        checkout and HDL change; the agents would otherwise compile a
+        module at its first load)."""
+        self.progress('emulated modules (Verilator, once per HDL change) ...',
+                      end=' ')
+        began = time.monotonic()
+        try:
+            built = hdl_bridge.build_registered()
+        except (hdl_bridge.BuildError, toolchain.ToolMissing, OSError) as exc:
+            self.progress('FAILED')
+            raise process.ServiceError('emulated modules', exc) from exc
+        if built:
+            self.timings['module HDL'] = time.monotonic() - began
+            self.progress('built %s (%.1f s)' % (
+                ', '.join(built), self.timings['module HDL']))
+        else:
+            self.progress('already built')
+
     def up(self):
         """Start (or resume) the whole cloud; returns self.
 
@@ -268,6 +266,7 @@ class Stack:
             self._save_state()
         for name, service in self.services(keystone).items():
             self._step(name, service.dir / ('%s.pid' % name), service.start)
+        self._build_modules()
         client, transport = self.agent_client()
         try:
             for name in self.boards:

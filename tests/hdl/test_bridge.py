@@ -110,3 +110,15 @@ def test_fresh_machine_builds_on_first_use(tmp_path, monkeypatch):
         assert bridge.axil_read(Registers.MODULE_ID) == modules.LOOPBACK_MODULE_ID
     built = list((tmp_path / 'hdl_bridge').glob('loopback-*/' + hdl_bridge.LIBRARY))
     assert len(built) == 1
+
+
+def test_registered_modules_are_built_once(tmp_path, monkeypatch):
+    """What `nova-fpga-demo up` runs before boards serve: builds what is
+    missing, then nothing (so no first load waits for Verilator)."""
+    monkeypatch.setattr(hdl_bridge, 'BUILD_DIR', tmp_path / 'hdl_bridge')
+    monkeypatch.setattr(modules, 'MODULES',
+                        {modules.LOOPBACK_MODULE_ID: modules.LOOPBACK})
+    assert not hdl_bridge.library_path(modules.LOOPBACK.in_slot).exists()
+    assert hdl_bridge.build_registered() == ['loopback']
+    assert hdl_bridge.library_path(modules.LOOPBACK.in_slot).exists()
+    assert hdl_bridge.build_registered() == []

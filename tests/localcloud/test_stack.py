@@ -18,8 +18,8 @@ from nova_fpga.localcloud import process
 from nova_fpga.localcloud import rabbitmq
 from nova_fpga_agent.emulator import modules
 from tests.conftest import REPORT
-from tests.localcloud.demo_cloud import CLI, DATABASE_URL, RABBIT_URL, \
-    alive, demo
+from tests.localcloud.demo_cloud import DATABASE_URL, RABBIT_URL, demo
+from tests.services import CLI, alive
 
 REFERENCE = shell.load(shell.REFERENCE)
 
@@ -40,7 +40,7 @@ def cloud(demo_stack):
 
 @pytest.fixture(scope='module')
 def admin(cloud):
-    return CLI(cloud, 'admin')
+    return CLI(cloud.openrc('admin'))
 
 
 def test_configured_servers_are_used_when_they_answer(cloud):
@@ -108,7 +108,7 @@ def test_a_bitstream_server_goes_active_and_delete_frees_its_region(
     path.write_bytes(builder.build_partial(
         '7z020clg400', 'loopback_rp0', modules.LOOPBACK_MODULE_ID,
         rp0.footprint))
-    bob = CLI(cloud, 'bob')
+    bob = CLI(cloud.openrc('bob'))
     image = bob.json('image', 'create', 'loopback-rp0', '--file', path,
                      '--disk-format', 'raw', '--container-format', 'bare',
                      '--import', '--property',
@@ -180,6 +180,8 @@ def test_up_again_starts_no_second_copy(cloud):
     assert started == ['starting databases and vhosts', 'starting nova set-up',
                        'starting nova services'], out
     assert 'board0: already running' in out
+    assert 'emulated modules (Verilator, once per HDL change) ... already ' \
+        'built' in out
     assert cloud.pids() == before
 
 

@@ -66,10 +66,15 @@ def build_key(module):
     return digest.hexdigest()[:20]
 
 
+def library_path(module):
+    """Where the module's shared library is (or will be) cached."""
+    return BUILD_DIR / ('%s-%s' % (module.name, build_key(module))) / LIBRARY
+
+
 def build(module):
     """Path of the module's shared library, building it first if it is not cached."""
-    target_dir = BUILD_DIR / ('%s-%s' % (module.name, build_key(module)))
-    library = target_dir / LIBRARY
+    library = library_path(module)
+    target_dir = library.parent
     if library.exists():
         return library
     BUILD_DIR.mkdir(parents=True, exist_ok=True)
@@ -87,6 +92,23 @@ def build(module):
             shutil.rmtree(work, ignore_errors=True)
             raise
     return library
+
+
+def build_registered():
+    """Build every registered module in its region slot; the names of those
+    built now (cached ones are not).
+
+    The emulator's counterpart of a shell build's partial bitstreams:
+    done before boards serve, so that a board's first load of a module
+    takes what a load takes, as on the silicon, not a Verilator compile.
+    """
+    built = []
+    for module in modules.MODULES.values():
+        slot = module.in_slot
+        if not library_path(slot).exists():
+            build(slot)
+            built.append(module.name)
+    return built
 
 
 def _verilate(module, work):

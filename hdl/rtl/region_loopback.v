@@ -82,17 +82,6 @@ loop_reg (
     .m_axis_tlast(m_axis_tlast)
 );
 
-// the frame and byte counts (region_regs computes them; their registers are here)
-reg  [63:0] frames_reg = 64'd0;
-reg  [63:0] bytes_reg = 64'd0;
-wire [63:0] frames_next;
-wire [63:0] bytes_next;
-
-always @(posedge aclk) begin
-    frames_reg <= frames_next;
-    bytes_reg <= bytes_next;
-end
-
 // the common registers are all the loopback has: every offset from 0x20 up is unmapped
 /* verilator lint_off UNUSEDSIGNAL */
 wire                       user_wr_en;
@@ -137,10 +126,6 @@ regs (
     .out_beat(m_axis_tvalid && m_axis_tready),
     .out_tkeep(m_axis_tkeep),
     .out_tlast(m_axis_tlast),
-    .frames_count(frames_reg),
-    .bytes_count(bytes_reg),
-    .frames_count_next(frames_next),
-    .bytes_count_next(bytes_next),
     .status_user(30'd0),
     .clear_counters(clear_counters),
     .user_wr_en(user_wr_en),

@@ -5,10 +5,9 @@
  * offsets 0x00-0x1C): MODULE_ID, VERSION, CONTROL (CLEAR_COUNTERS),
  * STATUS, and the 64-bit counts of frames and bytes sent, whose _HI words
  * are latched when their _LO words are read.  It watches the module's
- * stream handshakes and computes those counts; the two count registers
- * stay in the module (frames_reg and bytes_reg, loaded from *_count_next
- * every cycle) so a test can preload them at the module's top to reach a
- * 32-bit carry without sending four billion frames.
+ * stream handshakes and keeps those counts (frames_reg, bytes_reg; a test
+ * preloads them through the instance, e.g. dut.regs.frames_reg, to reach a
+ * 32-bit carry without sending four billion frames).
  * Offsets from 0x20 up are the module's own: the block passes
  * their reads and writes through on the user_* port (the module answers
  * in the same cycle, and user_*_err makes an offset it does not define
@@ -61,12 +60,6 @@ module region_regs #
     input  wire [KEEP_WIDTH-1:0]      out_tkeep,
     input  wire                       out_tlast,
 
-    // the module's frames_reg and bytes_reg, and what it loads into them every cycle
-    input  wire [63:0]                frames_count,
-    input  wire [63:0]                bytes_count,
-    output wire [63:0]                frames_count_next,
-    output wire [63:0]                bytes_count_next,
-
     // STATUS bits 31:2, the module's own (zero where it has none)
     input  wire [29:0]                status_user,
     // one cycle: CONTROL.CLEAR_COUNTERS was written with 1
@@ -100,6 +93,9 @@ localparam [AXIL_ADDR_WIDTH-1:0]
 
 localparam CONTROL_CLEAR_COUNTERS = 0;
 
+// frames and bytes sent on m_axis
+reg [63:0] frames_reg = 64'd0;
+reg [63:0] bytes_reg = 64'd0;
 // high words of the frame and byte counts, latched when their low words are read
 reg [31:0] frames_hi_snapshot_reg = 32'd0;
 reg [31:0] bytes_hi_snapshot_reg = 32'd0;
@@ -176,12 +172,6 @@ assign user_rd_addr = rd_word;
 assign clear_counters = reg_wr_en && wr_word == REG_CONTROL
     && user_wr_strb[0] && user_wr_data[CONTROL_CLEAR_COUNTERS];
 
-// counts of frames and bytes sent on m_axis
-assign frames_count_next = rst || clear_counters ? 64'd0
-    : out_beat ? frames_count + {63'd0, out_tlast} : frames_count;
-assign bytes_count_next = rst || clear_counters ? 64'd0
-    : out_beat ? bytes_count + {{(64-COUNT_WIDTH){1'b0}}, out_beat_bytes} : bytes_count;
-
 always @* begin
     // writes to read-only registers are ignored; the module decides on its own offsets
     reg_wr_err = wr_word >= REG_USER && user_wr_err;
@@ -192,9 +182,9 @@ always @* begin
         REG_VERSION:   reg_rd_data = MODULE_VERSION;
         REG_CONTROL:   reg_rd_data = 32'd0;
         REG_STATUS:    reg_rd_data = {status_user, out_frame_reg, in_frame_reg};
-        REG_FRAMES_LO: reg_rd_data = frames_count[31:0];
+        REG_FRAMES_LO: reg_rd_data = frames_reg[31:0];
         REG_FRAMES_HI: reg_rd_data = frames_hi_snapshot_reg;
-        REG_BYTES_LO:  reg_rd_data = bytes_count[31:0];
+        REG_BYTES_LO:  reg_rd_data = bytes_reg[31:0];
         REG_BYTES_HI:  reg_rd_data = bytes_hi_snapshot_reg;
         default: begin
             reg_rd_data = user_rd_data;
@@ -213,13 +203,24 @@ always @(posedge clk) begin
 
     // reading a low word latches its high word, so a 64-bit value reads consistently
     if (reg_rd_en && rd_word == REG_FRAMES_LO) begin
-        frames_hi_snapshot_reg <= frames_count[63:32];
+        frames_hi_snapshot_reg <= frames_reg[63:32];
     end
     if (reg_rd_en && rd_word == REG_BYTES_LO) begin
-        bytes_hi_snapshot_reg <= bytes_count[63:32];
+        bytes_hi_snapshot_reg <= bytes_reg[63:32];
+    end
+
+    if (out_beat) begin
+        frames_reg <= frames_reg + {63'd0, out_tlast};
+        bytes_reg <= bytes_reg + {{(64-COUNT_WIDTH){1'b0}}, out_beat_bytes};
+    end
+    if (clear_counters) begin
+        frames_reg <= 64'd0;
+        bytes_reg <= 64'd0;
     end
 
     if (rst) begin
+        frames_reg <= 64'd0;
+        bytes_reg <= 64'd0;
         in_frame_reg <= 1'b0;
         out_frame_reg <= 1'b0;
         frames_hi_snapshot_reg <= 32'd0;

@@ -345,17 +345,6 @@ reg [31:0] oversize_reg = 32'd0;
 
 // ---- registers ----------------------------------------------------------------
 
-// the frame and byte counts (region_regs computes them; their registers are here)
-reg  [63:0] frames_reg = 64'd0;
-reg  [63:0] bytes_reg = 64'd0;
-wire [63:0] frames_next;
-wire [63:0] bytes_next;
-
-always @(posedge aclk) begin
-    frames_reg <= frames_next;
-    bytes_reg <= bytes_next;
-end
-
 // the common registers (0x00-0x1C) are region_regs'; the offsets from 0x20 up come here
 wire                       user_wr_en;
 wire [AXIL_ADDR_WIDTH-1:0] wr_word;
@@ -404,10 +393,6 @@ regs (
     .out_beat(m_axis_tvalid && m_axis_tready),
     .out_tkeep(m_axis_tkeep),
     .out_tlast(m_axis_tlast),
-    .frames_count(frames_reg),
-    .bytes_count(bytes_reg),
-    .frames_count_next(frames_next),
-    .bytes_count_next(bytes_next),
     .status_user({29'd0, clearing}),
     .clear_counters(clear_counters),
     .user_wr_en(user_wr_en),

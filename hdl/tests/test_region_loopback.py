@@ -129,9 +129,9 @@ async def counters_carry_into_the_high_word(dut):
     """The counters are 64 bits wide and a LO-then-HI read is consistent across a carry."""
     source, sink, axil = attach(dut)
     await start(dut)
-    # preload the counters just below a 32-bit carry
-    dut.frames_reg.value = 0x1_FFFF_FFFF
-    dut.bytes_reg.value = 0x2_FFFF_FFC0
+    # preload the counters (region_regs' registers) just below a 32-bit carry
+    dut.regs.frames_reg.value = 0x1_FFFF_FFFF
+    dut.regs.bytes_reg.value = 0x2_FFFF_FFC0
     await RisingEdge(dut.aclk)
 
     await source.send(AxiStreamFrame(b'\x5a' * 64))
@@ -141,7 +141,7 @@ async def counters_carry_into_the_high_word(dut):
     assert await read_u64(axil, Registers.BYTES_LO) == 0x3_0000_0000
 
     # a carry between reading LO and HI does not tear the value
-    dut.bytes_reg.value = 0x3_FFFF_FFF8
+    dut.regs.bytes_reg.value = 0x3_FFFF_FFF8
     await RisingEdge(dut.aclk)
     lo, _ = await read_u32(axil, Registers.BYTES_LO)
     await source.send(AxiStreamFrame(b'\x5a' * 8))

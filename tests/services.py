@@ -4,7 +4,9 @@ import json
 import os
 import pathlib
 import subprocess
+import time
 
+from nova_fpga.bitstream import traits
 from nova_fpga.localcloud import process
 
 OPENSTACK = str(process.BIN / 'openstack')
@@ -27,6 +29,23 @@ class CLI:
 
     def json(self, *args):
         return json.loads(self.run(*args, '-f', 'json').stdout)
+
+    def wait_import(self, image_id, timeout=60):
+        """The image once its import has ended: active, or back to queued
+        with Glance's reason (Glance has no event to wait on: this polls)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            image = self.json('image', 'show', image_id)
+            if image['status'] == 'active':
+                return image
+            props = image.get('properties') or {}
+            if image['status'] == 'queued' and (
+                    traits.IMPORT_ERROR_PROPERTY in props
+                    or props.get('os_glance_failed_import')):
+                return image
+            time.sleep(0.5)
+        raise AssertionError('import of %s did not finish: %s' % (image_id,
+                                                                 image))
 
 
 def alive(pid):

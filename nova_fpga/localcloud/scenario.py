@@ -8,6 +8,7 @@ after ``source <state dir>/openrc`` with the venv's bin directory on PATH.
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import time
@@ -108,7 +109,7 @@ class Scenario:
                  '-c', 'image')
         server = self.json('openstack', 'server', 'show', SERVER)
         board = server['OS-EXT-SRV-ATTR:hypervisor_hostname']
-        region = self.region_holding(board, server['id'])
+        region = self.stack.region_holding(board, server['id'])
         self.out('%s is %s on board %s, region %s'
                  % (SERVER, server['status'], board, region))
         self.run('nova-fpga-demo', '--state-dir', self.stack.dir, 'status')
@@ -116,15 +117,16 @@ class Scenario:
         self.say('Real traffic into board %s\'s data interface, VLAN %d '
                  '(region %s)' % (board, self.manifest.region(region).vlan,
                                   region))
-        self.run('nova-fpga-demo', '--state-dir', self.stack.dir, 'replay',
-                 board, region, *captures)
+        replayed = self.run('nova-fpga-demo', '--state-dir', self.stack.dir,
+                            'replay', board, region, *captures)
+        sent = int(re.search(r'sent (\d+) frames', replayed.stdout).group(1))
         self.say('What the vTC classified')
-        self.wait_for_frames(board, region)
+        self.stack.wait_for_frames(board, region, sent)
         self.run('openstack', 'console', 'log', 'show', SERVER)
 
         self.say('Delete the server: the region is free again')
         self.run('openstack', 'server', 'delete', '--wait', SERVER)
-        if self.region_holding(board, server['id']) is not None:
+        if self.stack.region_holding(board, server['id']) is not None:
             raise ScenarioError('region %s of %s still holds %s after delete'
                                 % (region, board, SERVER))
         self.run('nova-fpga-demo', '--state-dir', self.stack.dir, 'status')
@@ -181,28 +183,6 @@ class Scenario:
                                  'fpga_module_id', 'fpga_footprint')))))
             if expect_refusal:
                 raise ScenarioError('Glance accepted %s' % name)
-
-    def region_holding(self, board, server_id):
-        described = self.stack.describe_boards().get(board) or {}
-        for region in described.get('regions', []):
-            if region.get('instance_uuid') == server_id:
-                return region['name']
-        return None
-
-    def wait_for_frames(self, board, region, timeout=60):
-        """The data plane works asynchronously: wait until what went in
-        came out."""
-        client, transport = self.stack.agent_client()
-        try:
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                plane = client.stats({}, board, region).get('dataplane') or {}
-                if plane.get('frames_in') and \
-                        plane.get('frames_in') == plane.get('frames_out'):
-                    return
-                time.sleep(0.5)
-        finally:
-            transport.cleanup()
 
 
 def _quote(arg):

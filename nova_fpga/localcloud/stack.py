@@ -502,6 +502,31 @@ class Stack:
             transport.cleanup()
         return described
 
+    def region_holding(self, board, server_id):
+        """The name of the board's region whose agent says it holds
+        server_id (None if none does, or the board does not answer)."""
+        described = self.describe_boards().get(board) or {}
+        for region in described.get('regions', []):
+            if region.get('instance_uuid') == server_id:
+                return region['name']
+        return None
+
+    def wait_for_frames(self, board, region, count, timeout=60):
+        """The region's data-plane stats once count frames have come out
+        of it, or when timeout runs out.  A board forwards asynchronously
+        and its agent has no event to wait on: this polls its stats."""
+        client, transport = self.agent_client()
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                plane = client.stats({}, board, region).get('dataplane') or {}
+                if plane.get('frames_out', 0) >= count or \
+                        time.monotonic() > deadline:
+                    return plane
+                time.sleep(0.5)
+        finally:
+            transport.cleanup()
+
     def stop(self, service):
         """Stop one process of the cloud by its pids() name (e.g.
         'nova/nova-compute', 'boards/board0/agent'); up() restarts it."""

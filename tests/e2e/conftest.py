@@ -127,17 +127,6 @@ def servers(bob, admin, flavor):
     made.delete_all()
 
 
-def region_holding(cloud, board, server_id):
-    """The name of the region of board whose agent says it holds server_id
-    (None if none does)."""
-    described = cloud.describe_boards()[board]
-    assert described is not None, 'board %s does not answer' % board
-    for region in described['regions']:
-        if region['instance_uuid'] == server_id:
-            return region['name']
-    return None
-
-
 def placement(cloud, path):
     """GET path of the placement API as admin (JSON)."""
     session = cloud.keystone.session('admin')

@@ -7,7 +7,7 @@ import os
 import signal
 import time
 
-from tests.e2e.conftest import region_holding, reserved_regions
+from tests.e2e.conftest import reserved_regions
 from tests.localcloud.demo_cloud import demo
 from tests.services import alive
 
@@ -79,7 +79,7 @@ def test_a_dead_board_keeps_its_servers_and_new_ones_go_elsewhere(
     assert (shown['status'], shown['OS-EXT-STS:power_state']) == \
         ('ACTIVE', RUNNING), shown
     host_status['agent back'] = shown['host_status']
-    assert region_holding(cloud, board, first) == 'rp0'
+    assert cloud.region_holding(board, first) == 'rp0'
     # usable again for whatever test comes next
     wait_until(lambda: reserved_regions(cloud, board) == 0, 60,
                "%s's regions usable again" % board)

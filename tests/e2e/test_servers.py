@@ -5,12 +5,10 @@ two boards hold four servers and no fifth, a bitstream for another device
 is refused at import."""
 import re
 import sys
-import time
 
 from nova_fpga.localcloud import traffic
 from tests.conftest import ROOT, realdata_path
-from tests.e2e.conftest import REFERENCE, import_error, placement, \
-    region_holding
+from tests.e2e.conftest import REFERENCE, import_error, placement
 
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
 from vtc_model import VtcModel  # noqa: E402
@@ -42,7 +40,7 @@ def test_placement_allocated_the_region_the_agent_loaded(cloud, servers,
     provider, resources = region_allocation(cloud, server_id)
     assert resources == {'CUSTOM_FPGA_REGION': 1}
     assert provider == '%s:rp0' % board
-    assert region_holding(cloud, board, server_id) == 'rp0'
+    assert cloud.region_holding(board, server_id) == 'rp0'
 
 
 def console_counters(text):
@@ -78,21 +76,12 @@ def test_vtc_server_classifies_real_traffic_like_the_model(
         cloud, servers, images, data_links, admin, report):
     server_id = servers.create('e2e-vtc', images['e2e-vtc-rp1'])
     board = servers.show(server_id)['OS-EXT-SRV-ATTR:hypervisor_hostname']
-    assert region_holding(cloud, board, server_id) == 'rp1'
+    assert cloud.region_holding(board, server_id) == 'rp1'
 
     paths = [realdata_path('pcaps', 'ndpi', name) for name in CAPTURES]
     vlan = REFERENCE.region('rp1').vlan
     sent, size = traffic.replay(paths, data_links[board].peer_if, vlan)
-    client, transport = cloud.agent_client()
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            plane = client.stats({}, board, 'rp1')['dataplane']
-            if plane['frames_out'] >= sent or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
-    finally:
-        transport.cleanup()
+    plane = cloud.wait_for_frames(board, 'rp1', sent)
     assert plane['frames_in'] == plane['frames_out'] == sent, plane
 
     model = VtcModel()
@@ -115,7 +104,7 @@ def test_vtc_server_classifies_real_traffic_like_the_model(
 def test_delete_frees_the_region(cloud, servers, images, bob):
     server_id = servers.create('e2e-freed', images['e2e-loopback-rp1'])
     board = servers.show(server_id)['OS-EXT-SRV-ATTR:hypervisor_hostname']
-    assert region_holding(cloud, board, server_id) == 'rp1'
+    assert cloud.region_holding(board, server_id) == 'rp1'
     bob.run('server', 'delete', '--wait', server_id)
     servers.ids.remove(server_id)
     regions = {r['name']: r for r in cloud.describe_boards()[board]['regions']}
@@ -131,7 +120,7 @@ def test_four_servers_fill_two_boards_and_the_fifth_finds_no_host(
     for index, image in enumerate(['e2e-loopback-rp0', 'e2e-loopback-rp1'] * 2):
         server_id = servers.create('e2e-fill%d' % index, images[image])
         board = servers.show(server_id)['OS-EXT-SRV-ATTR:hypervisor_hostname']
-        placed.add((board, region_holding(cloud, board, server_id)))
+        placed.add((board, cloud.region_holding(board, server_id)))
     assert placed == {(board, region.name) for board in cloud.boards
                       for region in REFERENCE.regions}
 
@@ -149,13 +138,7 @@ def test_a_bitstream_for_another_device_is_refused_at_import(bob):
                      '--import', '--property',
                      'fpga_shell_id=%s' % REFERENCE.shell_id)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            shown = bob.json('image', 'show', image['id'])
-            if import_error(shown) or shown['status'] == 'active' or \
-                    time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
+        shown = bob.wait_import(image['id'])
         assert shown['status'] != 'active', shown
         error = import_error(shown)
         assert error and 'xc7z010' in error, shown

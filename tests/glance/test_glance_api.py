@@ -2,7 +2,6 @@
 store as default backend, the import plugin, property protections, the
 create policy), driven with the real openstack CLI."""
 import io
-import time
 import uuid
 
 import glanceclient
@@ -29,23 +28,6 @@ def write(tmp_path, name, data):
     return path
 
 
-def wait_import(cli, image_id, timeout=60):
-    """Poll until the import ends: active, or back to queued on failure."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        image = cli.json('image', 'show', image_id)
-        if image['status'] == 'active':
-            return image
-        props = image.get('properties') or {}
-        if image['status'] == 'queued' and (
-                traits.IMPORT_ERROR_PROPERTY in props
-                or props.get('os_glance_failed_import')):
-            return image
-        time.sleep(0.5)
-    raise AssertionError('import of %s did not finish: %s' % (image_id,
-                                                             image))
-
-
 def import_image(cli, path, shell_id=SHELL, name=None):
     args = ['image', 'create', name or 'bs-%s' % uuid.uuid4().hex[:8],
             '--file', path, '--disk-format', 'raw',
@@ -53,7 +35,7 @@ def import_image(cli, path, shell_id=SHELL, name=None):
     if shell_id:
         args += ['--property', 'fpga_shell_id=%s' % shell_id]
     image = cli.json(*args)
-    return wait_import(cli, image['id'])
+    return cli.wait_import(image['id'])
 
 
 def stray_files(glance, image_id):

@@ -7,7 +7,6 @@ MariaDB and RabbitMQ are the configured ones when they answer
 the stack starts; test_private_servers.py covers the private path always.
 """
 import subprocess
-import time
 
 import pytest
 
@@ -22,15 +21,6 @@ from tests.localcloud.demo_cloud import DATABASE_URL, RABBIT_URL, demo
 from tests.services import CLI, alive
 
 REFERENCE = shell.load(shell.REFERENCE)
-
-
-def wait_active(cli, image_id, timeout=60):
-    deadline = time.monotonic() + timeout
-    while True:
-        image = cli.json('image', 'show', image_id)
-        if image['status'] == 'active' or time.monotonic() > deadline:
-            return image
-        time.sleep(0.5)
 
 
 @pytest.fixture(scope='module')
@@ -113,7 +103,7 @@ def test_a_bitstream_server_goes_active_and_delete_frees_its_region(
                      '--disk-format', 'raw', '--container-format', 'bare',
                      '--import', '--property',
                      'fpga_shell_id=%s' % REFERENCE.shell_id)
-    image = wait_active(bob, image['id'])
+    image = bob.wait_import(image['id'])
     assert image['status'] == 'active', image
 
     server = bob.json('server', 'create', '--flavor', 'fpga.region',

@@ -24,13 +24,13 @@ import uuid
 from oslo_config import cfg
 import oslo_messaging as messaging
 
-from nova_fpga import agent_rpcapi as api
+from nova_fpga.contract import agent_api as api
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
 from nova_fpga_agent import conf as agent_conf
-from nova_fpga import shell as mf
+from nova_fpga.contract import shell as mf
 from nova_fpga_agent import service
-from nova_fpga_agent.emulator import modules
+from nova_fpga_emulator import modules
 
 SIZES = {'100KB': 100_000, '1MB': 1_000_000, '4MB': 4_000_000}
 PCAP_RATE = 128.0

@@ -37,12 +37,12 @@ import time
 import openstack
 
 from nova_fpga import conventions
-from nova_fpga import shell
+from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
 from nova_fpga.cmd import manage
-from nova_fpga.localcloud import rabbitmq
-from nova_fpga.localcloud import stack as localstack
-from nova_fpga_agent.emulator import modules
+from nova_fpga_devtools.localcloud import rabbitmq
+from nova_fpga_devtools.localcloud import stack as localstack
+from nova_fpga_emulator import modules
 
 PART = '7z020clg400'
 POLL = 0.05

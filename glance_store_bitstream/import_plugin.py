@@ -11,9 +11,9 @@ the staged data and records the reason in ``fpga_import_error``.  A plain
 data upload never runs this plugin: such an image has no derived properties
 and nova's scheduler refuses to place it on a board.
 """
-import logging
 import os
 
+from oslo_log import log as logging
 from glance.async_.flows import api_image_import
 from glance import gateway
 from taskflow.patterns import linear_flow as lf
@@ -21,8 +21,8 @@ from taskflow import task
 from taskflow.types import failure as taskflow_failure
 
 from nova_fpga import bitstream
-from nova_fpga import shell
-from nova_fpga.bitstream import traits
+from nova_fpga.contract import shell
+from nova_fpga.contract import traits
 from glance_store_bitstream import policy
 from glance_store_bitstream import shells
 

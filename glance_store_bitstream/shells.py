@@ -7,20 +7,11 @@ manifests listed in ``[bitstream_import] shell_manifests``.
 """
 import glob
 
-from oslo_config import cfg
-
-from nova_fpga import shell
-
-OPTS = [
-    cfg.ListOpt('shell_manifests', default=[],
-                help='Shell manifests (JSON, as shell builds ship them; glob '
-                     'patterns allowed) of the static shells bitstreams may '
-                     'be imported for.'),
-]
-cfg.CONF.register_opts(OPTS, group='bitstream_import')
+from glance_store_bitstream import conf as bitstream_conf
+from nova_fpga.contract import shell
 
 
-def registered(conf=cfg.CONF):
+def registered(conf=bitstream_conf.CONF):
     """Shell ID -> Manifest for every configured manifest.
 
     :raises nova_fpga.shell.ManifestError: a listed manifest is unreadable.
@@ -32,7 +23,3 @@ def registered(conf=cfg.CONF):
             manifest = shell.load(path)
             manifests[manifest.shell_id] = manifest
     return manifests
-
-
-def list_opts():
-    return [('bitstream_import', OPTS)]

@@ -7,8 +7,8 @@ and with bounded memory.  Invalid data fails the write with a message that
 names the problem (Glance answers 400), and the partial file is removed by
 the filesystem store's own clean-up.
 """
-import logging
 
+from oslo_log import log as logging
 from oslo_config import cfg
 
 from glance_store._drivers import filesystem

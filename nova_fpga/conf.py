@@ -2,13 +2,17 @@
 
 The boards' agents live on a bus of their own (own RabbitMQ vhost, per-board
 credentials), so the driver has a transport URL separate from nova's
-[DEFAULT] transport_url.  Registered for oslo-config-generator through the
+[DEFAULT] transport_url.  The driver and the scheduler plugins take CONF
+from here; registered for oslo-config-generator through the
 ``oslo.config.opts`` entry point ``nova_fpga``.
 """
 from oslo_config import cfg
 
-from nova_fpga import agent_rpcapi
-from nova_fpga import shell
+from nova_fpga.contract import agent_api
+from nova_fpga.contract import shell
+
+#: nova's configuration (nova.conf.CONF is oslo.config's global CONF)
+CONF = cfg.CONF
 
 zynq_group = cfg.OptGroup(
     'zynq', title='Zynq FPGA boards',
@@ -27,7 +31,7 @@ ZYNQ_OPTS = [
                help='oslo.messaging URL of the agents\' bus (its own vhost '
                     'and credentials, never nova\'s bus). Unset: nova\'s '
                     'own transport_url.'),
-    cfg.StrOpt('topic', default=agent_rpcapi.DEFAULT_TOPIC,
+    cfg.StrOpt('topic', default=agent_api.DEFAULT_TOPIC,
                help='RPC topic the boards of this deployment listen on '
                     '([agent] topic on the boards).'),
     cfg.StrOpt('shell_manifest', default=str(shell.REFERENCE),
@@ -57,6 +61,10 @@ ZYNQ_OPTS = [
 def register_opts(conf):
     conf.register_group(zynq_group)
     conf.register_opts(ZYNQ_OPTS, group=zynq_group)
+
+
+# registered on import, as nova.conf registers nova's own options
+register_opts(CONF)
 
 
 def list_opts():

@@ -13,17 +13,18 @@ A bitstream image is raw/bare data uploaded through Glance's import flow
 ``fpga_*`` properties and placement traits), with ``fpga_shell_id`` naming
 the static shell it was built against.
 """
-from nova_fpga.bitstream import traits
+from nova_fpga.contract import placement
+from nova_fpga.contract import traits
 
 FLAVOR_NAME = 'fpga.region'
 #: nova's API minimums; the extra specs below zero them for placement
 FLAVOR_VCPUS, FLAVOR_RAM_MB, FLAVOR_DISK_GB = 1, 1, 1
 FLAVOR_EXTRA_SPECS = {
-    'resources:VCPU': '0',
-    'resources:MEMORY_MB': '0',
-    'resources:DISK_GB': '0',
-    'resources:CUSTOM_FPGA_REGION': '1',
-    'resources:CUSTOM_FPGA_BOARD_SLOT': '1',
+    placement.RESOURCES_EXTRA_SPEC % 'VCPU': '0',
+    placement.RESOURCES_EXTRA_SPEC % 'MEMORY_MB': '0',
+    placement.RESOURCES_EXTRA_SPEC % 'DISK_GB': '0',
+    placement.REGION_EXTRA_SPEC: '1',
+    placement.BOARD_SLOT_EXTRA_SPEC: '1',
 }
 
 IMAGE_DISK_FORMAT = 'raw'

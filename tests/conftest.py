@@ -44,8 +44,8 @@ def keystone(tmp_path_factory):
     (fpga-builders), for the glance and localcloud tests (it takes about
     11 s to set up, so one serves the session); a keystone that cannot
     start fails the test with its log."""
-    from nova_fpga.localcloud import keystone as localkeystone
-    from nova_fpga.localcloud import process
+    from nova_fpga_devtools.localcloud import keystone as localkeystone
+    from nova_fpga_devtools.localcloud import process
     ks = localkeystone.Keystone(tmp_path_factory.mktemp('cloud'))
     try:
         ks.start()

@@ -6,8 +6,8 @@ import pathlib
 import subprocess
 import time
 
-from nova_fpga.bitstream import traits
-from nova_fpga.localcloud import process
+from nova_fpga.contract import traits
+from nova_fpga_devtools.localcloud import process
 
 OPENSTACK = str(process.BIN / 'openstack')
 

@@ -6,10 +6,9 @@ never nova's bus.
 """
 from oslo_config import cfg
 
-from nova_fpga import agent_rpcapi
+from nova_fpga.contract import agent_api
 
 agent_group = cfg.OptGroup('agent', title='Board agent')
-emulator_group = cfg.OptGroup('emulator', title='Board emulator (sim backend)')
 dataplane_group = cfg.OptGroup('dataplane', title='Data plane')
 
 AGENT_OPTS = [
@@ -17,7 +16,7 @@ AGENT_OPTS = [
                regex=r'^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$',
                help='Name of this board: the RPC server name nova-compute '
                     'addresses and the node name nova shows.'),
-    cfg.StrOpt('topic', default=agent_rpcapi.DEFAULT_TOPIC,
+    cfg.StrOpt('topic', default=agent_api.DEFAULT_TOPIC,
                help='RPC topic shared by the boards of one deployment.'),
     cfg.StrOpt('manifest', required=True,
                help='Shell manifest (JSON) of the static shell this board '
@@ -26,16 +25,19 @@ AGENT_OPTS = [
                help='Directory for the region state file (rewritten '
                     'atomically; reloaded and reconciled at start).'),
     cfg.StrOpt('backend', default='auto',
-               choices=['auto', 'sim', 'fpga_manager', 'xdevcfg'],
-               help='How to reach the programmable logic. auto probes '
-                    'sysfs_root for the Linux FPGA manager, then /dev/xdevcfg.'),
+               help='How to reach the programmable logic: the name of an '
+                    'installed backend plugin (entry-point group '
+                    'nova_fpga_agent.backends: fpga_manager and xdevcfg on '
+                    'boards, sim for the board emulator), or auto for the '
+                    'first installed backend that finds its hardware under '
+                    'sysfs_root.'),
     cfg.StrOpt('sysfs_root', default='/sys',
                help='Root of the sysfs tree the backend probes (a fake tree '
                     'in tests).'),
     cfg.IntOpt('report_interval', default=10, min=1,
                help='Seconds between state reports to the cloud.'),
     cfg.IntOpt('max_bitstream_bytes',
-               default=agent_rpcapi.DEFAULT_MAX_BITSTREAM_BYTES, min=1024,
+               default=agent_api.DEFAULT_MAX_BITSTREAM_BYTES, min=1024,
                help='Largest bitstream a load accepts (the RPC message-size '
                     'limit for bitstreams).'),
     cfg.IntOpt('bitstream_cache_mb', default=64, min=0,
@@ -43,20 +45,6 @@ AGENT_OPTS = [
                     '(MiB; 0 disables it). A reload or a new server with a '
                     'cached image needs no image transfer, and the '
                     'scheduler prefers boards that cache the image.'),
-]
-
-EMULATOR_OPTS = [
-    cfg.StrOpt('part', default='xc7z020clg400-1',
-               help='Part of the emulated board (its IDCODE is what the '
-                    'emulated PCAP accepts).'),
-    cfg.FloatOpt('pcap_rate', default=128.0, min=0.001,
-                 help='Modelled configuration-port rate in MB/s: a load '
-                      'takes size / rate, reported as modelled time.'),
-    cfg.StrOpt('crash_at',
-               help='Fault injection: the emulated board dies (SIGKILL to '
-                    'this process) when the agent performs this hardware '
-                    'operation: decouple, pcap_write, couple, reset, read_id '
-                    'or dma_start.'),
 ]
 
 DATAPLANE_OPTS = [
@@ -72,13 +60,10 @@ DATAPLANE_OPTS = [
 def register_opts(conf):
     conf.register_group(agent_group)
     conf.register_opts(AGENT_OPTS, group=agent_group)
-    conf.register_group(emulator_group)
-    conf.register_opts(EMULATOR_OPTS, group=emulator_group)
     conf.register_group(dataplane_group)
     conf.register_opts(DATAPLANE_OPTS, group=dataplane_group)
 
 
 def list_opts():
     """For oslo-config-generator (entry point oslo.config.opts)."""
-    return [(agent_group, AGENT_OPTS), (emulator_group, EMULATOR_OPTS),
-            (dataplane_group, DATAPLANE_OPTS)]
+    return [(agent_group, AGENT_OPTS), (dataplane_group, DATAPLANE_OPTS)]

@@ -8,12 +8,12 @@ the region (the shell manifest gives each region a VLAN); the module sees
 the frame without it, and what the module sends goes out with it again.
 """
 import ctypes
-import logging
 import os
 import socket
 import struct
 import threading
 
+from oslo_log import log as logging
 from nova_fpga_agent.backends import base
 
 LOG = logging.getLogger(__name__)

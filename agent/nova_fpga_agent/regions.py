@@ -8,23 +8,25 @@ at any step leaves the region decoupled and FAILED with the step and the
 cause; other regions and the static shell are never touched.
 """
 import hashlib
-import logging
 import re
 import threading
 import time
 import uuid
 
-from nova_fpga import agent_rpcapi as api
+from oslo_log import log as logging
+
+import nova_fpga_agent
 from nova_fpga import bitstream
 from nova_fpga.bitstream import container
+from nova_fpga.contract import agent_api as api
+from nova_fpga.contract import reports
+from nova_fpga.contract import states
 from nova_fpga_agent.backends import base
-from nova_fpga_agent.emulator import modules
 from nova_fpga_agent import state as st
+from nova_fpga_emulator import modules
 
 LOG = logging.getLogger(__name__)
 
-LOAD_STEPS = ('validate', 'decouple', 'write', 'check_port', 'couple',
-              'reset', 'check_id', 'start_datapath', 'persist')
 SHA256 = re.compile(r'^[0-9a-f]{64}$')
 IMAGE_ID = re.compile(r'^[A-Za-z0-9-]{1,64}$')
 
@@ -72,7 +74,7 @@ class RegionManager:
             LOG.error('%s; every region is decoupled and marked FAILED until '
                       'it is unloaded', exc)
             self.states = {n: st.RegionState(
-                n, st.FAILED, error='state lost: %s' % exc) for n in names}
+                n, states.FAILED, error='state lost: %s' % exc) for n in names}
         for name in names:
             self._reconcile(self.states[name])
         self._save()
@@ -80,23 +82,23 @@ class RegionManager:
     def _reconcile(self, rs):
         name = rs.region
         held = self.backend.loaded_module(name)
-        if rs.state in (st.LOADING, st.UNLOADING):
+        if rs.state in (states.LOADING, states.UNLOADING):
             self._record(name, 'agent restarted during %s at step %s'
                          % (rs.state.lower(), rs.step))
             self._make_safe(name)
-            if rs.state == st.LOADING:
-                rs.state, rs.error = st.FAILED, (
+            if rs.state == states.LOADING:
+                rs.state, rs.error = states.FAILED, (
                     'agent restarted during the load, at step %s' % rs.step)
             else:
                 self._free(rs)
-        elif rs.state in (st.ACTIVE, st.STOPPED) and held != rs.module_id:
+        elif rs.state in (states.ACTIVE, states.STOPPED) and held != rs.module_id:
             self._make_safe(name)
-            rs.state, rs.error = st.FAILED, (
+            rs.state, rs.error = states.FAILED, (
                 'the fabric no longer holds module %s (board rebooted or '
                 'reconfigured behind the agent)' % _hex(rs.module_id))
-        elif rs.state in (st.FREE, st.FAILED):
+        elif rs.state in (states.FREE, states.FAILED):
             self._make_safe(name)
-        elif rs.state == st.ACTIVE:
+        elif rs.state == states.ACTIVE:
             # It was running: the fabric kept the module, but the DMA path
             # is the agent's and starts again with it.
             if self.backend.is_decoupled(name):
@@ -162,14 +164,14 @@ class RegionManager:
                                      % (instance_uuid,))
 
     def _held(self, rs, instance):
-        if rs.state == st.FAILED and rs.instance_uuid is None:
+        if rs.state == states.FAILED and rs.instance_uuid is None:
             return  # state was lost: anyone may clear the region
         if rs.instance_uuid != instance:
             raise api.RegionNotHeld('region %s is not held by instance %s'
                                     % (rs.region, instance))
 
     def _free(self, rs):
-        rs.state = st.FREE
+        rs.state = states.FREE
         rs.instance_uuid = rs.image_id = rs.sha256 = None
         rs.module_id = rs.step = rs.error = None
 
@@ -198,12 +200,12 @@ class RegionManager:
         lock = self._acquire(region)
         try:
             rs = self.states[region]
-            if rs.state != st.FREE and rs.instance_uuid != instance:
+            if rs.state != states.FREE and rs.instance_uuid != instance:
                 raise api.RegionBusy('region %s is held by instance %s (%s)'
                                      % (region, rs.instance_uuid, rs.state))
-            if rs.state in (st.ACTIVE, st.STOPPED):
+            if rs.state in (states.ACTIVE, states.STOPPED):
                 self._make_safe(region)  # a reload by the same instance
-            self._set(rs, state=st.LOADING, instance_uuid=instance,
+            self._set(rs, state=states.LOADING, instance_uuid=instance,
                       image_id=image_id, sha256=sha256, module_id=None,
                       step='validate', error=None)
             started = time.monotonic()
@@ -211,7 +213,7 @@ class RegionManager:
                 port_seconds = self._load_steps(spec, rs, data, sha256)
             except _StepFailed as exc:
                 self._make_safe(region)
-                self._set(rs, state=st.FAILED, error='load failed at step %s'
+                self._set(rs, state=states.FAILED, error='load failed at step %s'
                           % exc)
                 self._record(region, 'load of image %s failed at step %s'
                              % (image_id, exc))
@@ -225,9 +227,10 @@ class RegionManager:
                          '%s in %.3f s, %.3f s of it the configuration port'
                          % (image_id, _hex(rs.module_id), instance, total,
                             port_seconds))
-            return dict(self._describe_region(spec),
-                        port_seconds=port_seconds,
-                        agent_seconds=total - port_seconds)
+            return reports.LoadReport(
+                **self._describe_region(spec).to_dict(),
+                port_seconds=port_seconds,
+                agent_seconds=total - port_seconds).to_dict()
         finally:
             lock.release()
 
@@ -283,7 +286,7 @@ class RegionManager:
             if info.module_declared:
                 self.backend.dma_start(spec.name)
             advance('persist')
-            self._set(rs, state=st.ACTIVE, module_id=info.module_id,
+            self._set(rs, state=states.ACTIVE, module_id=info.module_id,
                       step=None)
             return port_seconds
         except (bitstream.BitstreamError, base.PortError,
@@ -296,50 +299,54 @@ class RegionManager:
         lock = self._acquire(region)
         try:
             rs = self.states[region]
-            if rs.state == st.FREE:
-                return self._describe_region(self.manifest.region(region))
+            if rs.state == states.FREE:
+                return self._describe_region(
+                    self.manifest.region(region)).to_dict()
             self._held(rs, instance)
-            self._set(rs, state=st.UNLOADING)
+            self._set(rs, state=states.UNLOADING)
             self._make_safe(region)
             self._free(rs)
             self._set(rs)
             self._record(region, 'unloaded for instance %s; region free and '
                          'decoupled' % instance)
-            return self._describe_region(self.manifest.region(region))
+            return self._describe_region(
+                    self.manifest.region(region)).to_dict()
         finally:
             lock.release()
 
     def power(self, region, instance_uuid, state):
         self._region(region)
         instance = self._instance(instance_uuid)
-        if state not in ('on', 'off'):
-            raise api.InvalidRequest("power state must be 'on' or 'off'")
+        if state not in states.POWER_STATES:
+            raise api.InvalidRequest('power state must be one of %s'
+                                     % ', '.join(states.POWER_STATES))
         lock = self._acquire(region)
         try:
             rs = self.states[region]
             self._held(rs, instance)
-            if rs.state not in (st.ACTIVE, st.STOPPED):
+            if rs.state not in (states.ACTIVE, states.STOPPED):
                 raise api.RegionBusy('region %s is %s: only an ACTIVE or '
                                      'STOPPED region changes power'
                                      % (region, rs.state))
             try:
-                if state == 'off':
+                if state == states.POWER_OFF:
                     self._make_safe(region)
-                    self._set(rs, state=st.STOPPED)
+                    self._set(rs, state=states.STOPPED)
                 else:
                     self.backend.set_decoupled(region, False)
                     self.backend.module_reset(region)
                     if rs.module_id != container.NO_USER_ID:
                         self.backend.dma_start(region)
-                    self._set(rs, state=st.ACTIVE)
+                    self._set(rs, state=states.ACTIVE)
             except (base.PortError, base.RegisterError) as exc:
                 self._make_safe(region)
-                self._set(rs, state=st.FAILED, error='power %s: %s'
+                self._set(rs, state=states.FAILED, error='power %s: %s'
                           % (state, exc))
                 raise api.HardwareError('region %s: power %s failed: %s'
                                         % (region, state, exc))
             self._record(region, 'power %s' % state)
-            return self._describe_region(self.manifest.region(region))
+            return self._describe_region(
+                    self.manifest.region(region)).to_dict()
         finally:
             lock.release()
 
@@ -350,12 +357,13 @@ class RegionManager:
         try:
             rs = self.states[region]
             self._held(rs, instance)
-            if rs.state != st.ACTIVE:
+            if rs.state != states.ACTIVE:
                 raise api.RegionBusy('region %s is %s: only an ACTIVE region '
                                      'is reset' % (region, rs.state))
             self.backend.module_reset(region)
             self._record(region, 'module reset')
-            return self._describe_region(self.manifest.region(region))
+            return self._describe_region(
+                    self.manifest.region(region)).to_dict()
         finally:
             lock.release()
 
@@ -363,50 +371,48 @@ class RegionManager:
 
     def _describe_region(self, spec):
         rs = self.states[spec.name]
-        return {
-            'name': spec.name,
-            'footprint': spec.footprint.to_dict(),
-            'traits': self.manifest.region_traits(spec),
-            'vlan': spec.vlan,
-            'state': rs.state,
-            'decoupled': self.backend.is_decoupled(spec.name),
-            'instance_uuid': rs.instance_uuid,
-            'image_id': rs.image_id,
-            'sha256': rs.sha256,
-            'module_id': _hex(rs.module_id) if rs.module_id is not None
+        return reports.RegionReport(
+            name=spec.name,
+            footprint=spec.footprint.to_dict(),
+            traits=self.manifest.region_traits(spec),
+            vlan=spec.vlan,
+            state=rs.state,
+            decoupled=self.backend.is_decoupled(spec.name),
+            instance_uuid=rs.instance_uuid,
+            image_id=rs.image_id,
+            sha256=rs.sha256,
+            module_id=_hex(rs.module_id) if rs.module_id is not None
             else None,
-            'error': rs.error,
-        }
+            error=rs.error)
 
     def describe(self):
-        from nova_fpga_agent import __version__
-        return {
-            'board': self.board_name,
-            'device': self.manifest.device.name,
-            'idcode': '0x%08X' % self.manifest.device.idcode,
-            'shell_id': self.manifest.shell_id,
-            'shell_version': self.manifest.version,
-            'backend': self.backend.name,
-            'agent_version': __version__,
-            'api_version': api.API_VERSION,
-            'boot_id': self.boot_id,
-            'regions': [self._describe_region(r)
-                        for r in self.manifest.regions],
-            'cached': [{'sha256': e['sha256'], 'image_id': e['image_id']}
-                       for e in (self.cache.entries() if self.cache else [])],
-        }
+        return reports.BoardReport(
+            board=self.board_name,
+            device=self.manifest.device.name,
+            idcode='0x%08X' % self.manifest.device.idcode,
+            shell_id=self.manifest.shell_id,
+            shell_version=self.manifest.version,
+            backend=self.backend.name,
+            agent_version=nova_fpga_agent.__version__,
+            api_version=api.API_VERSION,
+            boot_id=self.boot_id,
+            regions=[self._describe_region(r)
+                     for r in self.manifest.regions],
+            cached=[reports.CachedBitstream(e['sha256'], e['image_id'])
+                    for e in (self.cache.entries() if self.cache else [])],
+        ).to_dict()
 
     def health(self):
-        return {'board': self.board_name, 'status': 'ok',
-                'boot_id': self.boot_id,
-                'uptime': time.time() - self.started_at,
-                'regions': {n: s.state for n, s in self.states.items()}}
+        return reports.HealthReport(
+            board=self.board_name, status='ok', boot_id=self.boot_id,
+            uptime=time.time() - self.started_at,
+            regions={n: s.state for n, s in self.states.items()}).to_dict()
 
     def stats(self, region, dataplane_counters=None):
         spec = self._region(region)
         rs = self.states[region]
         counters = {}
-        if rs.state == st.ACTIVE and rs.module_id not in (
+        if rs.state == states.ACTIVE and rs.module_id not in (
                 None, container.NO_USER_ID):
             try:
                 counters = modules.read_counters(
@@ -414,12 +420,13 @@ class RegionManager:
                     lambda off: self.backend.read_register(region, off))
             except (base.RegisterError, ValueError) as exc:
                 counters = {'error': str(exc)}
-        return {'region': spec.name, 'state': rs.state,
-                'module_id': _hex(rs.module_id)
-                if rs.module_id is not None else None,
-                'module': counters,
-                'dataplane': dataplane_counters or {},
-                'log': list(self.log[region])}
+        return reports.RegionStats(
+            region=spec.name, state=rs.state,
+            module_id=_hex(rs.module_id) if rs.module_id is not None
+            else None,
+            module=counters,
+            dataplane=dataplane_counters or {},
+            log=list(self.log[region])).to_dict()
 
 
 def _hex(value):

@@ -1,4 +1,4 @@
-"""The agent's RPC endpoint: the versioned API nova_fpga.agent_rpcapi calls.
+"""The agent's RPC endpoint: the versioned API nova_fpga.contract.agent_api calls.
 
 Arguments arrive from the network: each is checked before it reaches the
 region manager (which checks names, UUIDs, digests and sizes again where it
@@ -8,7 +8,7 @@ import time
 
 import oslo_messaging as messaging
 
-from nova_fpga import agent_rpcapi as api
+from nova_fpga.contract import agent_api as api
 
 
 class AgentEndpoint:

@@ -8,19 +8,14 @@ file cannot make the agent crash at every start.
 """
 import dataclasses
 import json
-import logging
 import os
 import time
 
-LOG = logging.getLogger(__name__)
+from oslo_log import log as logging
 
-FREE = 'FREE'
-LOADING = 'LOADING'
-ACTIVE = 'ACTIVE'
-STOPPED = 'STOPPED'
-UNLOADING = 'UNLOADING'
-FAILED = 'FAILED'
-STATES = (FREE, LOADING, ACTIVE, STOPPED, UNLOADING, FAILED)
+from nova_fpga.contract import states
+
+LOG = logging.getLogger(__name__)
 
 FILE_NAME = 'regions.json'
 FORMAT_VERSION = 1
@@ -37,7 +32,7 @@ class StateCorrupt(Exception):
 @dataclasses.dataclass
 class RegionState:
     region: str
-    state: str = FREE
+    state: str = states.FREE
     instance_uuid: str = None
     image_id: str = None
     sha256: str = None
@@ -53,7 +48,7 @@ class RegionState:
     def from_dict(cls, data):
         fields = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - fields
-        if unknown or data.get('state') not in STATES:
+        if unknown or data.get('state') not in states.STATES:
             raise ValueError('bad region record %r' % (data,))
         return cls(**data)
 

@@ -5,7 +5,7 @@ from cocotbext.axi import (AxiLiteBus, AxiLiteMaster, AxiResp, AxiStreamBus,
                            AxiStreamFrame, AxiStreamSink, AxiStreamSource)
 
 from axi_helpers import pauses, random_frames, read_u32, seeded_random, start, write_u32
-from nova_fpga_agent.emulator.modules import LOOPBACK, Registers
+from nova_fpga_emulator.modules import LOOPBACK, Registers
 
 
 def attach(dut):

@@ -17,7 +17,7 @@ from scapy.packet import Raw
 import vtc_captures
 import vtc_model
 from axi_helpers import pauses, read_u32, seeded_random, start, write_u32
-from nova_fpga_agent.emulator.modules import VTC, Registers, VtcRegisters
+from nova_fpga_emulator.modules import VTC, Registers, VtcRegisters
 
 #: a distinct DSCP per class, so every marked frame shows its flow's class
 ALL_MARKED = {name: 8 + number for number, name in enumerate(vtc_model.CLASSES) if number}

@@ -7,7 +7,7 @@
 #       to nova_shell.v (rpN_mm2s, rpN_s2mm), its memory side through a
 #       SmartConnect to its own 64-bit HP port (rp0: HP0, rp1: HP1)
 #
-# The addresses are the shell manifest's (nova_fpga/shells/reference_xc7z020.json):
+# The addresses are the shell manifest's (nova_fpga/contract/shells/reference_xc7z020.json):
 # decoupler 0x43C00000 / 0x43C20000, module 0x43C10000 / 0x43C30000, 64 KiB
 # each; the DMA register blocks at 0x40400000 / 0x40410000 (PYNQ's usual
 # place).  DMA channel N of the manifest is region rpN's DMA.

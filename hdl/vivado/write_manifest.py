@@ -26,10 +26,10 @@ import sys
 import tempfile
 import uuid
 
-from nova_fpga import shell
+from nova_fpga.contract import shell
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / 'nova_fpga' / 'shells' / 'reference_xc7z020.json'
+REFERENCE = ROOT / 'nova_fpga' / 'contract' / 'shells' / 'reference_xc7z020.json'
 CLI = 'nova-fpga-bitstream'
 
 

@@ -15,12 +15,10 @@ board already; the filter checks again and logs why).
 from nova.scheduler import filters
 from oslo_log import log as logging
 
-from nova_fpga.bitstream import traits
+from nova_fpga.contract import placement
+from nova_fpga.contract import traits
 
 LOG = logging.getLogger(__name__)
-
-HYPERVISOR_TYPE = 'zynq'
-REGION_RESOURCE = 'resources:CUSTOM_FPGA_REGION'
 
 
 def image_fpga_traits(spec_obj):
@@ -33,7 +31,8 @@ def image_fpga_traits(spec_obj):
 
 def requests_region(spec_obj):
     flavor = spec_obj.flavor
-    amount = (flavor.extra_specs or {}).get(REGION_RESOURCE, '0')
+    amount = (flavor.extra_specs or {}).get(placement.REGION_EXTRA_SPEC,
+                                            '0')
     try:
         return int(amount) > 0
     except ValueError:
@@ -52,7 +51,7 @@ class ZynqFilter(filters.BaseHostFilter):
     run_filter_once_per_request = False
 
     def host_passes(self, host_state, spec_obj):
-        is_board = host_state.hypervisor_type == HYPERVISOR_TYPE
+        is_board = host_state.hypervisor_type == placement.HYPERVISOR_TYPE
         bitstream = image_fpga_traits(spec_obj)
         region = requests_region(spec_obj)
         if not is_board:
@@ -65,7 +64,7 @@ class ZynqFilter(filters.BaseHostFilter):
         if not region:
             LOG.info('%s is a Zynq board: the flavor %s does not request a '
                      'region (%s=1)', host_state, spec_obj.flavor.name,
-                     REGION_RESOURCE)
+                     placement.REGION_EXTRA_SPEC)
             return False
         if not bitstream:
             LOG.info('image %s has no FPGA traits: an ordinary image, or a '
@@ -74,17 +73,17 @@ class ZynqFilter(filters.BaseHostFilter):
                      image_id(spec_obj), host_state.nodename)
             return False
         stats = host_state.stats or {}
-        if stats.get('zynq_agent') != 'up':
+        if stats.get(placement.STAT_AGENT) != placement.AGENT_UP:
             LOG.info('board %s: its agent is not answering',
                      host_state.nodename)
             return False
         wanted = [t for t in bitstream
                   if t.startswith(traits.TRAIT_PREFIX + 'SHELL_')]
-        board_shell = traits.shell_trait(stats['zynq_shell_id'])
+        board_shell = traits.shell_trait(stats[placement.STAT_SHELL_ID])
         if wanted and board_shell not in wanted:
             # placement's traits already keep it out; say why if not
             LOG.info('image %s is built for another shell (%s) than board '
                      '%s runs (%s)', image_id(spec_obj), ', '.join(wanted),
-                     host_state.nodename, stats['zynq_shell_id'])
+                     host_state.nodename, stats[placement.STAT_SHELL_ID])
             return False
         return True

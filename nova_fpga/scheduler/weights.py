@@ -10,14 +10,12 @@ Enable it in ``[filter_scheduler] weight_classes`` by its dotted path
 ``nova.scheduler.weights.all_weighers``); its multiplier is
 ``[zynq] cached_bitstream_weight_multiplier``.
 """
-import nova.conf
 from nova.scheduler import weights
 
-from nova_fpga import conf as fpga_conf
+import nova_fpga.conf
+from nova_fpga.contract import placement
 
-CONF = nova.conf.CONF
-fpga_conf.register_opts(CONF)
-CACHED_IMAGES_STAT = 'zynq_cached_images'
+CONF = nova_fpga.conf.CONF
 
 
 class CachedBitstreamWeigher(weights.BaseHostWeigher):
@@ -29,5 +27,6 @@ class CachedBitstreamWeigher(weights.BaseHostWeigher):
         image = spec_obj.image
         if image is None or 'id' not in image:
             return 0.0
-        cached = (host_state.stats or {}).get(CACHED_IMAGES_STAT, '')
+        cached = (host_state.stats or {}).get(placement.STAT_CACHED_IMAGES,
+                                             '')
         return 1.0 if image.id in cached.split(',') else 0.0

@@ -5,10 +5,10 @@ from ``[zynq] transport_url`` (nova's own only when that is unset).
 """
 import oslo_messaging as messaging
 
-from nova_fpga import agent_rpcapi
+from nova_fpga.contract import agent_api
 
 #: Errors an agent raises that oslo.messaging re-creates on our side.
-ALLOWED_EXMODS = ['nova_fpga.agent_rpcapi']
+ALLOWED_EXMODS = ['nova_fpga.contract.agent_api']
 
 
 def get_transport(conf):
@@ -18,7 +18,7 @@ def get_transport(conf):
 
 
 def make_client(conf):
-    return agent_rpcapi.AgentAPI(get_transport(conf), topic=conf.zynq.topic,
+    return agent_api.AgentAPI(get_transport(conf), topic=conf.zynq.topic,
                                  timeout=conf.zynq.rpc_timeout)
 
 

@@ -10,13 +10,12 @@ import uuid
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
-from nova_fpga import agent_rpcapi
+from nova_fpga.contract import agent_api
+from nova_fpga.contract import reports
+from nova_fpga.contract import states
 
 LOG = logging.getLogger(__name__)
 
-REGION_RESOURCE_CLASS = 'CUSTOM_FPGA_REGION'
-#: on the board's root provider, one per region (see providers.py)
-SLOT_RESOURCE_CLASS = 'CUSTOM_FPGA_BOARD_SLOT'
 #: Errors that mean "the agent did not answer", as opposed to a refusal.
 UNREACHABLE = (messaging.MessagingTimeout, messaging.MessageDeliveryFailure)
 
@@ -31,7 +30,7 @@ class Board:
         self.region_uuids = {r.name: str(uuid.uuid5(namespace,
                                                     '%s/%s' % (name, r.name)))
                              for r in manifest.regions}
-        #: the agent's last describe() answer (None: never answered)
+        #: the agent's last BoardReport (None: never answered)
         self.last = None
         self.up = False
         self.problem = 'the agent has not answered yet'
@@ -40,17 +39,17 @@ class Board:
         return '%s:%s' % (self.name, region)
 
     def regions(self):
-        """Region name -> the agent's last description of it."""
-        return {r['name']: r for r in (self.last or {}).get('regions', [])}
+        """Region name -> the agent's last RegionReport of it."""
+        return {r.name: r for r in (self.last.regions if self.last else [])}
 
     def cached(self):
         """SHA-256 -> image ID of the bitstreams the board caches."""
-        return {c['sha256']: c['image_id']
-                for c in (self.last or {}).get('cached', [])}
+        return {c.sha256: c.image_id
+                for c in (self.last.cached if self.last else [])}
 
     def region_of(self, instance_uuid):
         for name, region in self.regions().items():
-            if region.get('instance_uuid') == instance_uuid:
+            if region.instance_uuid == instance_uuid:
                 return name, region
         return None, None
 
@@ -58,11 +57,11 @@ class Board:
         """Whether placement may give this region to a new server."""
         if not self.up:
             return False
-        state = self.regions().get(region, {})
+        report = self.regions().get(region)
         # a FAILED region nobody holds needs an operator; held ones are
         # freed by nova's cleanup of the instance that holds them
-        return not (state.get('state') == 'FAILED'
-                    and not state.get('instance_uuid'))
+        return not (report is not None and report.state == states.FAILED
+                    and not report.instance_uuid)
 
 
 class Boards:
@@ -98,12 +97,12 @@ class Boards:
             board.up = False
             board.problem = 'the agent does not answer'
             return board
-        board.last = answer
-        if answer.get('shell_id') != board.manifest.shell_id:
+        board.last = answer = reports.BoardReport.from_dict(answer)
+        if answer.shell_id != board.manifest.shell_id:
             board.up = False
             board.problem = ('board runs shell %s, nova-compute is '
                              'configured for shell %s'
-                             % (answer.get('shell_id'),
+                             % (answer.shell_id,
                                 board.manifest.shell_id))
             LOG.error('board %s: %s', board.name, board.problem)
         else:
@@ -116,13 +115,13 @@ class Boards:
         found = {}
         for board in self:
             for name, region in board.regions().items():
-                if region.get('instance_uuid'):
-                    found[region['instance_uuid']] = (board, name)
+                if region.instance_uuid:
+                    found[region.instance_uuid] = (board, name)
         return found
 
 
 def agent_error_text(exc):
     """An agent error's message without oslo.messaging's remote traceback."""
-    if isinstance(exc, agent_rpcapi.AgentError):
+    if isinstance(exc, agent_api.AgentError):
         return exc.message.split('\n')[0]
     return str(exc).split('\n')[0]

@@ -14,16 +14,18 @@ from nova.compute import task_states
 from nova import context as nova_context
 from nova import exception
 from nova.image import glance
-import nova.conf
 from nova.virt import driver
 from nova.virt import hardware
 import nova.virt.node
 from nova import objects
 from oslo_log import log as logging
 
-from nova_fpga import agent_rpcapi
-from nova_fpga import conf as fpga_conf
-from nova_fpga import shell
+import nova_fpga.conf
+from nova_fpga.contract import agent_api
+from nova_fpga.contract import placement
+from nova_fpga.contract import reports
+from nova_fpga.contract import shell
+from nova_fpga.contract import states
 from nova_fpga.virt import agents
 from nova_fpga.virt import boards as zboards
 from nova_fpga.virt import console
@@ -31,15 +33,13 @@ from nova_fpga.virt import providers
 from nova_fpga.virt import unsupported
 
 LOG = logging.getLogger(__name__)
-CONF = nova.conf.CONF
-fpga_conf.register_opts(CONF)
+CONF = nova_fpga.conf.CONF
 
-HYPERVISOR_TYPE = 'zynq'
 NETWORKING_UNSUPPORTED = ('region networking is not supported yet: create '
                           'the server with --nic none')
-POWER_STATES = {'ACTIVE': power_state.RUNNING,
-                'STOPPED': power_state.SHUTDOWN,
-                'FAILED': power_state.CRASHED}
+POWER_STATES = {states.ACTIVE: power_state.RUNNING,
+                states.STOPPED: power_state.SHUTDOWN,
+                states.FAILED: power_state.CRASHED}
 
 
 class ZynqDriver(driver.ComputeDriver):
@@ -75,14 +75,14 @@ class ZynqDriver(driver.ComputeDriver):
                             board.name, board.problem)
                 continue
             for name, region in board.regions().items():
-                if region.get('instance_uuid'):
+                if region.instance_uuid:
                     self._reconcile(context, host, board, name, region)
 
     def _reconcile(self, context, host, board, name, region):
         """Free a region whose server nova no longer has on this board
         (deleted while nova-compute was down, or a load nova never
         recorded); keep and report the others."""
-        uuid = region['instance_uuid']
+        uuid = region.instance_uuid
         try:
             instance = objects.Instance.get_by_uuid(context, uuid,
                                                     expected_attrs=[])
@@ -91,7 +91,7 @@ class ZynqDriver(driver.ComputeDriver):
         if (instance is not None and not instance.deleted
                 and instance.host == host and instance.node == board.name):
             LOG.info('board %s region %s holds instance %s (%s)',
-                     board.name, name, uuid, region['state'])
+                     board.name, name, uuid, region.state)
             return
         why = ('nova has no such instance' if instance is None else
                'instance is deleted' if instance.deleted else
@@ -101,7 +101,7 @@ class ZynqDriver(driver.ComputeDriver):
                     'unloading it', board.name, name, uuid, why)
         try:
             self._boards.client.unload({}, board.name, name, uuid)
-        except (agent_rpcapi.AgentError,) + zboards.UNREACHABLE as exc:
+        except (agent_api.AgentError,) + zboards.UNREACHABLE as exc:
             LOG.error('board %s region %s: unloading instance %s failed: '
                       '%s', board.name, name, uuid,
                       zboards.agent_error_text(exc))
@@ -117,12 +117,12 @@ class ZynqDriver(driver.ComputeDriver):
         board = self._boards.refresh({}, self._boards[nodename])
         free = sum(1 for r in board.manifest.regions
                    if board.usable(r.name)
-                   and not board.regions().get(r.name, {}).get(
-                       'instance_uuid'))
+                   and not getattr(board.regions().get(r.name),
+                                   'instance_uuid', None))
         return {
             'uuid': board.uuid,
             'hypervisor_hostname': board.name,
-            'hypervisor_type': HYPERVISOR_TYPE,
+            'hypervisor_type': placement.HYPERVISOR_TYPE,
             'hypervisor_version': 1,
             # a board runs no guests: nothing a VM flavor could claim
             'vcpus': 0, 'memory_mb': 0, 'local_gb': 0,
@@ -132,12 +132,13 @@ class ZynqDriver(driver.ComputeDriver):
             'supported_instances': [],
             'numa_topology': None,
             # what the scheduler filter reads (image properties nova drops)
-            'stats': {'zynq_board': board.name,
-                      'zynq_agent': 'up' if board.up else 'down',
-                      'zynq_shell_id': board.manifest.shell_id,
-                      'zynq_free_regions': str(free),
+            'stats': {placement.STAT_BOARD: board.name,
+                      placement.STAT_AGENT: placement.AGENT_UP if board.up
+                      else placement.AGENT_DOWN,
+                      placement.STAT_SHELL_ID: board.manifest.shell_id,
+                      placement.STAT_FREE_REGIONS: str(free),
                       # what the CachedBitstreamWeigher reads
-                      'zynq_cached_images': ','.join(
+                      placement.STAT_CACHED_IMAGES: ','.join(
                           sorted(set(board.cached().values())))},
         }
 
@@ -179,7 +180,7 @@ class ZynqDriver(driver.ComputeDriver):
             return hardware.InstanceInfo(state=power_state.NOSTATE)
         board, _, region = self._region_of(instance, fresh=False)
         return hardware.InstanceInfo(
-            state=POWER_STATES.get(region['state'], power_state.NOSTATE))
+            state=POWER_STATES.get(region.state, power_state.NOSTATE))
 
     def spawn(self, context, instance, image_meta, injected_files,
               admin_password, allocations, network_info=None,
@@ -190,8 +191,8 @@ class ZynqDriver(driver.ComputeDriver):
         board, region = self._allocated_region(instance, allocations)
         try:
             self._load(context, instance, board, region)
-        except (agent_rpcapi.LoadFailed, agent_rpcapi.RegionBusy,
-                agent_rpcapi.HardwareError) as exc:
+        except (agent_api.LoadFailed, agent_api.RegionBusy,
+                agent_api.HardwareError) as exc:
             # another board (or region) may well take it: reschedule
             raise exception.ComputeResourcesUnavailable(
                 reason=zboards.agent_error_text(exc))
@@ -200,7 +201,7 @@ class ZynqDriver(driver.ComputeDriver):
                 reason='board %s did not answer the load of region %s '
                        'within %d s' % (board.name, region,
                                         CONF.zynq.load_timeout))
-        except agent_rpcapi.AgentError as exc:
+        except agent_api.AgentError as exc:
             raise exception.BuildAbortException(
                 instance_uuid=instance.uuid,
                 reason='board %s refused the load: %s'
@@ -212,7 +213,8 @@ class ZynqDriver(driver.ComputeDriver):
 
     def _allocated_region(self, instance, allocations):
         for rp_uuid, alloc in (allocations or {}).items():
-            if zboards.REGION_RESOURCE_CLASS in alloc.get('resources', {}):
+            if placement.REGION_RESOURCE_CLASS in alloc.get('resources',
+                                                            {}):
                 board, region = self._boards.by_provider(rp_uuid)
                 if board is None or board.name != instance.node:
                     raise exception.BuildAbortException(
@@ -224,7 +226,7 @@ class ZynqDriver(driver.ComputeDriver):
         raise exception.BuildAbortException(
             instance_uuid=instance.uuid,
             reason='no FPGA region was allocated: the flavor must request '
-                   'resources:%s=1' % zboards.REGION_RESOURCE_CLASS)
+                   '%s=1' % placement.REGION_EXTRA_SPEC)
 
     def _load(self, context, instance, board, region):
         """Load the server's image into its region: by digest alone when
@@ -242,7 +244,7 @@ class ZynqDriver(driver.ComputeDriver):
                     timeout=CONF.zynq.load_timeout)
                 LOG.info('board %s loaded image %s from its cache',
                          board.name, instance.image_ref, instance=instance)
-            except agent_rpcapi.NotCached:
+            except agent_api.NotCached:
                 LOG.info('board %s no longer caches image %s: sending it',
                          board.name, instance.image_ref, instance=instance)
         transfer = 0.0
@@ -253,12 +255,13 @@ class ZynqDriver(driver.ComputeDriver):
                 agents.rpc_context(context), board.name, region,
                 instance.uuid, instance.image_ref, expected, data,
                 timeout=CONF.zynq.load_timeout)
+        report = reports.LoadReport.from_dict(result)
         LOG.info('spawn timing: image transfer %.3f s, load call %.3f s '
                  '(configuration port %.3f s modelled, agent %.3f s) on '
                  'board %s region %s', transfer,
                  time.monotonic() - started - transfer,
-                 result.get('port_seconds', 0.0),
-                 result.get('agent_seconds', 0.0), board.name, region,
+                 report.port_seconds, report.agent_seconds, board.name,
+                 region,
                  instance=instance)
 
     def _image_sha256(self, context, instance):
@@ -317,7 +320,7 @@ class ZynqDriver(driver.ComputeDriver):
         try:
             self._boards.client.power({}, board.name, region, instance.uuid,
                                       on)
-        except agent_rpcapi.AgentError as exc:
+        except agent_api.AgentError as exc:
             failure = (exception.InstancePowerOnFailure if on
                        else exception.InstancePowerOffFailure)
             raise failure(reason=zboards.agent_error_text(exc))
@@ -342,14 +345,14 @@ class ZynqDriver(driver.ComputeDriver):
         load failed or whose logic is suspect."""
         board, region, state = self._region_of(instance)
         try:
-            if reboot_type == 'SOFT' and state['state'] == 'ACTIVE':
+            if reboot_type == 'SOFT' and state.state == states.ACTIVE:
                 self._boards.client.reset(agents.rpc_context(context),
                                           board.name, region, instance.uuid)
                 LOG.info('module in board %s region %s reset', board.name,
                          region, instance=instance)
                 return
             self._load(context, instance, board, region)
-        except agent_rpcapi.AgentError as exc:
+        except agent_api.AgentError as exc:
             raise exception.InstanceRebootFailure(
                 reason=zboards.agent_error_text(exc))
         except zboards.UNREACHABLE:

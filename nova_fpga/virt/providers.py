@@ -14,7 +14,7 @@ properties select.  A region that cannot take a server (board silent,
 region failed) keeps its inventory, reserved: deleting it would fail while
 it holds an allocation, and the server on it is not lost.
 """
-from nova_fpga.virt import boards as zboards
+from nova_fpga.contract import placement
 
 
 def _inventory(resource_class, total, reserved):
@@ -24,7 +24,7 @@ def _inventory(resource_class, total, reserved):
 
 
 def region_inventory(usable):
-    return _inventory(zboards.REGION_RESOURCE_CLASS, 1, 0 if usable else 1)
+    return _inventory(placement.REGION_RESOURCE_CLASS, 1, 0 if usable else 1)
 
 
 def update(provider_tree, board):
@@ -32,7 +32,7 @@ def update(provider_tree, board):
     regions = board.manifest.regions
     unusable = sum(1 for r in regions if not board.usable(r.name))
     provider_tree.update_inventory(board.name, _inventory(
-        zboards.SLOT_RESOURCE_CLASS, len(regions), unusable))
+        placement.BOARD_SLOT_RESOURCE_CLASS, len(regions), unusable))
     for region in regions:
         name = board.provider_name(region.name)
         if not provider_tree.exists(name):

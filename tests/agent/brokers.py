@@ -1,5 +1,5 @@
 """A real RabbitMQ for the agent tests: the configured one when it answers
-and can be administered, else a private node (nova_fpga.localcloud.rabbitmq)
+and can be administered, else a private node (nova_fpga_devtools.localcloud.rabbitmq)
 started here and stopped by pid.  Each test session gets the agents' own
 vhost and per-board users."""
 import os
@@ -7,8 +7,8 @@ import secrets
 
 import pytest
 
-from nova_fpga.localcloud import process
-from nova_fpga.localcloud import rabbitmq as localrabbit
+from nova_fpga_devtools.localcloud import process
+from nova_fpga_devtools.localcloud import rabbitmq as localrabbit
 
 
 class Broker:

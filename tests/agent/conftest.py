@@ -6,13 +6,13 @@ from oslo_config import cfg
 import oslo_messaging as messaging
 import pytest
 
-from nova_fpga import agent_rpcapi as api
+from nova_fpga.contract import agent_api as api
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import container
 from nova_fpga_agent import conf as agent_conf
-from nova_fpga import shell as mf
+from nova_fpga.contract import shell as mf
 from nova_fpga_agent import service
-from nova_fpga_agent.emulator import modules
+from nova_fpga_emulator import modules
 from tests.agent.brokers import rabbitmq  # noqa: F401 (a fixture)
 
 REFERENCE = mf.load(mf.REFERENCE)
@@ -65,7 +65,7 @@ class InProcessCloud:
         # only, so transports are made with it, as in a real service.
         self.transport = messaging.get_rpc_transport(
             cfg.CONF, url='fake:/',
-            allowed_remote_exmods=['nova_fpga.agent_rpcapi'])
+            allowed_remote_exmods=['nova_fpga.contract.agent_api'])
         self.notifications = messaging.get_notification_transport(
             cfg.CONF, url='fake:/')
         self.client = api.AgentAPI(self.transport, timeout=30)

@@ -8,7 +8,7 @@ import time
 from oslo_config import cfg
 import oslo_messaging as messaging
 
-from nova_fpga import agent_rpcapi as api
+from nova_fpga.contract import agent_api as api
 from tests.agent.conftest import write_conf
 
 AGENT = os.path.join(sys.prefix, 'bin', 'nova-fpga-agent')
@@ -67,5 +67,5 @@ class AgentProcess:
 
 def client_for(url, timeout=30):
     transport = messaging.get_rpc_transport(
-        cfg.CONF, url=url, allowed_remote_exmods=['nova_fpga.agent_rpcapi'])
+        cfg.CONF, url=url, allowed_remote_exmods=['nova_fpga.contract.agent_api'])
     return api.AgentAPI(transport, timeout=timeout), transport

@@ -7,9 +7,10 @@ import uuid
 import oslo_messaging as messaging
 import pytest
 
-from nova_fpga import agent_rpcapi as api
+from nova_fpga.contract import states
+from nova_fpga.contract import agent_api as api
 from nova_fpga_agent import state as st
-from nova_fpga_agent.emulator import modules
+from nova_fpga_emulator import modules
 from tests.agent.conftest import REFERENCE, module_for
 from tests.unit.bitstream import realfiles
 
@@ -35,13 +36,13 @@ def test_describe_names_board_shell_and_regions(cloud):
     assert d['api_version'] == api.API_VERSION and d['agent_version']
     rp0 = region_of(d, 'rp0')
     assert rp0['footprint'] == REFERENCE.region('rp0').footprint.to_dict()
-    assert rp0['state'] == 'FREE' and rp0['instance_uuid'] is None
+    assert rp0['state'] == states.FREE and rp0['instance_uuid'] is None
 
 
 def test_load_stats_power_reset_unload(cloud):
     agent = cloud.start('b0')
     instance, result = load(cloud, 'b0', 'rp0', module_for('rp0'))
-    assert result['state'] == 'ACTIVE' and result['module_id'] == LOOPBACK
+    assert result['state'] == states.ACTIVE and result['module_id'] == LOOPBACK
     assert result['port_seconds'] > 0 and result['agent_seconds'] > 0
     frame = bytes(range(64))
     assert agent.manager.backend.transfer('rp0', frame) == [frame]
@@ -50,11 +51,11 @@ def test_load_stats_power_reset_unload(cloud):
     assert 'loaded image img-1' in stats['log'][-1]
 
     off = cloud.client.power({}, 'b0', 'rp0', instance, False)
-    assert off['state'] == 'STOPPED'
+    assert off['state'] == states.STOPPED
     assert agent.manager.backend.is_decoupled('rp0')
     assert cloud.client.stats({}, 'b0', 'rp0')['module'] == {}
     on = cloud.client.power({}, 'b0', 'rp0', instance, True)
-    assert on['state'] == 'ACTIVE'
+    assert on['state'] == states.ACTIVE
     # power on resets the module: counters start again
     assert cloud.client.stats({}, 'b0', 'rp0')['module']['frames'] == 0
     agent.manager.backend.transfer('rp0', frame)
@@ -62,16 +63,16 @@ def test_load_stats_power_reset_unload(cloud):
     assert cloud.client.stats({}, 'b0', 'rp0')['module']['frames'] == 0
 
     freed = cloud.client.unload({}, 'b0', 'rp0', instance)
-    assert freed['state'] == 'FREE' and freed['instance_uuid'] is None
+    assert freed['state'] == states.FREE and freed['instance_uuid'] is None
     assert agent.manager.backend.is_decoupled('rp0')
     # unloading a free region again is harmless
-    assert cloud.client.unload({}, 'b0', 'rp0', instance)['state'] == 'FREE'
+    assert cloud.client.unload({}, 'b0', 'rp0', instance)['state'] == states.FREE
 
 
 def test_real_partial_loads_as_an_opaque_module(cloud):
     cloud.start('b0')
     _, result = load(cloud, 'b0', 'rp0', realfiles.read('pr_0_add.bit'))
-    assert result['state'] == 'ACTIVE' and result['module_id'] == 'opaque'
+    assert result['state'] == states.ACTIVE and result['module_id'] == 'opaque'
     assert cloud.client.stats({}, 'b0', 'rp0')['module'] == {}
 
 
@@ -95,11 +96,11 @@ def test_refused_loads_name_step_and_cause(cloud, region, data, message):
     assert 'step validate' in str(exc.value) and message in str(exc.value)
     assert exc.value.step == 'validate'
     rs = agent.manager.states[region]
-    assert rs.state == st.FAILED and message in rs.error
+    assert rs.state == states.FAILED and message in rs.error
     assert agent.manager.backend.is_decoupled(region)
     # the other region kept running
     other = 'rp0' if region == 'rp1' else 'rp1'
-    assert agent.manager.states[other].state == st.ACTIVE
+    assert agent.manager.states[other].state == states.ACTIVE
     assert not agent.manager.backend.is_decoupled(other)
 
 
@@ -120,15 +121,15 @@ def test_port_failure_mid_write(cloud):
         load(cloud, 'b0', 'rp0', module_for('rp0'), instance=mine)
     assert exc.value.step == 'write'
     assert 'after 4096 of' in str(exc.value)
-    assert agent.manager.states['rp0'].state == st.FAILED
+    assert agent.manager.states['rp0'].state == states.FAILED
     assert agent.manager.backend.is_decoupled('rp0')
-    assert agent.manager.states['rp1'].state == st.ACTIVE
+    assert agent.manager.states['rp1'].state == states.ACTIVE
     # the failed region belongs to its instance until it is unloaded;
     # the same instance may retry at once
     with pytest.raises(api.RegionBusy):
         load(cloud, 'b0', 'rp0', module_for('rp0'))
     _, again = load(cloud, 'b0', 'rp0', module_for('rp0'), instance=mine)
-    assert again['state'] == 'ACTIVE'
+    assert again['state'] == states.ACTIVE
 
 
 def test_busy_region(cloud):
@@ -211,7 +212,7 @@ def test_restart_keeps_state_and_running_modules(cloud):
     cloud.stop('b0')
     agent = cloud.start('b0')
     rp1 = region_of(cloud.client.describe({}, 'b0'), 'rp1')
-    assert rp1['state'] == 'ACTIVE' and rp1['instance_uuid'] == instance
+    assert rp1['state'] == states.ACTIVE and rp1['instance_uuid'] == instance
     frame = bytes(100)
     assert agent.manager.backend.transfer('rp1', frame) == [frame]
 
@@ -224,13 +225,13 @@ def test_corrupt_state_file_starts_safe(cloud, tmp_path):
     agent = cloud.start('b0')
     d = cloud.client.describe({}, 'b0')
     for region in d['regions']:
-        assert region['state'] == 'FAILED'
+        assert region['state'] == states.FAILED
         assert 'unreadable' in region['error']
         assert agent.manager.backend.is_decoupled(region['name'])
     assert list((tmp_path / 'b0').glob('regions.json.corrupt-*'))
     # an operator (or nova) clears a region, then it loads again
     cloud.client.unload({}, 'b0', 'rp0', str(uuid.uuid4()))
-    assert load(cloud, 'b0', 'rp0', module_for('rp0'))[1]['state'] == 'ACTIVE'
+    assert load(cloud, 'b0', 'rp0', module_for('rp0'))[1]['state'] == states.ACTIVE
 
 
 def test_board_reboot_is_noticed(cloud, tmp_path):
@@ -240,7 +241,7 @@ def test_board_reboot_is_noticed(cloud, tmp_path):
     (tmp_path / 'b0' / 'emulated-pl.json').unlink()  # the fabric lost power
     cloud.start('b0')
     rp0 = region_of(cloud.client.describe({}, 'b0'), 'rp0')
-    assert rp0['state'] == 'FAILED'
+    assert rp0['state'] == states.FAILED
     assert 'no longer holds module %s' % LOOPBACK in rp0['error']
 
 

@@ -7,7 +7,8 @@ import uuid
 import oslo_messaging as messaging
 import pytest
 
-from nova_fpga import agent_rpcapi as api
+from nova_fpga.contract import states
+from nova_fpga.contract import agent_api as api
 from tests.agent.conftest import module_for
 from tests.agent.processes import AgentProcess, client_for
 from tests.unit.bitstream import realfiles
@@ -59,7 +60,7 @@ def test_two_boards_side_by_side(client, agents, tmp_path):
     assert r0['module_id'] == '0x4E460001' and r1['module_id'] == 'opaque'
     assert region_of(client, 'zb0', 'rp0')['instance_uuid'] == i0
     assert region_of(client, 'zb1', 'rp0')['instance_uuid'] == i1
-    assert region_of(client, 'zb1', 'rp1')['state'] == 'FREE'
+    assert region_of(client, 'zb1', 'rp1')['state'] == states.FREE
     # each board keeps its own state directory
     for board, instance in (('zb0', i0), ('zb1', i1)):
         saved = json.loads((tmp_path / board / 'regions.json').read_text())
@@ -67,14 +68,14 @@ def test_two_boards_side_by_side(client, agents, tmp_path):
                 if r['region'] == 'rp0'] == [instance]
     stats = client.stats({}, 'zb0', 'rp0')
     assert stats['module'] == {'frames': 0, 'bytes': 0}
-    assert client.power({}, 'zb0', 'rp0', i0, False)['state'] == 'STOPPED'
+    assert client.power({}, 'zb0', 'rp0', i0, False)['state'] == states.STOPPED
     assert region_of(client, 'zb0', 'rp0')['decoupled']
-    assert client.power({}, 'zb0', 'rp0', i0, True)['state'] == 'ACTIVE'
-    assert client.reset({}, 'zb0', 'rp0', i0)['state'] == 'ACTIVE'
+    assert client.power({}, 'zb0', 'rp0', i0, True)['state'] == states.ACTIVE
+    assert client.reset({}, 'zb0', 'rp0', i0)['state'] == states.ACTIVE
     with pytest.raises(api.RegionNotHeld):
         client.unload({}, 'zb0', 'rp0', i1)
     client.unload({}, 'zb0', 'rp0', i0)
-    assert region_of(client, 'zb0', 'rp0')['state'] == 'FREE'
+    assert region_of(client, 'zb0', 'rp0')['state'] == states.FREE
 
 
 def test_board_credentials_reach_only_the_agents_vhost(rabbitmq):
@@ -100,18 +101,18 @@ def test_sigkill_at_each_step_of_a_load(client, agents, tmp_path, rabbitmq,
     assert doomed.wait_dead() == -9
     saved = json.loads((tmp_path / board / 'regions.json').read_text())
     rp0 = next(r for r in saved['regions'] if r['region'] == 'rp0')
-    assert rp0['state'] == 'LOADING' and rp0['step'] == step
+    assert rp0['state'] == states.LOADING and rp0['step'] == step
 
     agent = agents(board, client)  # same config, no crash
     assert agent.state_dir == doomed.state_dir
     region = region_of(client, board, 'rp0')
-    assert region['state'] == 'FAILED' and region['decoupled']
+    assert region['state'] == states.FAILED and region['decoupled']
     assert 'agent restarted during the load, at step %s' % step \
         in region['error']
-    assert region_of(client, board, 'rp1')['state'] == 'FREE'
+    assert region_of(client, board, 'rp1')['state'] == states.FREE
     # the instance that held it loads again; the region works
     _, result = load(client, board, 'rp0', module_for('rp0'), instance)
-    assert result['state'] == 'ACTIVE' and not result['decoupled']
+    assert result['state'] == states.ACTIVE and not result['decoupled']
 
 
 def test_corrupt_state_file_no_crash_loop(client, agents, tmp_path, rabbitmq):
@@ -120,11 +121,11 @@ def test_corrupt_state_file_no_crash_loop(client, agents, tmp_path, rabbitmq):
     (tmp_path / board / 'regions.json').write_text('{not json')
     agent = agents(board, client)
     region = region_of(client, board, 'rp0')
-    assert region['state'] == 'FAILED' and 'unreadable' in region['error']
+    assert region['state'] == states.FAILED and 'unreadable' in region['error']
     assert 'is unreadable' in agent.log_text()
     agent.stop()
     agents(board, client)  # and it starts again, cleanly
-    assert region_of(client, board, 'rp0')['state'] == 'FAILED'
+    assert region_of(client, board, 'rp0')['state'] == states.FAILED
 
 
 def test_agent_refuses_to_start_on_the_wrong_device(tmp_path, rabbitmq,

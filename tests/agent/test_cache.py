@@ -6,7 +6,8 @@ import uuid
 
 import pytest
 
-from nova_fpga import agent_rpcapi as api
+from nova_fpga.contract import states
+from nova_fpga.contract import agent_api as api
 from nova_fpga_agent import cache as bc
 from tests.agent.conftest import module_for
 
@@ -68,12 +69,12 @@ def test_load_by_digest_over_rpc(cloud):
     second = str(uuid.uuid4())
     result = cloud.client.load({}, 'b0', 'rp0', second, 'img-1',
                                digest(data), None)
-    assert (result['state'], result['instance_uuid']) == ('ACTIVE', second)
+    assert (result['state'], result['instance_uuid']) == (states.ACTIVE, second)
     other = module_for('rp1')
     with pytest.raises(api.NotCached):
         cloud.client.load({}, 'b0', 'rp1', str(uuid.uuid4()), 'img-2',
                           digest(other), None)
-    assert cloud.client.describe({}, 'b0')['regions'][1]['state'] == 'FREE'
+    assert cloud.client.describe({}, 'b0')['regions'][1]['state'] == states.FREE
 
 
 def test_version_cap_1_0_never_asks_for_a_cached_load(cloud):

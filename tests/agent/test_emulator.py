@@ -6,8 +6,8 @@ import pytest
 
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
-from nova_fpga_agent.emulator import board
-from nova_fpga_agent.emulator import modules
+from nova_fpga_emulator import board
+from nova_fpga_emulator import modules
 from tests.agent.conftest import REFERENCE, module_for, opaque_for
 from tests.unit.bitstream import mutate
 from tests.unit.bitstream import realfiles
@@ -105,7 +105,7 @@ def test_decoupling_is_the_decoupler_hdl(emu):
     """The loaded module runs behind region_decoupler.v: DECERR comes from
     the HDL, and a frame the shell offers while decoupled waits for the
     region to be coupled (hdl/README.md), then comes back."""
-    from nova_fpga_agent.emulator import hdl_bridge
+    from nova_fpga_emulator import hdl_bridge
     emu.pcap_write(module_for('rp0'))
     bridge = emu._regions['rp0'].bridge
     assert bridge.module.top == modules.SLOT_TOP and bridge.decoupled

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from nova_fpga import bitstream
-from nova_fpga import shell as mf
+from nova_fpga.contract import shell as mf
 from tests.agent.conftest import REFERENCE, module_for
 from tests.unit.bitstream import realfiles
 

@@ -4,34 +4,35 @@ import os
 
 import pytest
 
+from nova_fpga.contract import states
 from nova_fpga_agent import state as st
 
 
 def test_round_trip(tmp_path):
     store = st.StateStore(str(tmp_path))
-    states = store.load(['rp0', 'rp1'])
-    assert {s.state for s in states.values()} == {st.FREE}
-    states['rp0'].state = st.ACTIVE
-    states['rp0'].instance_uuid = 'x'
-    states['rp0'].module_id = 0x4E460001
-    store.save(states)
+    loaded = store.load(['rp0', 'rp1'])
+    assert {s.state for s in loaded.values()} == {states.FREE}
+    loaded['rp0'].state = states.ACTIVE
+    loaded['rp0'].instance_uuid = 'x'
+    loaded['rp0'].module_id = 0x4E460001
+    store.save(loaded)
     again = st.StateStore(str(tmp_path)).load(['rp0', 'rp1'])
-    assert again['rp0'] == states['rp0']
+    assert again['rp0'] == loaded['rp0']
 
 
 def test_a_crash_while_saving_leaves_the_old_file(tmp_path, monkeypatch):
     store = st.StateStore(str(tmp_path))
-    states = store.load(['rp0'])
-    states['rp0'].state = st.ACTIVE
-    store.save(states)
+    loaded = store.load(['rp0'])
+    loaded['rp0'].state = states.ACTIVE
+    store.save(loaded)
     before = open(store.path).read()
-    states['rp0'].state = st.FAILED
+    loaded['rp0'].state = states.FAILED
 
     def dies(*args):
         raise OSError('power cut')
     monkeypatch.setattr(os, 'replace', dies)
     with pytest.raises(OSError):
-        store.save(states)
+        store.save(loaded)
     assert open(store.path).read() == before
 
 
@@ -50,7 +51,7 @@ def test_corrupt_file_is_quarantined_with_a_clear_error(tmp_path, content):
     assert open(exc.value.quarantined).read() == content
     assert not os.path.exists(store.path)
     # the next start begins clean
-    assert store.load(['rp0'])['rp0'].state == st.FREE
+    assert store.load(['rp0'])['rp0'].state == states.FREE
 
 
 def test_records_stay_json(tmp_path):

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from nova_fpga_agent.emulator import hdl_bridge, modules
+from nova_fpga_emulator import hdl_bridge, modules
 from tests.agent.conftest import module_for
 from tests.conftest import ROOT
 

@@ -10,11 +10,11 @@ import time
 
 import pytest
 
-from nova_fpga import shell
+from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
-from nova_fpga.bitstream import traits
-from nova_fpga.localcloud import process
-from nova_fpga_agent.emulator import modules
+from nova_fpga.contract import traits
+from nova_fpga_devtools.localcloud import process
+from nova_fpga_emulator import modules
 from tests.services import CLI
 
 REFERENCE = shell.load(shell.REFERENCE)

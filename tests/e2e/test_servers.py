@@ -6,7 +6,7 @@ is refused at import."""
 import re
 import sys
 
-from nova_fpga.localcloud import traffic
+from nova_fpga_devtools.localcloud import traffic
 from tests.conftest import ROOT, realdata_path
 from tests.e2e.conftest import REFERENCE, import_error, placement
 

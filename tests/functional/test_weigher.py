@@ -7,6 +7,7 @@ import uuid
 from nova import objects
 from nova.tests.unit.scheduler import fakes
 
+from nova_fpga.contract import placement
 from nova_fpga.scheduler import weights
 from tests.agent import conftest as agent_fixtures
 from tests.functional import base
@@ -59,7 +60,7 @@ def test_weigher_reads_the_cached_images_stat():
 
     def host(cached):
         return fakes.FakeHostState('compute', 'node', {
-            'stats': {weights.CACHED_IMAGES_STAT: cached}})
+            'stats': {placement.STAT_CACHED_IMAGES: cached}})
 
     assert weigher._weigh_object(host(
         'aaaa,c0ffee00-0000-4000-8000-000000000001'), spec) == 1.0

@@ -2,6 +2,7 @@
 compute with the Zynq driver, against real agents."""
 import io
 
+from nova_fpga.contract import states
 from tests.functional import base
 
 
@@ -39,7 +40,7 @@ class TwoBoardsTest(base.ZynqTestBase):
         self.api.post_server_action(server['id'], {'os-stop': None})
         server = self._wait_for_state_change(server, 'SHUTOFF')
         state = self.cloud.client.describe({}, board)['regions']
-        self.assertEqual('STOPPED', {r['name']: r['state']
+        self.assertEqual(states.STOPPED, {r['name']: r['state']
                                      for r in state}[region])
         self.api.post_server_action(server['id'], {'os-start': None})
         server = self._wait_for_state_change(server, 'ACTIVE')

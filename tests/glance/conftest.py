@@ -4,7 +4,7 @@ and the openstack CLI as its users."""
 from oslo_config import cfg
 import pytest
 
-from nova_fpga.localcloud import glance as localglance
+from nova_fpga_devtools.localcloud import glance as localglance
 from tests.services import CLI
 
 

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from nova_fpga import shell
+from nova_fpga.contract import shell
 from tests.agent import conftest as agent_fixtures
 from tests.conftest import realdata_path
 

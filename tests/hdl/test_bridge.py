@@ -3,8 +3,8 @@ import dpkt
 import pytest
 from scapy.utils import RawPcapReader
 
-from nova_fpga_agent.emulator import hdl_bridge, modules
-from nova_fpga_agent.emulator.modules import Registers
+from nova_fpga_emulator import hdl_bridge, modules
+from nova_fpga_emulator.modules import Registers
 from tests.conftest import realdata_path
 
 pytestmark = pytest.mark.hdl

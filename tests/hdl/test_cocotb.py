@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 from cocotb_tools.runner import get_runner
 
-from nova_fpga_agent.emulator import modules, toolchain
+from nova_fpga_emulator import modules, toolchain
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HDL_TESTS = ROOT / 'hdl' / 'tests'

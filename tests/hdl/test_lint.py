@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from nova_fpga_agent.emulator import modules, toolchain
+from nova_fpga_emulator import modules, toolchain
 
 pytestmark = pytest.mark.hdl
 

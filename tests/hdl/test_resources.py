@@ -3,8 +3,8 @@ import functools
 
 import pytest
 
-from nova_fpga.hdl import resources
-from nova_fpga_agent.emulator import modules
+from nova_fpga_devtools.hdl import resources
+from nova_fpga_emulator import modules
 from tests.conftest import realdata_path
 
 pytestmark = pytest.mark.hdl

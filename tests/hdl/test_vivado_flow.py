@@ -16,9 +16,9 @@ import sys
 
 import pytest
 
-from nova_fpga import shell
-from nova_fpga.hdl import resources
-from nova_fpga_agent.emulator import modules, toolchain
+from nova_fpga.contract import shell
+from nova_fpga_devtools.hdl import resources
+from nova_fpga_emulator import modules, toolchain
 from tests.conftest import ROOT, realdata_path
 
 pytestmark = pytest.mark.hdl

@@ -7,8 +7,8 @@ cannot start fails the test with its log: nothing here skips.
 """
 import pytest
 
-from nova_fpga.localcloud import process
-from nova_fpga.localcloud.glance import Glance
+from nova_fpga_devtools.localcloud import process
+from nova_fpga_devtools.localcloud.glance import Glance
 
 
 @pytest.fixture(scope='module')

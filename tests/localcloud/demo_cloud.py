@@ -5,9 +5,9 @@ import subprocess
 
 import pytest
 
-from nova_fpga.localcloud import process
-from nova_fpga.localcloud import rabbitmq
-from nova_fpga.localcloud import stack as localstack
+from nova_fpga_devtools.localcloud import process
+from nova_fpga_devtools.localcloud import rabbitmq
+from nova_fpga_devtools.localcloud import stack as localstack
 from tests.conftest import REPORT
 
 #: Servers used when they answer, else the stack starts private ones.

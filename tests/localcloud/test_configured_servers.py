@@ -4,10 +4,10 @@ they do not answer): its own databases, vhosts and users there, left alone
 by down, dropped by down --purge, the servers themselves never stopped."""
 import pytest
 
-from nova_fpga.localcloud import mariadb
-from nova_fpga.localcloud import process
-from nova_fpga.localcloud import rabbitmq
-from nova_fpga.localcloud import stack as localstack
+from nova_fpga_devtools.localcloud import mariadb
+from nova_fpga_devtools.localcloud import process
+from nova_fpga_devtools.localcloud import rabbitmq
+from nova_fpga_devtools.localcloud import stack as localstack
 from tests.localcloud.demo_cloud import DATABASE_URL, RABBIT_URL
 from tests.services import alive
 

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from nova_fpga.localcloud import process
-from nova_fpga.localcloud.glance import Glance
-from nova_fpga.localcloud.keystone import USERS, Keystone
+from nova_fpga_devtools.localcloud import process
+from nova_fpga_devtools.localcloud.glance import Glance
+from nova_fpga_devtools.localcloud.keystone import USERS, Keystone
 from tests.conftest import REPORT
 from tests.services import CLI, alive
 

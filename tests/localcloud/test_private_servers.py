@@ -6,9 +6,9 @@ import socket
 import kombu
 import pytest
 
-from nova_fpga.localcloud import mariadb
-from nova_fpga.localcloud import process
-from nova_fpga.localcloud import stack as localstack
+from nova_fpga_devtools.localcloud import mariadb
+from nova_fpga_devtools.localcloud import process
+from nova_fpga_devtools.localcloud import stack as localstack
 from tests.services import alive
 
 #: Nothing listens on port 1.

@@ -10,12 +10,12 @@ import subprocess
 
 import pytest
 
-from nova_fpga import shell
+from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
-from nova_fpga.localcloud import mariadb
-from nova_fpga.localcloud import process
-from nova_fpga.localcloud import rabbitmq
-from nova_fpga_agent.emulator import modules
+from nova_fpga_devtools.localcloud import mariadb
+from nova_fpga_devtools.localcloud import process
+from nova_fpga_devtools.localcloud import rabbitmq
+from nova_fpga_emulator import modules
 from tests.conftest import REPORT
 from tests.localcloud.demo_cloud import DATABASE_URL, RABBIT_URL, demo
 from tests.services import CLI, alive

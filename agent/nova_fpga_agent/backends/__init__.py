@@ -1,33 +1,54 @@
-"""Choosing the backend that reaches this board's programmable logic."""
-import os
+"""Choosing the backend that reaches this board's programmable logic.
+
+Backends are plugins in the ``nova_fpga_agent.backends`` entry-point group
+(found with stevedore, as Cyborg finds its accelerator drivers), so the
+agent core imports none of them: a board installs only the backend it
+runs, and the board emulator's ``sim`` backend is a package of its own.
+"""
+from oslo_log import log as logging
+from stevedore import driver
+from stevedore import exception as stevedore_exc
+from stevedore import extension
 
 from nova_fpga_agent.backends import base
 
+LOG = logging.getLogger(__name__)
+NAMESPACE = 'nova_fpga_agent.backends'
+AUTO = 'auto'
+
+
+def installed():
+    """Names of the backends installed on this machine."""
+    return sorted(extension.ExtensionManager(NAMESPACE).names())
+
+
+def _detect(conf):
+    found = [ext.name for ext in extension.ExtensionManager(NAMESPACE)
+             if ext.plugin.detect(conf)]
+    if not found:
+        raise base.BackendUnavailable(
+            'no installed backend (%s) finds its hardware under %s: not a '
+            'Zynq board, or its FPGA manager is not in the kernel (name the '
+            'backend in [agent] backend)'
+            % (', '.join(installed()) or 'none', conf.agent.sysfs_root))
+    LOG.info('backend %s detected (installed: %s)', found[0],
+             ', '.join(installed()))
+    return found[0]
+
 
 def probe(conf, manifest):
-    """The configured backend, or for 'auto' the one sysfs shows.
+    """The configured backend, or for 'auto' the first that detects its
+    hardware, made for this board's shell.
 
     :raises BackendUnavailable: nothing usable was found.
     """
     choice = conf.agent.backend
-    if choice == 'auto':
-        root = conf.agent.sysfs_root
-        if os.path.isdir(os.path.join(root, 'class', 'fpga_manager')):
-            choice = 'fpga_manager'
-        elif os.path.isdir(os.path.join(root, 'class', 'xdevcfg')):
-            choice = 'xdevcfg'
-        else:
-            raise base.BackendUnavailable(
-                'neither %s/class/fpga_manager nor %s/class/xdevcfg exists: '
-                'not a Zynq board (use backend = sim for the emulator)'
-                % (root, root))
-    if choice == 'sim':
-        from nova_fpga_agent.backends import sim
-        from nova_fpga_agent.emulator import board
-        return sim.SimBackend(board.EmulatedBoard(
-            manifest, conf.emulator.part, conf.agent.state_dir,
-            pcap_rate=conf.emulator.pcap_rate,
-            crash_at=conf.emulator.crash_at))
-    raise base.BackendUnavailable(
-        'the %s backend is not part of this release yet: boards are reached '
-        'through the sim backend (board emulator) only' % choice)
+    if choice == AUTO:
+        choice = _detect(conf)
+    try:
+        manager = driver.DriverManager(NAMESPACE, choice)
+    except stevedore_exc.NoMatches:
+        raise base.BackendUnavailable(
+            'backend %s is not installed (installed: %s)'
+            % (choice, ', '.join(installed()) or 'none'))
+    return manager.driver(conf, manifest)

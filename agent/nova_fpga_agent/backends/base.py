@@ -22,7 +22,16 @@ class BackendUnavailable(Exception):
 
 
 class Backend(abc.ABC):
+    """A backend plugin: made with the agent's configuration and the shell
+    manifest of the board (``Backend(conf, manifest)``)."""
+
     name = None
+
+    @classmethod
+    def detect(cls, conf):
+        """Whether this machine has the hardware this backend drives
+        (what ``[agent] backend = auto`` asks each installed backend)."""
+        return False
 
     @abc.abstractmethod
     def idcode(self):

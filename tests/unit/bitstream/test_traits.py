@@ -5,7 +5,7 @@ import pytest
 
 from nova_fpga import bitstream
 from nova_fpga.bitstream import errors
-from nova_fpga.bitstream import traits
+from nova_fpga.contract import traits
 from tests.unit.bitstream import realfiles
 
 SHELL = '3f1c1a52-8a57-4c2e-9a51-52b1c0a0f001'

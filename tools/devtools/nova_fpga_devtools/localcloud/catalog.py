@@ -5,7 +5,7 @@ Every service (nova, placement, neutron) validates tokens as its own user in
 the 'service' project and finds the others through keystone's catalog, as
 in a real cloud; nothing is pinned to a URL but keystone's.
 """
-from nova_fpga.localcloud import keystone as localkeystone
+from nova_fpga_devtools.localcloud import keystone as localkeystone
 
 SERVICE_PROJECT = 'service'
 

@@ -27,22 +27,23 @@ from keystoneauth1 import exceptions as ks_exceptions
 from oslo_config import cfg
 import oslo_messaging as messaging
 
-from nova_fpga import agent_rpcapi
-from nova_fpga.localcloud import boards as localboards
-from nova_fpga.localcloud import datalink
-from nova_fpga.localcloud import glance as localglance
-from nova_fpga.localcloud import keystone as localkeystone
-from nova_fpga.localcloud import mariadb
-from nova_fpga.localcloud import neutron as localneutron
-from nova_fpga.localcloud import nova as localnova
-from nova_fpga.localcloud import placement as localplacement
-from nova_fpga.localcloud import process
-from nova_fpga.localcloud import rabbitmq
-from nova_fpga_agent.emulator import hdl_bridge
-from nova_fpga_agent.emulator import toolchain
+import nova_fpga_devtools
+from nova_fpga.contract import agent_api
+from nova_fpga_devtools.localcloud import boards as localboards
+from nova_fpga_devtools.localcloud import datalink
+from nova_fpga_devtools.localcloud import glance as localglance
+from nova_fpga_devtools.localcloud import keystone as localkeystone
+from nova_fpga_devtools.localcloud import mariadb
+from nova_fpga_devtools.localcloud import neutron as localneutron
+from nova_fpga_devtools.localcloud import nova as localnova
+from nova_fpga_devtools.localcloud import placement as localplacement
+from nova_fpga_devtools.localcloud import process
+from nova_fpga_devtools.localcloud import rabbitmq
+from nova_fpga_emulator import hdl_bridge
+from nova_fpga_emulator import toolchain
 
 #: <checkout>/.state/demo, ignored by git.
-DEFAULT_STATE_DIR = pathlib.Path(__file__).resolve().parents[2] / \
+DEFAULT_STATE_DIR = nova_fpga_devtools.SOURCE / \
     '.state' / 'demo'
 #: Each service's databases (keystone and glance stay on SQLite).
 DATABASES = ('nova_api', 'nova_cell0', 'nova', 'placement', 'neutron')
@@ -354,8 +355,8 @@ class Stack:
         clean the transport up after."""
         transport = messaging.get_rpc_transport(
             cfg.CONF, url=self._mq_url('zynq-proxy', 'agents'),
-            allowed_remote_exmods=['nova_fpga.agent_rpcapi'])
-        return agent_rpcapi.AgentAPI(transport, timeout=timeout), transport
+            allowed_remote_exmods=['nova_fpga.contract.agent_api'])
+        return agent_api.AgentAPI(transport, timeout=timeout), transport
 
     def compute(self, keystone, path):
         """GET path of the compute API as admin (JSON)."""

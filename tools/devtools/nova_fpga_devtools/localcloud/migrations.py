@@ -5,7 +5,7 @@ marker file written after the last command succeeded says they are done.
 """
 import pathlib
 
-from nova_fpga.localcloud import process
+from nova_fpga_devtools.localcloud import process
 
 
 def done(service_dir):

@@ -19,7 +19,7 @@ from keystoneauth1 import session as ks_session
 from keystoneauth1.identity import v3
 from keystoneclient.v3 import client as ks_client
 
-from nova_fpga.localcloud import process
+from nova_fpga_devtools.localcloud import process
 
 REGION = 'RegionOne'
 DOMAIN = 'Default'
@@ -118,7 +118,7 @@ class Keystone:
         commands = [['--config-file', str(conf)] + command
                     for command in commands]
         process.run('keystone-manage', [
-            sys.executable, '-m', 'nova_fpga.localcloud.manage_commands',
+            sys.executable, '-m', 'nova_fpga_devtools.localcloud.manage_commands',
             'keystone-manage', json.dumps(commands)], self.log,
             env=self._env())
 

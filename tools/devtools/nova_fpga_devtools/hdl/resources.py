@@ -17,7 +17,9 @@ import shutil
 import subprocess
 import tempfile
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+import nova_fpga_devtools
+
+ROOT = nova_fpga_devtools.SOURCE
 SYNTH_SCRIPT = ROOT / 'hdl' / 'yosys' / 'synth_xc7.ys'
 
 LUTS_PER_SLICE = 4

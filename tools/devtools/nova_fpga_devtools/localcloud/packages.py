@@ -7,7 +7,7 @@ when they are absent and we run as root the package is installed with apt
 import os
 import shutil
 
-from nova_fpga.localcloud import process
+from nova_fpga_devtools.localcloud import process
 
 
 def ensure(name, binary, package, log):

@@ -12,17 +12,17 @@ What the fabric holds survives an agent restart (a file beside the agent's
 state), as the programmable logic of a board outlives its agent.
 """
 import json
-import logging
 import os
 import signal
 import threading
 import time
 
+from oslo_log import log as logging
 from nova_fpga import bitstream
 from nova_fpga.bitstream import container
 from nova_fpga.bitstream import devices
-from nova_fpga_agent.emulator import hdl_bridge
-from nova_fpga_agent.emulator import modules
+from nova_fpga_emulator import hdl_bridge
+from nova_fpga_emulator import modules
 
 LOG = logging.getLogger(__name__)
 

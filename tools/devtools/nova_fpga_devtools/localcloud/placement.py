@@ -3,10 +3,10 @@
 State in state_dir/placement; the catalog's 'placement' endpoint points
 here and tokens are checked against the local keystone as user placement.
 """
-from nova_fpga.localcloud import api_service
-from nova_fpga.localcloud import catalog
-from nova_fpga.localcloud import migrations
-from nova_fpga.localcloud import process
+from nova_fpga_devtools.localcloud import api_service
+from nova_fpga_devtools.localcloud import catalog
+from nova_fpga_devtools.localcloud import migrations
+from nova_fpga_devtools.localcloud import process
 
 
 class Placement(api_service.ApiService):

@@ -10,8 +10,8 @@ import time
 
 import oslo_messaging as messaging
 
-from nova_fpga import shell
-from nova_fpga.localcloud import process
+from nova_fpga.contract import shell
+from nova_fpga_devtools.localcloud import process
 
 AGENT = process.BIN / 'nova-fpga-agent'
 

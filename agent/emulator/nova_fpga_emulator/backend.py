@@ -1,13 +1,22 @@
-"""The sim backend: the agent's hardware layer over the board emulator."""
+"""The sim backend: the agent's hardware layer over the board emulator.
+
+A plugin of the agent (entry point ``nova_fpga_agent.backends: sim``); it
+is never auto-detected: a board must not think it is an emulator.
+"""
 from nova_fpga_agent.backends import base
-from nova_fpga_agent.emulator import board
+from nova_fpga_emulator import board
+from nova_fpga_emulator import conf as emulator_conf
 
 
 class SimBackend(base.Backend):
     name = 'sim'
 
-    def __init__(self, emulated_board):
-        self.board = emulated_board
+    def __init__(self, conf, manifest):
+        emulator_conf.register_opts(conf)
+        self.board = board.EmulatedBoard(
+            manifest, conf.emulator.part, conf.agent.state_dir,
+            pcap_rate=conf.emulator.pcap_rate,
+            crash_at=conf.emulator.crash_at)
 
     def idcode(self):
         return self.board.device.idcode

@@ -8,10 +8,10 @@ Its migrations need MySQL: SQLite fails at an ALTER.
 """
 import pathlib
 
-from nova_fpga.localcloud import api_service
-from nova_fpga.localcloud import catalog
-from nova_fpga.localcloud import migrations
-from nova_fpga.localcloud import process
+from nova_fpga_devtools.localcloud import api_service
+from nova_fpga_devtools.localcloud import catalog
+from nova_fpga_devtools.localcloud import migrations
+from nova_fpga_devtools.localcloud import process
 
 #: neutron's paste pipelines as the wheel installs them.
 PASTE_INI = pathlib.Path(process.BIN).parent / 'etc' / 'neutron' / \

@@ -15,7 +15,7 @@ import re
 from nova_fpga.bitstream import devices
 from nova_fpga.bitstream import errors as bitstream_errors
 from nova_fpga.bitstream import footprint as fp
-from nova_fpga.bitstream import traits
+from nova_fpga.contract import traits
 
 REFERENCE = pathlib.Path(__file__).parent / 'shells' / 'reference_xc7z020.json'
 REGION_NAME = re.compile(r'^[a-z][a-z0-9_-]{0,31}$')

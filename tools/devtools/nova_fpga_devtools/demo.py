@@ -81,7 +81,7 @@ def parse(argv):
 
 
 def _stack(conf):
-    from nova_fpga.localcloud import stack
+    from nova_fpga_devtools.localcloud import stack
     return stack.Stack(conf.state_dir or stack.DEFAULT_STATE_DIR,
                        database_url=conf.database_url,
                        transport_url=conf.transport_url, boards=conf.boards)
@@ -185,8 +185,8 @@ def logs(conf):
 
 
 def replay(conf):
-    from nova_fpga.localcloud import traffic
-    from nova_fpga import shell
+    from nova_fpga_devtools.localcloud import traffic
+    from nova_fpga.contract import shell
     cloud = _stack(conf)
     cloud.require_state()
     if conf.command.board not in cloud.boards:
@@ -205,7 +205,7 @@ def replay(conf):
 
 
 def scenario(conf):
-    from nova_fpga.localcloud import scenario as demo_scenario
+    from nova_fpga_devtools.localcloud import scenario as demo_scenario
     cloud = _stack(conf)
     cloud.require_state()
     return demo_scenario.main(cloud, conf.command.pcaps
@@ -219,7 +219,7 @@ COMMANDS = {'up': up, 'status': status, 'down': down, 'logs': logs,
 def main(argv=None):
     # The services' libraries warn about eventlet on import; not our news.
     warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
-    from nova_fpga.localcloud import process
+    from nova_fpga_devtools.localcloud import process
     conf = parse(sys.argv[1:] if argv is None else argv)
     try:
         return COMMANDS[conf.command.name](conf)

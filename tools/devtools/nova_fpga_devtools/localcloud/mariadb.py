@@ -14,8 +14,8 @@ import urllib.parse
 
 import pymysql
 
-from nova_fpga.localcloud import packages
-from nova_fpga.localcloud import process
+from nova_fpga_devtools.localcloud import packages
+from nova_fpga_devtools.localcloud import process
 
 
 def _connect_args(url):

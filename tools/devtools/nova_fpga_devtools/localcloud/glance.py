@@ -15,8 +15,8 @@ import pathlib
 import shutil
 import time
 
-from nova_fpga import shell
-from nova_fpga.localcloud import process
+from nova_fpga.contract import shell
+from nova_fpga_devtools.localcloud import process
 
 #: glance's paste pipelines as the wheel installs them.
 PASTE_INI = pathlib.Path(process.BIN).parent / 'etc' / 'glance' / \

@@ -13,9 +13,9 @@ import pathlib
 import shutil
 import sys
 
-from nova_fpga.localcloud import catalog
-from nova_fpga.localcloud import migrations
-from nova_fpga.localcloud import process
+from nova_fpga_devtools.localcloud import catalog
+from nova_fpga_devtools.localcloud import migrations
+from nova_fpga_devtools.localcloud import process
 
 #: nova's paste pipelines as the wheel installs them.
 PASTE_INI = pathlib.Path(process.BIN).parent / 'etc' / 'nova' / \
@@ -111,7 +111,7 @@ class Nova:
             conf_args + ['cell_v2', 'create_cell', '--name', 'cell1'],
             conf_args + ['db', 'sync']]
         migrations.once(self.dir, 'nova-manage', [[
-            sys.executable, '-m', 'nova_fpga.localcloud.manage_commands',
+            sys.executable, '-m', 'nova_fpga_devtools.localcloud.manage_commands',
             'nova-manage', json.dumps(commands)]], self.log, env=self._env())
         catalog.ensure_service_user(self.keystone, 'nova')
         self.keystone.set_endpoints('compute', 'nova', self.url + '/v2.1')

@@ -16,8 +16,8 @@ import subprocess
 import time
 import urllib.parse
 
-from nova_fpga.localcloud import packages
-from nova_fpga.localcloud import process
+from nova_fpga_devtools.localcloud import packages
+from nova_fpga_devtools.localcloud import process
 
 DEFAULT_URL = 'rabbit://guest:guest@127.0.0.1:5672/'
 #: The Debian package's own scripts: /usr/sbin's wrappers su to the

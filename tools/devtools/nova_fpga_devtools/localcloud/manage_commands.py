@@ -8,7 +8,7 @@ forks a child per command, so every command still runs in a fresh process
 and parses its own arguments into a fresh global config, as the real
 command does.
 
-    python -m nova_fpga.localcloud.manage_commands nova-manage \
+    python -m nova_fpga_devtools.localcloud.manage_commands nova-manage \
         '[["--config-file", F, "db", "sync"], ...]'
 
 Stops at the first command that fails, with its exit code.

@@ -13,12 +13,13 @@ import subprocess
 import sys
 import time
 
-from nova_fpga.bitstream import traits
+import nova_fpga_devtools
+from nova_fpga.contract import traits
 from nova_fpga import conventions
-from nova_fpga.localcloud import process
-from nova_fpga import shell
+from nova_fpga_devtools.localcloud import process
+from nova_fpga.contract import shell
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = nova_fpga_devtools.SOURCE
 #: where the demo looks for captures unless told otherwise
 DEFAULT_PCAPS = ROOT.parent / 'shared' / 'realdata' / 'pcaps' / 'ndpi'
 REALDATA_BITSTREAMS = ROOT.parent / 'shared' / 'realdata' / 'bitstreams'

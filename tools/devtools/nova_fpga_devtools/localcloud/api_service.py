@@ -9,7 +9,7 @@ Subclasses name the service and write its configuration in start().
 import os
 import pathlib
 
-from nova_fpga.localcloud import process
+from nova_fpga_devtools.localcloud import process
 
 
 class ApiService:

@@ -1,0 +1,29 @@
+"""Configuration options of the board emulator: the [emulator] group of
+the agent's configuration, registered when the sim backend is made."""
+from oslo_config import cfg
+
+emulator_group = cfg.OptGroup('emulator', title='Board emulator (sim backend)')
+
+EMULATOR_OPTS = [
+    cfg.StrOpt('part', default='xc7z020clg400-1',
+               help='Part of the emulated board (its IDCODE is what the '
+                    'emulated PCAP accepts).'),
+    cfg.FloatOpt('pcap_rate', default=128.0, min=0.001,
+                 help='Modelled configuration-port rate in MB/s: a load '
+                      'takes size / rate, reported as modelled time.'),
+    cfg.StrOpt('crash_at',
+               help='Fault injection: the emulated board dies (SIGKILL to '
+                    'this process) when the agent performs this hardware '
+                    'operation: decouple, pcap_write, couple, reset, read_id '
+                    'or dma_start.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(emulator_group)
+    conf.register_opts(EMULATOR_OPTS, group=emulator_group)
+
+
+def list_opts():
+    """For oslo-config-generator (entry point oslo.config.opts)."""
+    return [(emulator_group, EMULATOR_OPTS)]

@@ -1,0 +1,35 @@
+"""How boards appear to nova and placement: resource classes, the
+hypervisor type and the compute-node stats the scheduler plugins read.
+
+Each region is a nested provider with one ``CUSTOM_FPGA_REGION`` (a class of
+its own, so it lives beside Cyborg's whole-device ``FPGA``); each board's
+root provider offers one ``CUSTOM_FPGA_BOARD_SLOT`` per region, because
+nova keeps only allocation candidates that take something from the compute
+node's own provider.  nova drops image properties it does not know from the
+request spec, so what the scheduler must know of a board travels as the
+node's stats.
+"""
+REGION_RESOURCE_CLASS = 'CUSTOM_FPGA_REGION'
+BOARD_SLOT_RESOURCE_CLASS = 'CUSTOM_FPGA_BOARD_SLOT'
+
+#: a flavor's extra spec asking placement for an amount of a resource class
+RESOURCES_EXTRA_SPEC = 'resources:%s'
+REGION_EXTRA_SPEC = RESOURCES_EXTRA_SPEC % REGION_RESOURCE_CLASS
+BOARD_SLOT_EXTRA_SPEC = RESOURCES_EXTRA_SPEC % BOARD_SLOT_RESOURCE_CLASS
+
+#: the hypervisor type of every board node (what ZynqFilter recognises)
+HYPERVISOR_TYPE = 'zynq'
+
+# Node stats (compute node ``stats``), all strings as nova stores them.
+#: the board's name
+STAT_BOARD = 'zynq_board'
+#: AGENT_UP or AGENT_DOWN
+STAT_AGENT = 'zynq_agent'
+AGENT_UP = 'up'
+AGENT_DOWN = 'down'
+#: the shell ID the board runs
+STAT_SHELL_ID = 'zynq_shell_id'
+#: regions placement may give out now
+STAT_FREE_REGIONS = 'zynq_free_regions'
+#: comma-separated image IDs whose bitstreams the board caches
+STAT_CACHED_IMAGES = 'zynq_cached_images'

@@ -1,0 +1,113 @@
+"""What an agent answers: the payloads of the agent API, field by field.
+
+The agent builds these and sends ``to_dict()``; nova-compute reads them back
+with ``from_dict()``.  Fields a newer agent adds are ignored by an older
+reader (the API version cap covers calls, not answers), fields an older
+agent lacks take their defaults.
+"""
+import dataclasses
+import typing
+
+
+class _Report:
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data):
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclasses.dataclass
+class RegionReport(_Report):
+    """One region: what the shell gives it and what it holds now."""
+
+    name: str
+    #: one of nova_fpga.contract.states.STATES
+    state: str
+    footprint: dict = None
+    traits: list = dataclasses.field(default_factory=list)
+    vlan: int = None
+    decoupled: bool = True
+    instance_uuid: str = None
+    image_id: str = None
+    sha256: str = None
+    #: '0x4E460002', 'opaque' (no module declared) or None
+    module_id: str = None
+    #: why the region is FAILED
+    error: str = None
+
+
+@dataclasses.dataclass
+class LoadReport(RegionReport):
+    """A load's answer: the region, and where the time went."""
+
+    #: seconds the configuration port took (modelled in the emulator)
+    port_seconds: float = 0.0
+    #: seconds the agent spent from receiving the call to ready, less those
+    agent_seconds: float = 0.0
+
+
+@dataclasses.dataclass
+class CachedBitstream(_Report):
+    sha256: str
+    image_id: str
+
+
+@dataclasses.dataclass
+class BoardReport(_Report):
+    """``describe``: the board, its shell, its regions and its cache.  The
+    agents also publish it as their periodic state report."""
+
+    board: str
+    shell_id: str
+    device: str = None
+    idcode: str = None
+    shell_version: str = None
+    backend: str = None
+    agent_version: str = None
+    api_version: str = None
+    #: a new value after every agent start
+    boot_id: str = None
+    regions: typing.List[RegionReport] = dataclasses.field(
+        default_factory=list)
+    cached: typing.List[CachedBitstream] = dataclasses.field(
+        default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data):
+        report = super().from_dict(data)
+        report.regions = [RegionReport.from_dict(r) for r in report.regions]
+        report.cached = [CachedBitstream.from_dict(c) for c in report.cached]
+        return report
+
+    def region(self, name):
+        for region in self.regions:
+            if region.name == name:
+                return region
+        return None
+
+
+@dataclasses.dataclass
+class HealthReport(_Report):
+    board: str
+    status: str
+    boot_id: str = None
+    uptime: float = 0.0
+    #: region name -> state
+    regions: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class RegionStats(_Report):
+    """``stats``: a region's module counters, data-plane counters and log
+    (what a server's console log shows)."""
+
+    region: str
+    state: str
+    module_id: str = None
+    #: counter name -> value, as the module catalogue names them
+    module: dict = dataclasses.field(default_factory=dict)
+    dataplane: dict = dataclasses.field(default_factory=dict)
+    log: list = dataclasses.field(default_factory=list)

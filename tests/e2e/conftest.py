@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from nova_fpga.contract import placement
 from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
 from nova_fpga.contract import traits
@@ -144,7 +145,7 @@ def reserved_regions(cloud, board):
                       % board)['resource_providers']
     return sum(
         placement(cloud, '/resource_providers/%s/inventories' % rp['uuid'])[
-            'inventories']['CUSTOM_FPGA_REGION']['reserved']
+            'inventories'][placement.REGION_RESOURCE_CLASS]['reserved']
         for rp in placement(cloud, '/resource_providers?in_tree=%s'
                             % root['uuid'])['resource_providers']
         if rp['parent_provider_uuid'])

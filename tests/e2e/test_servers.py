@@ -6,6 +6,7 @@ is refused at import."""
 import re
 import sys
 
+from nova_fpga.contract import placement
 from nova_fpga_devtools.localcloud import traffic
 from tests.conftest import ROOT, realdata_path
 from tests.e2e.conftest import REFERENCE, import_error, placement
@@ -24,7 +25,7 @@ def region_allocation(cloud, server_id):
                             % server_id)['allocations']
     regions = [(uuid, alloc['resources']) for uuid, alloc in
                allocations.items()
-               if 'CUSTOM_FPGA_REGION' in alloc['resources']]
+               if placement.REGION_RESOURCE_CLASS in alloc['resources']]
     assert len(regions) == 1, allocations
     uuid, resources = regions[0]
     return placement(cloud, '/resource_providers/%s' % uuid)['name'], \
@@ -38,7 +39,7 @@ def test_placement_allocated_the_region_the_agent_loaded(cloud, servers,
     assert server['status'] == 'ACTIVE'
     board = server['OS-EXT-SRV-ATTR:hypervisor_hostname']
     provider, resources = region_allocation(cloud, server_id)
-    assert resources == {'CUSTOM_FPGA_REGION': 1}
+    assert resources == {placement.REGION_RESOURCE_CLASS: 1}
     assert provider == '%s:rp0' % board
     assert cloud.region_holding(board, server_id) == 'rp0'
 

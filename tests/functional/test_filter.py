@@ -7,6 +7,7 @@ from nova import objects
 from nova.tests.unit.scheduler import fakes
 import pytest
 
+from nova_fpga.contract import placement
 from nova_fpga import bitstream
 from nova_fpga.contract import traits
 from nova_fpga.scheduler import filters
@@ -14,8 +15,8 @@ from tests.agent import conftest as agent_fixtures
 
 objects.register_all()
 
-REGION = {'resources:CUSTOM_FPGA_REGION': '1',
-          'resources:CUSTOM_FPGA_BOARD_SLOT': '1'}
+REGION = {placement.REGION_EXTRA_SPEC: '1',
+          placement.BOARD_SLOT_EXTRA_SPEC: '1'}
 
 
 def spec(props, extra_specs):
@@ -26,8 +27,8 @@ def spec(props, extra_specs):
 
 
 def host(hypervisor_type, agent='up', shell_id=None):
-    stats = {'zynq_agent': agent,
-             'zynq_shell_id': shell_id or agent_fixtures.REFERENCE.shell_id}
+    stats = {placement.STAT_AGENT: agent,
+             placement.STAT_SHELL_ID: shell_id or agent_fixtures.REFERENCE.shell_id}
     return fakes.FakeHostState('compute', 'node', {
         'hypervisor_type': hypervisor_type,
         'stats': stats if hypervisor_type == 'zynq' else {}})

@@ -4,6 +4,7 @@ from keystoneauth1 import session as ks_session
 from keystoneauth1 import token_endpoint
 import openstack
 
+from nova_fpga.contract import placement
 from nova_fpga.cmd import manage
 from nova_fpga import conventions
 from tests.functional import base
@@ -41,7 +42,7 @@ class ManageFlavorTest(base.ZynqTestBase):
         conn = self.sdk()
         self._create_flavor(name='fpga.taken', memory_mb=512, vcpu=2, disk=1,
                             ephemeral=0,
-                            extra_spec={'resources:CUSTOM_FPGA_REGION': '1'})
+                            extra_spec={placement.REGION_EXTRA_SPEC: '1'})
         with self.assertRaises(manage.ConventionError) as caught:
             manage.create_flavor(conn, 'fpga.taken')
         message = str(caught.exception)

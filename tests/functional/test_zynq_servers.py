@@ -2,6 +2,7 @@
 compute with the Zynq driver, against real agents."""
 import io
 
+from nova_fpga.contract import placement
 from nova_fpga.contract import states
 from tests.functional import base
 
@@ -180,7 +181,8 @@ class SilentAgentTest(base.ZynqTestBase):
         self._run_periodics()
         # its regions are reserved, not deleted: the allocation stays
         rp = self._get_provider_uuid_by_name('%s:rp1' % silent)
-        inventory = self._get_provider_inventory(rp)['CUSTOM_FPGA_REGION']
+        inventory = self._get_provider_inventory(rp)[
+            placement.REGION_RESOURCE_CLASS]
         self.assertEqual(1, inventory['reserved'])
         self.assertIn(self._get_provider_uuid_by_name('%s:rp0' % silent),
                       self._get_allocations_by_server_uuid(first['id']))
@@ -196,6 +198,6 @@ class SilentAgentTest(base.ZynqTestBase):
         self._run_periodics()
         rp = self._get_provider_uuid_by_name('%s:rp1' % silent)
         self.assertEqual(0, self._get_provider_inventory(rp)[
-            'CUSTOM_FPGA_REGION']['reserved'])
+            placement.REGION_RESOURCE_CLASS]['reserved'])
         self.assertEqual({(silent, 'rp0'): first['id'],
                           (other, 'rp1'): second['id']}, self.loads())

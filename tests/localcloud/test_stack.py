@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 
+from nova_fpga.contract import placement
 from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
 from nova_fpga_devtools.localcloud import mariadb
@@ -79,7 +80,7 @@ def test_placement_has_two_region_providers_under_each_board(cloud):
         for _, child in children:
             inventory = get('/resource_providers/%s/inventories'
                             % child)['inventories']
-            assert inventory['CUSTOM_FPGA_REGION']['total'] == 1
+            assert inventory[placement.REGION_RESOURCE_CLASS]['total'] == 1
 
 
 def test_neutron_answers(admin):

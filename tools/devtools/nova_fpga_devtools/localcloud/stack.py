@@ -224,7 +224,7 @@ class Stack:
         try:
             start()
         except Exception:
-            self.progress('FAILED')
+            self.progress('failed')
             raise
         self.timings[name] = time.monotonic() - began
         self.progress('ok (%.1f s)' % self.timings[name])
@@ -240,7 +240,7 @@ class Stack:
         try:
             built = hdl_bridge.build_registered()
         except (hdl_bridge.BuildError, toolchain.ToolMissing, OSError) as exc:
-            self.progress('FAILED')
+            self.progress('failed')
             raise process.ServiceError('emulated modules', exc) from exc
         if built:
             self.timings['module HDL'] = time.monotonic() - began

@@ -1,5 +1,5 @@
 # The two commands of the README.  Both set up what they need first.
-.PHONY: demo test setup bench
+.PHONY: demo test setup bench pep8
 
 setup:
 	tools/setup-env
@@ -9,9 +9,13 @@ demo: setup
 
 # nova's functional harness patches process-wide state (eventlet, global
 # CONF): it runs in a pytest process of its own, as nova runs it under stestr.
-test: setup
+test: setup pep8
 	.venv/bin/python -m pytest tests --ignore=tests/functional
 	.venv/bin/python -m pytest tests/functional
+
+# flake8 with OpenStack's hacking rules (tox.ini)
+pep8: setup
+	.venv/bin/tox -e pep8
 
 bench: setup
 	.venv/bin/python benchmarks/bitstream_validate.py

@@ -58,7 +58,8 @@ setup(
         'oslo.messaging>=18.0.0',
     ],
     extras_require={'cloud': CLOUD, 'test': TEST},
-    package_data={'nova_fpga': ['shells/*.json'],
+    package_data={'nova_fpga': ['shells/*.json', 'catalogue/*.toml',
+                                'catalogue/modules/*.toml'],
                   'glance_store_bitstream': ['etc/*']},
     entry_points={
         'console_scripts': [

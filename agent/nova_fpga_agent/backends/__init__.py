@@ -22,12 +22,15 @@ def probe(conf, manifest):
                 'not a Zynq board (use backend = sim for the emulator)'
                 % (root, root))
     if choice == 'sim':
+        from nova_fpga import catalogue
         from nova_fpga_agent.backends import sim
         from nova_fpga_agent.emulator import board
         return sim.SimBackend(board.EmulatedBoard(
             manifest, conf.emulator.part, conf.agent.state_dir,
             pcap_rate=conf.emulator.pcap_rate,
-            crash_at=conf.emulator.crash_at))
+            crash_at=conf.emulator.crash_at,
+            module_catalogue=catalogue.load(
+                conf.agent.module_catalogue_dirs)))
     raise base.BackendUnavailable(
         'the %s backend is not part of this release yet: boards are reached '
         'through the sim backend (board emulator) only' % choice)

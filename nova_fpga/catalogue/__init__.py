@@ -93,6 +93,11 @@ class Catalogue:
         return counters
 
 
+def module_id(name):
+    """The module ID of a shipped module, by name."""
+    return load().by_name(name).module_id
+
+
 def entries(directory):
     """The entry files of a directory, in name order."""
     return sorted(pathlib.Path(directory).glob('*.toml'))

@@ -14,6 +14,7 @@ import sys
 import time
 
 from nova_fpga.bitstream import traits
+from nova_fpga import catalogue
 from nova_fpga import conventions
 from nova_fpga.localcloud import process
 from nova_fpga import shell
@@ -22,8 +23,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 #: where the demo looks for captures unless told otherwise
 DEFAULT_PCAPS = ROOT.parent / 'shared' / 'realdata' / 'pcaps' / 'ndpi'
 REALDATA_BITSTREAMS = ROOT.parent / 'shared' / 'realdata' / 'bitstreams'
-LOOPBACK_MODULE_ID = 0x4E460001
-VTC_MODULE_ID = 0x4E460002
 SERVER = 'vtc1'
 
 
@@ -83,8 +82,9 @@ class Scenario:
 
         self.say('Bitstreams, built for the reference shell\'s regions as a '
                  'shell build would produce them')
-        vtc = self.build('vtc', 'rp1', VTC_MODULE_ID)
-        loopback = self.build('loopback', 'rp0', LOOPBACK_MODULE_ID)
+        vtc = self.build('vtc', 'rp1', catalogue.module_id('vtc'))
+        loopback = self.build('loopback', 'rp0',
+                              catalogue.module_id('loopback'))
         self.say('Glance inspects each bitstream on import and derives its '
                  'properties and placement traits')
         self.import_image('vtc-bitstream', vtc)

@@ -10,19 +10,19 @@ import time
 
 import pytest
 
+from nova_fpga import catalogue
 from nova_fpga import shell
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import traits
 from nova_fpga.localcloud import process
-from nova_fpga_agent.emulator import modules
 from tests.services import CLI
 
 REFERENCE = shell.load(shell.REFERENCE)
 PART = '7z020clg400'
 #: name -> (region, module ID) of the images the tests boot
-IMAGES = {'e2e-loopback-rp0': ('rp0', modules.LOOPBACK_MODULE_ID),
-          'e2e-loopback-rp1': ('rp1', modules.LOOPBACK_MODULE_ID),
-          'e2e-vtc-rp1': ('rp1', modules.VTC_MODULE_ID)}
+IMAGES = {'e2e-loopback-rp0': ('rp0', catalogue.module_id('loopback')),
+          'e2e-loopback-rp1': ('rp1', catalogue.module_id('loopback')),
+          'e2e-vtc-rp1': ('rp1', catalogue.module_id('vtc'))}
 
 
 @pytest.fixture(scope='session')

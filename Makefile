@@ -1,5 +1,5 @@
 # The two commands of the README.  Both set up what they need first.
-.PHONY: demo test setup bench
+.PHONY: demo test setup bench generate
 
 setup:
 	tools/setup-env
@@ -21,3 +21,8 @@ bench: setup
 	.venv/bin/python benchmarks/bitstream_store_add.py
 	.venv/bin/python benchmarks/vtc_accuracy.py
 	.venv/bin/python benchmarks/server_create.py
+
+# What the module catalogue (nova_fpga/catalogue) determines: Verilog offsets,
+# the Vivado module table, hdl/README.md's tables, the partition wrappers.
+generate: setup
+	.venv/bin/python hdl/generate.py

@@ -198,13 +198,19 @@ def _row(register, fields=None):
 TABLE_HEAD = ['| offset | name | access | |', '|---|---|---|---|']
 
 
+def _generated(source):
+    return '<!-- generated from %s by %s: do not edit -->' % (source, ME)
+
+
 def readme_tables(cat):
     """Marker name -> the lines between the markers."""
-    tables = {'common:registers': TABLE_HEAD + [
+    tables = {'common:registers': [_generated(_shown(cat.common.path))]
+              + TABLE_HEAD + [
         _row(r) for r in cat.common.registers] + [
         '| 0x%02X and up | | | %s |' % (cat.common.module_offset,
                                         cat.common.module_offset_meaning)]}
     tables['modules'] = [
+        _generated('the module catalogue'),
         '| module | module ID | version | top | frames |',
         '|---|---|---|---|---|'] + [
         '| `%s` | `0x%08X` | %d.%d | `%s` | %s |' % (
@@ -222,7 +228,8 @@ def readme_tables(cat):
             else:
                 rows.append(_row(register))
         if rows:
-            tables['%s:registers' % module.name] = TABLE_HEAD + rows
+            tables['%s:registers' % module.name] = [
+                _generated(_shown(module.path))] + TABLE_HEAD + rows
     return tables
 
 

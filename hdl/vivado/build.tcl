@@ -6,7 +6,7 @@
 # Vivado 2020.2 or later, part xc7z020clg400-1 (PYNQ-Z2).  Steps:
 #   1. static: the block design (shell_bd.tcl) and the shell RTL, the two
 #      partitions as black boxes            -> static_synth.dcp
-#   2. every module for every region, out of context, with its registry
+#   2. every module for every region, out of context, with its catalogue
 #      MODULE_ID / MODULE_VERSION           -> rm_<region>_<module>_synth.dcp
 #   3. every configuration (settings.tcl) placed and routed; the first one
 #      locks the static routing for the others; pr_verify across all

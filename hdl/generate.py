@@ -121,7 +121,7 @@ def module_header(module, common):
 
 def partitions(regions):
     template = PARTITION_TEMPLATE.read_text()
-    head = ('// Generated from %s by %s for region %%s: do not edit.\n'
+    head = ('// Generated from %s (region %%s) by %s: do not edit.\n'
             % (_shown(PARTITION_TEMPLATE), ME))
     return {'hdl/vivado/rtl/%s_partition.v' % region:
             head % region + template.replace('@REGION@', region)

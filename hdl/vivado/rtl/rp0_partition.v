@@ -1,4 +1,4 @@
-// Generated from hdl/vivado/rtl/partition.v.in by hdl/generate.py for region rp0: do not edit.
+// Generated from hdl/vivado/rtl/partition.v.in (region rp0) by hdl/generate.py: do not edit.
 /*
  * Region rp0 of the reference shell (pblock hdl/pblocks/rp0.xdc) as a
  * DFX partition: the one module name the static design's black box and

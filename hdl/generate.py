@@ -38,8 +38,8 @@ ME = 'hdl/generate.py'
 RTL = catalogue.RTL_DIR
 PARTITION_TEMPLATE = ROOT / 'hdl' / 'vivado' / 'rtl' / 'partition.v.in'
 README = 'hdl/README.md'
-_MARKED = re.compile(r'(<!-- catalogue:([\w:]+) -->\n).*?(<!-- /catalogue -->)',
-                     re.DOTALL)
+_MARKED = re.compile(
+    r'(<!-- catalogue:([\w:]+) -->\n).*?(<!-- /catalogue -->)', re.DOTALL)
 
 
 def _shown(path):
@@ -74,9 +74,8 @@ def _localparams(registers, fields, labels, offsets=()):
     if offsets:
         width = max(len(name) for name, _ in offsets) + 4
         lines.append('localparam [AXIL_ADDR_WIDTH-1:0]')
-        lines += ['    %s = %s' % (('REG_' + name).ljust(width),
-                                    "'h%03X" % offset) for name, offset
-                  in offsets]
+        lines += ["    %s = 'h%03X" % (('REG_' + name).ljust(width), offset)
+                  for name, offset in offsets]
         lines[1:] = [line + ',' for line in lines[1:-1]] + [lines[-1] + ';']
     for register, field in fields:
         lines.append('localparam %s_%s = %d;' % (register, field.name,
@@ -187,8 +186,8 @@ def _row(register, fields=None):
     else:
         index = register.labels.index
         offset = '0x%02X + %d·%s' % (register.offset, register.stride, index)
-        name = '`%s%s[%s]`' % (register.name, '_LO/HI' if wide else '',
-                                index)
+        name = '`%s%s[%s]`' % (register.name,
+                               '_LO/HI' if wide else '', index)
         text = '%s = %d..%d%s: %s' % (
             index, register.first, len(register.labels.names) - 1,
             ', 64 bits' if wide else '', text)
@@ -239,8 +238,8 @@ def readme(text, cat):
     def table(match):
         lines = tables.get(match.group(2))
         if lines is None:
-            raise SystemExit('%s: no catalogue table %s' % (README,
-                                                             match.group(2)))
+            raise SystemExit('%s: no catalogue table %s'
+                             % (README, match.group(2)))
         return match.group(1) + '\n'.join(lines) + '\n' + match.group(3)
     return _MARKED.sub(table, text)
 

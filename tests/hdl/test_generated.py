@@ -24,8 +24,9 @@ pytestmark = pytest.mark.hdl
 
 GENERATE = ROOT / 'hdl' / 'generate.py'
 #: what the shipped catalogue and the reference shell give
-EXPECTED = {'hdl/rtl/generated/common_regs.vh', 'hdl/rtl/generated/vtc_regs.vh',
-            'hdl/vivado/modules.tcl', 'hdl/vivado/rtl/rp0_partition.v',
+EXPECTED = {'hdl/rtl/generated/common_regs.vh',
+            'hdl/rtl/generated/vtc_regs.vh', 'hdl/vivado/modules.tcl',
+            'hdl/vivado/rtl/rp0_partition.v',
             'hdl/vivado/rtl/rp1_partition.v', 'hdl/README.md'}
 
 
@@ -35,12 +36,14 @@ def generate(*args):
 
 
 def written(directory):
-    return {str(p.relative_to(directory)) for p in directory.rglob('*') if p.is_file()}
+    return {str(p.relative_to(directory)) for p in directory.rglob('*')
+            if p.is_file()}
 
 
 def test_generate_check_finds_nothing_stale():
     result = generate('--check')
-    assert result.returncode == 0, 'run `make generate`:\n' + result.stdout + result.stderr
+    assert result.returncode == 0, \
+        'run `make generate`:\n' + result.stdout + result.stderr
 
 
 def test_regenerating_gives_byte_identical_files(tmp_path):
@@ -50,17 +53,20 @@ def test_regenerating_gives_byte_identical_files(tmp_path):
     for name in EXPECTED:
         assert (tmp_path / name).read_bytes() == (ROOT / name).read_bytes(), \
             '%s is stale: run `make generate`' % name
-        assert 'by hdl/generate.py: do not edit' in (tmp_path / name).read_text()
+        assert 'by hdl/generate.py: do not edit' in \
+            (tmp_path / name).read_text()
 
 
 def test_check_names_each_stale_file(tmp_path):
     assert generate('--out', tmp_path).returncode == 0
     header = tmp_path / 'hdl' / 'rtl' / 'generated' / 'vtc_regs.vh'
     header.write_text(header.read_text().replace("'h180", "'h184"))
-    (tmp_path / 'hdl' / 'vivado' / 'rtl' / 'rp1_partition.v').unlink()
+    partition = tmp_path / 'hdl' / 'vivado' / 'rtl' / 'rp1_partition.v'
+    partition.unlink()
     result = generate('--check', '--out', tmp_path)
     assert result.returncode == 1
-    assert result.stdout.split() == ['stale:', 'hdl/rtl/generated/vtc_regs.vh',
-                                     'stale:', 'hdl/vivado/rtl/rp1_partition.v']
+    assert result.stdout.split() == [
+        'stale:', 'hdl/rtl/generated/vtc_regs.vh',
+        'stale:', 'hdl/vivado/rtl/rp1_partition.v']
     # --check writes nothing
-    assert not (tmp_path / 'hdl' / 'vivado' / 'rtl' / 'rp1_partition.v').exists()
+    assert not partition.exists()

@@ -192,14 +192,16 @@ def test_toy_runs_in_the_emulator_and_shows_in_the_console(toy_dir, tmp_path):
         assert emu.dma_transfer('rp0', frame) == [frame]
 
     # what the agent reports for the region, and what nova's console shows
-    counters = toys.read_counters(TOY_ID, lambda off: emu.axil_read('rp0', off))
-    assert counters == {'frames': 3, 'bytes': sum(map(len, frames)), 'arrivals': 3}
+    counters = toys.read_counters(TOY_ID,
+                                  lambda off: emu.axil_read('rp0', off))
+    assert counters == {'frames': 3, 'bytes': sum(map(len, frames)),
+                        'arrivals': 3}
     text = console.render('board0', {
         'region': 'rp0', 'state': 'ACTIVE', 'module_id': '0x%08X' % TOY_ID,
         'module': counters, 'log': []}, toys)
     assert 'module counters: frames 3, bytes 321' in text
     assert '  arrivals 3' in text.splitlines()
-    # without its entry the console still shows the value, as an unknown counter
+    # without its entry the console shows the value as an unknown counter
     assert '  arrivals = 3' in console.render('board0', {
         'region': 'rp0', 'state': 'ACTIVE', 'module_id': '0x%08X' % TOY_ID,
         'module': counters, 'log': []}, catalogue.load())
@@ -208,13 +210,15 @@ def test_toy_runs_in_the_emulator_and_shows_in_the_console(toy_dir, tmp_path):
 def test_toy_is_in_the_generated_vivado_table(toy_dir, tmp_path):
     out = tmp_path / 'out'
     result = subprocess.run(
-        [sys.executable, str(ROOT / 'hdl' / 'generate.py'), '--catalogue-dir', str(toy_dir),
-         '--out', str(out)], capture_output=True, text=True, timeout=120)
+        [sys.executable, str(ROOT / 'hdl' / 'generate.py'),
+         '--catalogue-dir', str(toy_dir), '--out', str(out)],
+        capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     table = (out / 'hdl' / 'vivado' / 'modules.tcl').read_text()
     toy = table[table.index('    toy [dict create'):]
     assert 'top toy_passthrough' in toy and 'module_id 0x4E467E57' in toy
-    assert 'sources {%s region_regs.v axil_reg_if.v}' % (toy_dir / 'toy_passthrough.v') in toy
+    assert 'sources {%s region_regs.v axil_reg_if.v}' % (
+        toy_dir / 'toy_passthrough.v') in toy
     assert 'module_id 0x4E460002' in table  # the shipped modules stay
     assert (out / 'hdl' / 'rtl' / 'generated' / 'common_regs.vh').exists()
     assert '`toy` | `0x4E467E57`' in (out / 'hdl' / 'README.md').read_text()

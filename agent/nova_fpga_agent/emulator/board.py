@@ -20,8 +20,8 @@ import time
 
 from nova_fpga import bitstream
 from nova_fpga.bitstream import container
-from nova_fpga import catalogue
 from nova_fpga.bitstream import devices
+from nova_fpga import catalogue
 from nova_fpga_agent.emulator import hdl_bridge
 from nova_fpga_agent.emulator import modules
 

@@ -210,11 +210,11 @@ def readme_tables(cat):
                                         cat.common.module_offset_meaning)]}
     tables['modules'] = [
         _generated('the module catalogue'),
-        '| module | module ID | version | top | frames |',
-        '|---|---|---|---|---|'] + [
-        '| `%s` | `0x%08X` | %d.%d | `%s` | %s |' % (
+        '| module | module ID | version | top | what | frames |',
+        '|---|---|---|---|---|---|'] + [
+        '| `%s` | `0x%08X` | %d.%d | `%s` | %s | %s |' % (
             m.name, m.module_id, m.version >> 16, m.version & 0xFFFF, m.top,
-            m.frames) for m in cat]
+            m.description, m.frames) for m in cat]
     for module in cat:
         rows = []
         for register in module.registers:

@@ -65,11 +65,6 @@ class Register:
             return (0,)
         return tuple(range(self.first, len(self.labels.names)))
 
-    @property
-    def end(self):
-        """First byte past the register (or its last element)."""
-        return self.at(self.indices[-1]) + self.width // 8
-
     def index(self, label):
         """An element number from its label or number."""
         if isinstance(label, str):

@@ -221,6 +221,6 @@ def test_toy_is_in_the_generated_vivado_table(toy_dir, tmp_path):
         toy_dir / 'toy_passthrough.v') in toy
     assert 'module_id 0x4E460002' in table  # the shipped modules stay
     assert (out / 'hdl' / 'rtl' / 'generated' / 'common_regs.vh').exists()
-    assert '`toy` | `0x4E467E57`' in (out / 'hdl' / 'README.md').read_text()
+    assert "`toy` | `0x4E467E57`" in (out / 'hdl' / 'README.md').read_text()
     # the repository's own files are not touched by --out
     assert 'toy' not in (ROOT / 'hdl' / 'vivado' / 'modules.tcl').read_text()

@@ -1,5 +1,5 @@
 # The two commands of the README.  Both set up what they need first.
-.PHONY: demo test setup bench pep8
+.PHONY: demo test setup bench pep8 generate
 
 setup:
 	tools/setup-env
@@ -25,3 +25,8 @@ bench: setup
 	.venv/bin/python benchmarks/bitstream_store_add.py
 	.venv/bin/python benchmarks/vtc_accuracy.py
 	.venv/bin/python benchmarks/server_create.py
+
+# What the module catalogue (nova_fpga/catalogue) determines: Verilog offsets,
+# the Vivado module table, hdl/README.md's tables, the partition wrappers.
+generate: setup
+	.venv/bin/python hdl/generate.py

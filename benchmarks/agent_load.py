@@ -27,10 +27,10 @@ import oslo_messaging as messaging
 from nova_fpga.contract import agent_api as api
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
+from nova_fpga import catalogue
 from nova_fpga_agent import conf as agent_conf
 from nova_fpga.contract import shell as mf
 from nova_fpga_agent import service
-from nova_fpga_emulator import modules
 
 SIZES = {'100KB': 100_000, '1MB': 1_000_000, '4MB': 4_000_000}
 PCAP_RATE = 128.0
@@ -81,7 +81,7 @@ def main():
         for name in SIZES:
             region = manifest.region('r%s' % name.lower())
             data = builder.build_partial('7z020clg400', 'bench',
-                                         modules.LOOPBACK_MODULE_ID,
+                                         catalogue.module_id('loopback'),
                                          region.footprint)
             digest = hashlib.sha256(data).hexdigest()
             agent_s, port_s, call_s = [], [], []

@@ -10,7 +10,11 @@ PS Ethernet).  The first run builds the module (cached in .build/hdl_bridge).
 import argparse
 import time
 
-from nova_fpga_emulator import hdl_bridge, modules
+from nova_fpga import catalogue
+from nova_fpga_emulator import hdl_bridge
+
+LOOPBACK = catalogue.load().by_name('loopback')
+REGS = LOOPBACK.registers
 
 FABRIC_CLOCK_HZ = 100e6
 ETHERNET_OVERHEAD_BYTES = 20  # preamble + start delimiter + inter-frame gap
@@ -41,13 +45,13 @@ def main():
     args = parser.parse_args()
 
     started = time.perf_counter()
-    with hdl_bridge.HdlBridge.for_module_id(modules.LOOPBACK_MODULE_ID) as bridge:
+    with hdl_bridge.HdlBridge.for_module_id(LOOPBACK.module_id) as bridge:
         print('loopback module 0x%08X, %d-bit stream, Verilator %s (ready in %.1f s)' % (
-            bridge.axil_read(modules.Registers.MODULE_ID), modules.LOOPBACK.data_width,
+            bridge.axil_read(REGS.MODULE_ID), LOOPBACK.data_width,
             hdl_bridge.toolchain.verilator_version().split()[0], time.perf_counter() - started))
         print('%-8s %14s %16s %18s %16s' % ('frame', 'sim frames/s', 'sim cycles/s',
                                             'fabric frames/s', '1GbE frames/s'))
-        beat_bytes = modules.LOOPBACK.data_width // 8
+        beat_bytes = LOOPBACK.data_width // 8
         for size in (64, 1518):
             frames_per_s, cycles_per_s = measure(bridge, size, args.seconds)
             fabric = FABRIC_CLOCK_HZ / -(-size // beat_bytes)

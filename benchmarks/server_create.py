@@ -36,13 +36,13 @@ import time
 
 import openstack
 
+from nova_fpga import catalogue
 from nova_fpga import conventions
 from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
 from nova_fpga.cmd import manage
 from nova_fpga_devtools.localcloud import rabbitmq
 from nova_fpga_devtools.localcloud import stack as localstack
-from nova_fpga_emulator import modules
 
 PART = '7z020clg400'
 POLL = 0.05
@@ -191,7 +191,7 @@ def main():
         for index in range(args.cycles + 1):
             path = work / ('loopback_rp0_%d.bit' % index)
             path.write_bytes(builder.build_partial(
-                PART, 'bench_loopback_rp0', modules.LOOPBACK_MODULE_ID,
+                PART, 'bench_loopback_rp0', catalogue.module_id('loopback'),
                 reference.region('rp0').footprint, seed=stamp + index))
             images.append(manage.create_image(
                 bob, 'bench-loopback-%d-%d' % (stamp, index), str(path),

@@ -17,8 +17,12 @@ import argparse
 import struct
 import time
 
-from nova_fpga_emulator import hdl_bridge, modules
-from nova_fpga_emulator.modules import Registers, VtcRegisters
+from nova_fpga import catalogue
+from nova_fpga_emulator import hdl_bridge
+from nova_fpga_emulator import modules
+
+VTC = catalogue.load().by_name('vtc')
+REGS = VTC.registers
 
 CLOCK_HZ = 156.25e6
 ETHERNET_OVERHEAD_BYTES = 20  # preamble + start delimiter + inter-frame gap
@@ -49,9 +53,9 @@ def start(bridge):
     """Reset and wait for the flow table to be cleared; mark RTP."""
     bridge.reset()
     bridge.clock(16)
-    while bridge.axil_read(Registers.STATUS) & VtcRegisters.STATUS_TABLE_CLEARING:
+    while bridge.axil_read(REGS.STATUS) & REGS.bit('STATUS', 'TABLE_CLEARING'):
         bridge.clock(64)
-    bridge.axil_write(VtcRegisters.policy('rtp'), VtcRegisters.POLICY_ENABLE | 46)
+    bridge.axil_write(REGS.at('POLICY', 'rtp'), REGS.bit('POLICY', 'ENABLE') | 46)
 
 
 def run(bridge, frames):
@@ -77,8 +81,8 @@ def measure(bridge, size, flows, count):
     marked = sum(1 for sent, got in zip(batch, out) if sent != got)
     # the batch takes what one frame takes plus its other frames' cycles
     return (cycles - single) / (len(batch) - 1), latency, marked / len(batch), {
-        'occupancy': bridge.axil_read(VtcRegisters.FLOW_OCCUPANCY),
-        'failed': bridge.axil_read(VtcRegisters.FLOW_FAILED_INSERTIONS)}
+        'occupancy': bridge.axil_read(REGS.FLOW_OCCUPANCY),
+        'failed': bridge.axil_read(REGS.FLOW_FAILED_INSERTIONS)}
 
 
 def main():
@@ -88,10 +92,10 @@ def main():
     args = parser.parse_args()
 
     began = time.perf_counter()
-    with hdl_bridge.HdlBridge(modules.VTC) as bridge:
+    with hdl_bridge.HdlBridge(modules.HdlModule.of(VTC)) as bridge:
         print('vTC module 0x%08X, %d-bit stream, %d-flow table, Verilator %s (ready in %.1f s)' % (
-            bridge.axil_read(Registers.MODULE_ID), modules.VTC.data_width,
-            bridge.axil_read(VtcRegisters.FLOW_TABLE_DEPTH),
+            bridge.axil_read(REGS.MODULE_ID), VTC.data_width,
+            bridge.axil_read(REGS.FLOW_TABLE_DEPTH),
             hdl_bridge.toolchain.verilator_version().split()[0], time.perf_counter() - began))
         print('cycles counted by the simulation; rates at %.2f MHz (64-bit path)'
               % (CLOCK_HZ / 1e6))

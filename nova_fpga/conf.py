@@ -55,6 +55,13 @@ ZYNQ_OPTS = [
                help='UUID namespace for board and region provider UUIDs '
                     '(uuid5 of this and the board name): stable across '
                     'restarts and re-installs of nova-compute.'),
+    cfg.ListOpt('module_catalogue_dirs', default=[],
+                help='Directories of extra module catalogue entries (one '
+                     'TOML file per reconfigurable module), added to the '
+                     'modules nova-fpga ships: a region server\'s console '
+                     'log shows their counters as the entry describes '
+                     'them. Give the boards\' agents the same entries '
+                     '([agent] module_catalogue_dirs).'),
 ]
 
 

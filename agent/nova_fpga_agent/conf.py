@@ -45,6 +45,12 @@ AGENT_OPTS = [
                     '(MiB; 0 disables it). A reload or a new server with a '
                     'cached image needs no image transfer, and the '
                     'scheduler prefers boards that cache the image.'),
+    cfg.ListOpt('module_catalogue_dirs', default=[],
+                help='Directories of extra module catalogue entries (one '
+                     'TOML file per reconfigurable module, its Verilog '
+                     'beside it), added to the modules nova-fpga ships: '
+                     'the agent reads their counters (and the emulator '
+                     'runs their HDL) by module ID.'),
 ]
 
 DATAPLANE_OPTS = [

@@ -21,9 +21,9 @@ from nova_fpga.bitstream import container
 from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import reports
 from nova_fpga.contract import states
+from nova_fpga import catalogue
 from nova_fpga_agent.backends import base
 from nova_fpga_agent import state as st
-from nova_fpga_emulator import modules
 
 LOG = logging.getLogger(__name__)
 
@@ -40,8 +40,10 @@ class _StepFailed(Exception):
 class RegionManager:
     def __init__(self, manifest, backend, store, board_name,
                  max_bitstream_bytes=api.DEFAULT_MAX_BITSTREAM_BYTES,
-                 cache=None):
+                 cache=None, module_catalogue=None):
         self.manifest = manifest
+        #: what the modules' registers and counters are (nova_fpga.catalogue)
+        self.catalogue = module_catalogue or catalogue.load()
         #: BitstreamCache of loaded bitstreams (None: no cache)
         self.cache = cache
         self.backend = backend
@@ -277,7 +279,7 @@ class RegionManager:
             advance('check_id')
             if info.module_declared:
                 found = self.backend.read_register(
-                    spec.name, modules.Registers.MODULE_ID)
+                    spec.name, self.catalogue.common.registers.MODULE_ID)
                 if found != info.module_id:
                     raise ValueError('module ID register reads 0x%08X, the '
                                      'bitstream declares 0x%08X'
@@ -415,7 +417,7 @@ class RegionManager:
         if rs.state == states.ACTIVE and rs.module_id not in (
                 None, container.NO_USER_ID):
             try:
-                counters = modules.read_counters(
+                counters = self.catalogue.read_counters(
                     rs.module_id,
                     lambda off: self.backend.read_register(region, off))
             except (base.RegisterError, ValueError) as exc:

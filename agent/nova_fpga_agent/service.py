@@ -15,6 +15,7 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from nova_fpga.contract import agent_api as api
+from nova_fpga import catalogue
 from nova_fpga_agent import backends
 from nova_fpga_agent import cache
 from nova_fpga_agent import conf as agent_conf
@@ -40,7 +41,8 @@ class Agent:
             conf.agent.board_name, conf.agent.max_bitstream_bytes,
             cache.BitstreamCache(
                 os.path.join(conf.agent.state_dir, 'bitstreams'),
-                conf.agent.bitstream_cache_mb * 1024 * 1024))
+                conf.agent.bitstream_cache_mb * 1024 * 1024),
+            catalogue.load(conf.agent.module_catalogue_dirs))
         self.manager.check_device()
         self.manager.start()
         self.dataplane = None

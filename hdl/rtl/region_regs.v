@@ -79,19 +79,8 @@ module region_regs #
 
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 
-// register map (byte offsets), see hdl/README.md
-localparam [AXIL_ADDR_WIDTH-1:0]
-    REG_MODULE_ID = 'h00,
-    REG_VERSION   = 'h04,
-    REG_CONTROL   = 'h08,
-    REG_STATUS    = 'h0C,
-    REG_FRAMES_LO = 'h10,
-    REG_FRAMES_HI = 'h14,
-    REG_BYTES_LO  = 'h18,
-    REG_BYTES_HI  = 'h1C,
-    REG_USER      = 'h20;
-
-localparam CONTROL_CLEAR_COUNTERS = 0;
+// register map (byte offsets) and CONTROL bits, from the module catalogue
+`include "common_regs.vh"
 
 // frames and bytes sent on m_axis
 reg [63:0] frames_reg = 64'd0;

@@ -77,7 +77,6 @@ module region_vtc #
 
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam BUCKET_BITS = $clog2(FLOW_TABLE_DEPTH / 4);
-localparam CLASSES = 11;
 // a beat leaves this many cycles after it came in: the window (128 bytes) plus the
 // parser and flow-table latency (the decision is there 8 cycles after the window's end)
 localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 8;
@@ -87,24 +86,11 @@ localparam FIFO_WIDTH = 8 + 1 + KEEP_WIDTH + DATA_WIDTH;
 localparam [7:0] DELAY_CYCLES = OUTPUT_DELAY[7:0];
 localparam [FIFO_ADDR_WIDTH:0] DELAY_BEATS = OUTPUT_DELAY[FIFO_ADDR_WIDTH:0];
 
-// the vTC's own registers (byte offsets; region_regs answers 0x00-0x1C), see hdl/README.md
-localparam [AXIL_ADDR_WIDTH-1:0]
-    REG_FLOW_TABLE_DEPTH = 'h20,
-    REG_INSPECT_PACKETS  = 'h24,
-    REG_FLOW_TIMEOUT     = 'h28,
-    REG_TIMESTAMP        = 'h2C,
-    REG_POLICY           = 'h40,  // + 4 * class, classes 1..10
-    REG_CLASS_PACKETS    = 'h80,  // + 8 * class (LO, HI), classes 0..10
-    REG_CLASS_BYTES      = 'h100, // + 8 * class (LO, HI), classes 0..10
-    REG_FLOWS_SEEN       = 'h180,
-    REG_FLOWS_CLASSIFIED = 'h184,
-    REG_FLOW_OCCUPANCY   = 'h188,
-    REG_FLOW_INSERTIONS  = 'h18C,
-    REG_FLOW_EVICTIONS   = 'h190,
-    REG_FLOW_FAILED      = 'h194,
-    REG_UNPARSED_FRAMES  = 'h198,
-    REG_OVERSIZE_FRAMES  = 'h19C,
-    REG_CLASS_FLOWS      = 'h1C0; // + 4 * class, classes 1..10
+// the vTC's own registers (byte offsets; region_regs answers 0x00-0x1C), the
+// POLICY bits and CLASSES (the number of classes), from the module catalogue.
+// Arrays: POLICY and CLASS_FLOWS + 4 * class (classes 1..10), CLASS_PACKETS
+// and CLASS_BYTES + 8 * class (LO, HI; classes 0..10).
+`include "vtc_regs.vh"
 
 wire rst = !aresetn;
 
@@ -542,7 +528,7 @@ always @* begin
             REG_FLOW_OCCUPANCY:   user_rd_data = occupancy_reg;
             REG_FLOW_INSERTIONS:  user_rd_data = insertions_reg;
             REG_FLOW_EVICTIONS:   user_rd_data = evictions_reg;
-            REG_FLOW_FAILED:      user_rd_data = failed_reg;
+            REG_FLOW_FAILED_INSERTIONS: user_rd_data = failed_reg;
             REG_UNPARSED_FRAMES:  user_rd_data = unparsed_reg;
             REG_OVERSIZE_FRAMES:  user_rd_data = oversize_reg;
             default:              user_rd_err = 1'b1;

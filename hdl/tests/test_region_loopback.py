@@ -5,7 +5,10 @@ from cocotbext.axi import (AxiLiteBus, AxiLiteMaster, AxiResp, AxiStreamBus,
                            AxiStreamFrame, AxiStreamSink, AxiStreamSource)
 
 from axi_helpers import pauses, random_frames, read_u32, seeded_random, start, write_u32
-from nova_fpga_emulator.modules import LOOPBACK, Registers
+from nova_fpga import catalogue
+
+LOOPBACK = catalogue.load().by_name('loopback')
+REGS = LOOPBACK.registers
 
 
 def attach(dut):
@@ -31,15 +34,15 @@ async def registers_follow_the_contract(dut):
     _, _, axil = attach(dut)
     await start(dut)
 
-    assert await read_u32(axil, Registers.MODULE_ID) == (LOOPBACK.module_id, AxiResp.OKAY)
-    assert await read_u32(axil, Registers.VERSION) == (LOOPBACK.version, AxiResp.OKAY)
-    assert await read_u32(axil, Registers.CONTROL) == (0, AxiResp.OKAY)
-    assert await read_u32(axil, Registers.STATUS) == (0, AxiResp.OKAY)
-    for offset in (Registers.FRAMES_LO, Registers.FRAMES_HI, Registers.BYTES_LO, Registers.BYTES_HI):
+    assert await read_u32(axil, REGS.MODULE_ID) == (LOOPBACK.module_id, AxiResp.OKAY)
+    assert await read_u32(axil, REGS.VERSION) == (LOOPBACK.version, AxiResp.OKAY)
+    assert await read_u32(axil, REGS.CONTROL) == (0, AxiResp.OKAY)
+    assert await read_u32(axil, REGS.STATUS) == (0, AxiResp.OKAY)
+    for offset in (REGS.FRAMES_LO, REGS.FRAMES_HI, REGS.BYTES_LO, REGS.BYTES_HI):
         assert await read_u32(axil, offset) == (0, AxiResp.OKAY)
 
-    assert await write_u32(axil, Registers.MODULE_ID, 0x12345678) == AxiResp.OKAY
-    assert await read_u32(axil, Registers.MODULE_ID) == (LOOPBACK.module_id, AxiResp.OKAY)
+    assert await write_u32(axil, REGS.MODULE_ID, 0x12345678) == AxiResp.OKAY
+    assert await read_u32(axil, REGS.MODULE_ID) == (LOOPBACK.module_id, AxiResp.OKAY)
 
     for offset in (0x20, 0x100, 0xFFC):
         assert await read_u32(axil, offset) == (0, AxiResp.SLVERR)
@@ -65,12 +68,12 @@ async def random_backpressure_keeps_every_beat(dut):
     await ClockCycles(dut.aclk, 10)
     assert sink.empty()
 
-    assert await read_u64(axil, Registers.FRAMES_LO) == len(frames)
-    assert await read_u64(axil, Registers.BYTES_LO) == sum(map(len, frames))
+    assert await read_u64(axil, REGS.FRAMES_LO) == len(frames)
+    assert await read_u64(axil, REGS.BYTES_LO) == sum(map(len, frames))
 
-    assert await write_u32(axil, Registers.CONTROL, Registers.CONTROL_CLEAR_COUNTERS) == AxiResp.OKAY
-    assert await read_u64(axil, Registers.FRAMES_LO) == 0
-    assert await read_u64(axil, Registers.BYTES_LO) == 0
+    assert await write_u32(axil, REGS.CONTROL, REGS.bit('CONTROL', 'CLEAR_COUNTERS')) == AxiResp.OKAY
+    assert await read_u64(axil, REGS.FRAMES_LO) == 0
+    assert await read_u64(axil, REGS.BYTES_LO) == 0
 
 
 @cocotb.test()
@@ -114,11 +117,11 @@ async def status_shows_a_frame_in_flight(dut):
         dut.s_axis_tvalid.value = 0
 
     await beat(0x1111, 0)
-    status, _ = await read_u32(axil, Registers.STATUS)
-    assert status & Registers.STATUS_IN_FRAME
+    status, _ = await read_u32(axil, REGS.STATUS)
+    assert status & REGS.bit('STATUS', 'IN_FRAME')
     await beat(0x2222, 1)
     await ClockCycles(dut.aclk, 4)
-    status, _ = await read_u32(axil, Registers.STATUS)
+    status, _ = await read_u32(axil, REGS.STATUS)
     assert status == 0
     received = await sink.recv()
     assert len(received.tdata) == 2 * len(dut.s_axis_tkeep)
@@ -137,15 +140,15 @@ async def counters_carry_into_the_high_word(dut):
     await source.send(AxiStreamFrame(b'\x5a' * 64))
     await sink.recv()
     await ClockCycles(dut.aclk, 2)
-    assert await read_u64(axil, Registers.FRAMES_LO) == 0x2_0000_0000
-    assert await read_u64(axil, Registers.BYTES_LO) == 0x3_0000_0000
+    assert await read_u64(axil, REGS.FRAMES_LO) == 0x2_0000_0000
+    assert await read_u64(axil, REGS.BYTES_LO) == 0x3_0000_0000
 
     # a carry between reading LO and HI does not tear the value
     dut.regs.bytes_reg.value = 0x3_FFFF_FFF8
     await RisingEdge(dut.aclk)
-    lo, _ = await read_u32(axil, Registers.BYTES_LO)
+    lo, _ = await read_u32(axil, REGS.BYTES_LO)
     await source.send(AxiStreamFrame(b'\x5a' * 8))
     await sink.recv()
-    hi, _ = await read_u32(axil, Registers.BYTES_HI)
+    hi, _ = await read_u32(axil, REGS.BYTES_HI)
     assert (hi, lo) == (0x3, 0xFFFF_FFF8)
-    assert await read_u64(axil, Registers.BYTES_LO) == 0x4_0000_0000
+    assert await read_u64(axil, REGS.BYTES_LO) == 0x4_0000_0000

@@ -17,20 +17,22 @@ from scapy.packet import Raw
 import vtc_captures
 import vtc_model
 from axi_helpers import pauses, read_u32, seeded_random, start, write_u32
-from nova_fpga_emulator.modules import VTC, Registers, VtcRegisters
+from nova_fpga import catalogue
 
+VTC = catalogue.load().by_name('vtc')
+REGS = VTC.registers
 #: a distinct DSCP per class, so every marked frame shows its flow's class
 ALL_MARKED = {name: 8 + number for number, name in enumerate(vtc_model.CLASSES) if number}
 
 FLOW_COUNTERS = {
-    'FLOWS_SEEN': VtcRegisters.FLOWS_SEEN,
-    'FLOWS_CLASSIFIED': VtcRegisters.FLOWS_CLASSIFIED,
-    'FLOW_OCCUPANCY': VtcRegisters.FLOW_OCCUPANCY,
-    'FLOW_INSERTIONS': VtcRegisters.FLOW_INSERTIONS,
-    'FLOW_EVICTIONS': VtcRegisters.FLOW_EVICTIONS,
-    'FLOW_FAILED_INSERTIONS': VtcRegisters.FLOW_FAILED_INSERTIONS,
-    'UNPARSED_FRAMES': VtcRegisters.UNPARSED_FRAMES,
-    'OVERSIZE_FRAMES': VtcRegisters.OVERSIZE_FRAMES,
+    'FLOWS_SEEN': REGS.FLOWS_SEEN,
+    'FLOWS_CLASSIFIED': REGS.FLOWS_CLASSIFIED,
+    'FLOW_OCCUPANCY': REGS.FLOW_OCCUPANCY,
+    'FLOW_INSERTIONS': REGS.FLOW_INSERTIONS,
+    'FLOW_EVICTIONS': REGS.FLOW_EVICTIONS,
+    'FLOW_FAILED_INSERTIONS': REGS.FLOW_FAILED_INSERTIONS,
+    'UNPARSED_FRAMES': REGS.UNPARSED_FRAMES,
+    'OVERSIZE_FRAMES': REGS.OVERSIZE_FRAMES,
 }
 
 
@@ -59,41 +61,41 @@ async def start_vtc(dut, expect_clearing=False):
     """Reset, then wait until the flow table has been cleared."""
     source, sink, axil = attach(dut)
     await start(dut)
-    status = await read_ok(axil, Registers.STATUS)
-    assert bool(status & VtcRegisters.STATUS_TABLE_CLEARING) or not expect_clearing
-    while status & VtcRegisters.STATUS_TABLE_CLEARING:
+    status = await read_ok(axil, REGS.STATUS)
+    assert bool(status & REGS.bit('STATUS', 'TABLE_CLEARING')) or not expect_clearing
+    while status & REGS.bit('STATUS', 'TABLE_CLEARING'):
         await ClockCycles(dut.aclk, 64)
-        status = await read_ok(axil, Registers.STATUS)
+        status = await read_ok(axil, REGS.STATUS)
     return source, sink, axil
 
 
 async def model_for(axil, policy=None):
     """A model with the build's parameters (read from its registers) and the policy written."""
     model = vtc_model.VtcModel(
-        flow_table_depth=await read_ok(axil, VtcRegisters.FLOW_TABLE_DEPTH),
-        inspect_packets=await read_ok(axil, VtcRegisters.INSPECT_PACKETS),
-        flow_timeout=await read_ok(axil, VtcRegisters.FLOW_TIMEOUT))
+        flow_table_depth=await read_ok(axil, REGS.FLOW_TABLE_DEPTH),
+        inspect_packets=await read_ok(axil, REGS.INSPECT_PACKETS),
+        flow_timeout=await read_ok(axil, REGS.FLOW_TIMEOUT))
     for name, dscp in (policy or {}).items():
-        value = VtcRegisters.POLICY_ENABLE | dscp
-        assert await write_u32(axil, VtcRegisters.policy(name), value) == AxiResp.OKAY
+        value = REGS.bit('POLICY', 'ENABLE') | dscp
+        assert await write_u32(axil, REGS.at('POLICY', name), value) == AxiResp.OKAY
         model.set_policy(name, value)
     return model
 
 
 async def read_counters(axil):
     """Every counter register, by the model's names."""
-    counters = {'FRAMES': await read_u64(axil, Registers.FRAMES_LO),
-                'BYTES': await read_u64(axil, Registers.BYTES_LO)}
+    counters = {'FRAMES': await read_u64(axil, REGS.FRAMES_LO),
+                'BYTES': await read_u64(axil, REGS.BYTES_LO)}
     for name, offset in FLOW_COUNTERS.items():
         counters[name] = await read_ok(axil, offset)
     for klass in vtc_model.CLASSES:
         counters['CLASS_PACKETS_' + klass.upper()] = await read_u64(
-            axil, VtcRegisters.class_packets(klass))
+            axil, REGS.at('CLASS_PACKETS', klass))
         counters['CLASS_BYTES_' + klass.upper()] = await read_u64(
-            axil, VtcRegisters.class_bytes(klass))
+            axil, REGS.at('CLASS_BYTES', klass))
     for klass in vtc_model.CLASSES[1:]:
         counters['CLASS_FLOWS_' + klass.upper()] = await read_ok(
-            axil, VtcRegisters.class_flows(klass))
+            axil, REGS.at('CLASS_FLOWS', klass))
     return counters
 
 
@@ -167,33 +169,33 @@ def dns_frame(flow, size=None):
 async def registers_follow_the_contract(dut):
     """ID, version, parameters, policy masking; unmapped offsets SLVERR; RO writes ignored."""
     _, _, axil = await start_vtc(dut, expect_clearing=True)
-    assert await read_ok(axil, Registers.MODULE_ID) == VTC.module_id
-    assert await read_ok(axil, Registers.VERSION) == VTC.version
-    assert await read_ok(axil, Registers.CONTROL) == 0
-    assert await read_ok(axil, Registers.STATUS) == 0
-    assert await read_ok(axil, VtcRegisters.FLOW_TABLE_DEPTH) == 4096
-    assert await read_ok(axil, VtcRegisters.INSPECT_PACKETS) == 8
-    assert await read_ok(axil, VtcRegisters.FLOW_TIMEOUT) == 4096
-    assert await read_ok(axil, VtcRegisters.TIMESTAMP) == 0
+    assert await read_ok(axil, REGS.MODULE_ID) == VTC.module_id
+    assert await read_ok(axil, REGS.VERSION) == VTC.version
+    assert await read_ok(axil, REGS.CONTROL) == 0
+    assert await read_ok(axil, REGS.STATUS) == 0
+    assert await read_ok(axil, REGS.FLOW_TABLE_DEPTH) == 4096
+    assert await read_ok(axil, REGS.INSPECT_PACKETS) == 8
+    assert await read_ok(axil, REGS.FLOW_TIMEOUT) == 4096
+    assert await read_ok(axil, REGS.TIMESTAMP) == 0
     assert await read_counters(axil) == vtc_model.VtcModel().counters
 
-    assert await write_u32(axil, Registers.MODULE_ID, 0x12345678) == AxiResp.OKAY
-    assert await read_ok(axil, Registers.MODULE_ID) == VTC.module_id
-    assert await write_u32(axil, VtcRegisters.FLOWS_SEEN, 7) == AxiResp.OKAY
-    assert await read_ok(axil, VtcRegisters.FLOWS_SEEN) == 0
-    assert await write_u32(axil, VtcRegisters.class_flows('tls'), 7) == AxiResp.OKAY
-    assert await read_ok(axil, VtcRegisters.class_flows('tls')) == 0
+    assert await write_u32(axil, REGS.MODULE_ID, 0x12345678) == AxiResp.OKAY
+    assert await read_ok(axil, REGS.MODULE_ID) == VTC.module_id
+    assert await write_u32(axil, REGS.FLOWS_SEEN, 7) == AxiResp.OKAY
+    assert await read_ok(axil, REGS.FLOWS_SEEN) == 0
+    assert await write_u32(axil, REGS.at('CLASS_FLOWS', 'tls'), 7) == AxiResp.OKAY
+    assert await read_ok(axil, REGS.at('CLASS_FLOWS', 'tls')) == 0
 
     for klass in vtc_model.CLASSES[1:]:
-        assert await read_ok(axil, VtcRegisters.policy(klass)) == 0
-        assert await write_u32(axil, VtcRegisters.policy(klass), 0xFFFFFF00 | len(klass)) \
+        assert await read_ok(axil, REGS.at('POLICY', klass)) == 0
+        assert await write_u32(axil, REGS.at('POLICY', klass), 0xFFFFFF00 | len(klass)) \
             == AxiResp.OKAY
-        assert await read_ok(axil, VtcRegisters.policy(klass)) == len(klass)
-    assert await write_u32(axil, VtcRegisters.policy('tls'), 0xFF) == AxiResp.OKAY
-    assert await read_ok(axil, VtcRegisters.policy('tls')) == 0xBF
+        assert await read_ok(axil, REGS.at('POLICY', klass)) == len(klass)
+    assert await write_u32(axil, REGS.at('POLICY', 'tls'), 0xFF) == AxiResp.OKAY
+    assert await read_ok(axil, REGS.at('POLICY', 'tls')) == 0xBF
 
-    for offset in (0x30, VtcRegisters.POLICY, VtcRegisters.POLICY + 44, 0xD8, 0x158, 0x1A0,
-                   VtcRegisters.CLASS_FLOWS, VtcRegisters.CLASS_FLOWS + 44, 0xFFC):
+    for offset in (0x30, REGS.POLICY, REGS.POLICY + 44, 0xD8, 0x158, 0x1A0,
+                   REGS.CLASS_FLOWS, REGS.CLASS_FLOWS + 44, 0xFFC):
         assert await read_u32(axil, offset) == (0, AxiResp.SLVERR), hex(offset)
         assert await write_u32(axil, offset, 1) == AxiResp.SLVERR, hex(offset)
 
@@ -213,7 +215,7 @@ async def real_captures_match_the_model(dut):
     assert len(model.flows) == 45
     assert model.counters['UNPARSED_FRAMES'] == 2  # dns.pcap's PPPoE frames
 
-    assert await write_u32(axil, Registers.CONTROL, Registers.CONTROL_CLEAR_COUNTERS) \
+    assert await write_u32(axil, REGS.CONTROL, REGS.bit('CONTROL', 'CLEAR_COUNTERS')) \
         == AxiResp.OKAY
     cleared = await read_counters(axil)
     assert cleared.pop('FLOW_OCCUPANCY') == len(model.flows)
@@ -250,9 +252,9 @@ async def policy_writes_change_marking(dut):
     assert outputs == ssh, 'no policy: every frame unchanged'
 
     for dscp in (46, 10):
-        value = VtcRegisters.POLICY_ENABLE | dscp
+        value = REGS.bit('POLICY', 'ENABLE') | dscp
         for klass in ('ssh', 'bittorrent'):
-            assert await write_u32(axil, VtcRegisters.policy(klass), value) == AxiResp.OKAY
+            assert await write_u32(axil, REGS.at('POLICY', klass), value) == AxiResp.OKAY
             model.set_policy(klass, value)
         outputs = await replay(dut, ssh + torrent, model, source, sink)
         changed = [(frame, out) for frame, out in zip(ssh + torrent, outputs) if out != frame]
@@ -267,7 +269,7 @@ async def policy_writes_change_marking(dut):
         assert 0xFFFF in sums and len(sums) > 1
 
     value = 10  # enable bit clear: no marking
-    assert await write_u32(axil, VtcRegisters.policy('ssh'), value) == AxiResp.OKAY
+    assert await write_u32(axil, REGS.at('POLICY', 'ssh'), value) == AxiResp.OKAY
     model.set_policy('ssh', value)
     assert await replay(dut, ssh, model, source, sink) == ssh
     assert await read_counters(axil) == model.counters
@@ -329,7 +331,7 @@ async def inspection_stops_after_inspect_packets(dut):
     """Only payload-carrying packets are inspected, at most INSPECT_PACKETS of an unknown flow."""
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
-    limit = await read_ok(axil, VtcRegisters.INSPECT_PACKETS)
+    limit = await read_ok(axil, REGS.INSPECT_PACKETS)
     opaque = bytes(range(0x30, 0x3C))  # matches no signature
     frames = ([udp_frame(1, b'', dport=53)] * 3  # no payload: not inspected
               + [udp_frame(1, opaque, dport=53)] * (limit - 1)
@@ -361,7 +363,7 @@ async def full_bucket_fails_insertion_and_still_forwards(dut):
     model = await model_for(axil, ALL_MARKED)
     assert model.buckets == 4
     frames = [dns_frame(flow) for flow in same_bucket_flows(model.buckets, 5)]
-    now = await read_ok(axil, VtcRegisters.TIMESTAMP)
+    now = await read_ok(axil, REGS.TIMESTAMP)
     outputs = await replay(dut, frames + frames, model, source, sink, now=now)
     assert model.counters['FLOW_FAILED_INSERTIONS'] == 2
     assert model.counters['FLOW_OCCUPANCY'] == 4
@@ -374,14 +376,14 @@ async def idle_flows_age_out(dut):
     """Small build: after the timeout, new flows evict idle ones, lowest way first."""
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
-    timeout = await read_ok(axil, VtcRegisters.FLOW_TIMEOUT)
+    timeout = await read_ok(axil, REGS.FLOW_TIMEOUT)
     frames = [dns_frame(flow) for flow in same_bucket_flows(model.buckets, 6)]
 
-    now = await read_ok(axil, VtcRegisters.TIMESTAMP)
+    now = await read_ok(axil, REGS.TIMESTAMP)
     outputs = await replay(dut, frames[:4], model, source, sink, now=now)
-    while await read_ok(axil, VtcRegisters.TIMESTAMP) <= now + timeout + 2:
+    while await read_ok(axil, REGS.TIMESTAMP) <= now + timeout + 2:
         await ClockCycles(dut.aclk, 100)
-    now = await read_ok(axil, VtcRegisters.TIMESTAMP)
+    now = await read_ok(axil, REGS.TIMESTAMP)
     more = frames[4:] + frames[:1]
     outputs += await replay(dut, more, model, source, sink, now=now)
     assert model.counters['FLOW_EVICTIONS'] == 3

@@ -6,7 +6,7 @@
 # Vivado 2020.2 or later, part xc7z020clg400-1 (PYNQ-Z2).  Steps:
 #   1. static: the block design (shell_bd.tcl) and the shell RTL, the two
 #      partitions as black boxes            -> static_synth.dcp
-#   2. every module for every region, out of context, with its registry
+#   2. every module for every region, out of context, with its catalogue
 #      MODULE_ID / MODULE_VERSION           -> rm_<region>_<module>_synth.dcp
 #   3. every configuration (settings.tcl) placed and routed; the first one
 #      locks the static routing for the others; pr_verify across all
@@ -29,22 +29,29 @@ if {[llength $argv] > 0} {
 set nova_out [file join $nova_build out]
 file mkdir $nova_build $nova_out
 
-# The Verilog files of a module: its glob patterns in hdl/rtl, each of which must match.
+# The Verilog files of a module (relative to hdl/rtl, or absolute), each of
+# which must exist.
 proc nova_module_sources {module} {
     global nova_modules nova_rtl
     set files {}
-    foreach pattern [dict get $nova_modules $module sources] {
-        set matched [lsort [glob -nocomplain -directory $nova_rtl $pattern]]
-        if {[llength $matched] == 0} {
-            error "module $module: no file in $nova_rtl matches $pattern"
+    foreach source [dict get $nova_modules $module sources] {
+        set file [file join $nova_rtl $source]
+        if {![file exists $file]} {
+            error "module $module: $file does not exist"
         }
-        foreach file $matched {
-            if {[lsearch -exact $files $file] < 0} {
-                lappend files $file
-            }
-        }
+        lappend files $file
     }
     return $files
+}
+
+# Where a module's `include files are (the catalogue's generated offsets).
+proc nova_module_include_dirs {module} {
+    global nova_modules nova_rtl
+    set dirs {}
+    foreach dir [dict get $nova_modules $module include_dirs] {
+        lappend dirs [file normalize [file join $nova_rtl $dir]]
+    }
+    return $dirs
 }
 
 # A 32-bit value as Vivado wants it for a Verilog generic and for the USERID.
@@ -90,6 +97,7 @@ proc nova_synth_module {region module} {
         [list [file join $nova_script_dir rtl $partition.v]]]
     synth_design -mode out_of_context -top $partition -part $nova_part \
         -verilog_define REGION_MODULE=[dict get $nova_modules $module top] \
+        -include_dirs [nova_module_include_dirs $module] \
         -generic DATA_WIDTH=$nova_data_width \
         -generic AXIL_ADDR_WIDTH=$nova_axil_addr_width \
         -generic MODULE_ID=[nova_verilog_hex [dict get $nova_modules $module module_id]] \

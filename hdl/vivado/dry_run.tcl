@@ -3,7 +3,7 @@
 #   tclsh hdl/vivado/dry_run.tcl BUILD_DIR RECORD_FILE
 #
 # Without Vivado this still proves the scripts parse, their control flow runs
-# to the end, every module's source patterns match files in hdl/rtl, and
+# to the end, every module's sources exist, and
 # shows every Vivado command with its arguments as build.tcl would issue it.
 # Any command plain Tcl does not know is taken as Vivado's: it is written to
 # RECORD_FILE, one line per command, words separated by tabs (tabs and

@@ -1,10 +1,10 @@
 # What the nova-fpga reference shell is built from: the part, the regions and
 # the reconfigurable modules.  Sourced by build.tcl and shell_bd.tcl.
 #
-# The module IDs and versions are written down once, in
-# agent/nova_fpga_agent/emulator/modules.py; they are repeated here because
-# Vivado has no Python, and tests/hdl/test_vivado_flow.py fails when the two
-# disagree.  Module names, ports and parameters are the Verilog's (hdl/rtl).
+# The modules (IDs, versions, tops, sources) come from the module catalogue
+# (nova_fpga/catalogue) as modules.tcl, which hdl/generate.py writes: Vivado
+# has no Python.  Module names, ports and parameters are the Verilog's
+# (hdl/rtl).
 
 set nova_here [file dirname [file normalize [info script]]]
 
@@ -31,28 +31,19 @@ set nova_static_sources [list \
     [file join $nova_here rtl rp0_partition.v] \
     [file join $nova_here rtl rp1_partition.v]]
 
-# Reconfigurable modules: name -> Verilog top, registry ID and version, sources
-# (glob patterns relative to hdl/rtl).
-set nova_modules [dict create \
-    loopback [dict create \
-        top region_loopback \
-        module_id 0x4E460001 \
-        version 0x00010000 \
-        sources {region_loopback.v region_regs.v axis_register.v axil_reg_if.v}] \
-    vtc [dict create \
-        top region_vtc \
-        module_id 0x4E460002 \
-        version 0x00010000 \
-        sources {region_vtc.v vtc_*.v region_regs.v axis_register.v axil_reg_if.v}]]
+# Reconfigurable modules: name -> top, module ID, version, sources, include
+# directories (generated from the module catalogue).
+source [file join $nova_here modules.tcl]
 
 # Regions: name -> the partition cell, its wrapper module, its pblock XDC and
-# the modules built for it.  rp0 is the real design's pr_0 pblock (small: the
-# loopback fits, the vTC does not); rp1 is hdl/pblocks/rp1.xdc.
+# the modules built for it (pblocks in hdl/pblocks; partition wrappers generated
+# from rtl/partition.v.in).  rp0 is the real design's pr_0 pblock (small: the
+# loopback fits, the vTC does not); rp1 is our own, sized for the vTC.
 set nova_regions [dict create \
     rp0 [dict create \
         cell shell_i/rp0 \
         partition rp0_partition \
-        pblock_xdc [file join $nova_here constraints rp0.xdc] \
+        pblock_xdc [file join $nova_hdl pblocks rp0.xdc] \
         modules {loopback}] \
     rp1 [dict create \
         cell shell_i/rp1 \

@@ -1,62 +1,86 @@
 """The console log of a region server: the agent's log for that region and
 the module's counters, as text (there is no serial console in a region).
-A traffic classifier's counters are shown as a table per class."""
 
-#: counters of the vTC that are not per class, in the order shown
-VTC_FLOW_COUNTERS = ('flows_seen', 'flows_classified', 'flow_table_occupancy',
-                     'flow_insertions', 'flow_evictions',
-                     'flow_failed_insertions', 'unparsed_frames',
-                     'oversize_frames')
+How counters are shown comes from the module catalogue: the common block's
+in the first line, a module's array counters as a table with a row per
+label (the vTC's traffic classes), its other counters in a line.
+"""
 
 
-def _classes(counters):
-    return [name[:-len('_packets')] for name in counters
-            if name.endswith('_packets')]
+def _module_id(stats):
+    try:
+        return int(stats.get('module_id') or '', 16)
+    except ValueError:
+        return None
 
 
-def _flows(counters, klass):
-    # the vTC has no counter for unknown's flows: those seen but never classified
-    if klass == 'unknown':
-        return counters['flows_seen'] - counters['flows_classified']
-    return counters['%s_flows' % klass]
+def _cell(counters, counter, label):
+    name = counter.name.format(label=label)
+    if name in counters:
+        return counters[name]
+    pair = counter.derived.get(label)
+    if pair and all(n in counters for n in pair):
+        return counters[pair[0]] - counters[pair[1]]
+    return '-'
 
 
-def _class_table(counters):
-    classes = _classes(counters)
-    with_flows = all('%s_flows' % c in counters for c in classes
-                     if c != 'unknown')
-    head = '  %-11s' % 'class' + (' %8s' % 'flows' if with_flows else '') + \
-        ' %10s %14s' % ('packets', 'bytes')
-    lines = ['traffic classes:', head]
-    for c in classes:
-        lines.append('  %-11s' % c
-                     + (' %8d' % _flows(counters, c) if with_flows
-                        else '')
-                     + ' %10d %14d' % (counters['%s_packets' % c],
-                                       counters['%s_bytes' % c]))
-    shown = {'frames', 'bytes'} | {'%s_%s' % (c, kind) for c in classes
-                                   for kind in ('packets', 'bytes', 'flows')}
-    lines.append('  ' + ', '.join('%s %d' % (name.replace('_', ' '),
-                                             counters[name])
-                                  for name in VTC_FLOW_COUNTERS
-                                  if name in counters))
-    shown.update(VTC_FLOW_COUNTERS)
-    return lines, shown
+def _table(counters, labels, columns):
+    """Lines of one array table and the counter names it shows."""
+    rows = [[label] + [_cell(counters, c, label) for c in columns]
+            for label in labels.names]
+    head = [labels.heading] + [c.column for c in columns]
+    widths = [max(len(str(row[i])) for row in rows + [head])
+              for i in range(len(head))]
+    widths[0] = max(widths[0], 10)
+
+    def line(row):
+        return '  ' + ' '.join(['%-*s' % (widths[0], row[0])] + [
+            '%*s' % (max(w, 8), cell) for w, cell in zip(widths[1:],
+                                                         row[1:])])
+    shown = {c.name.format(label=label) for c in columns
+             for label in labels.names}
+    return ['%s:' % labels.title, line(head)] + [line(r) for r in rows], \
+        shown
 
 
-def render(board, stats):
+def _module_lines(counters, module):
+    lines, shown = [], set()
+    tables = {}
+    for counter in module.counters:
+        labels = counter.register.labels
+        if labels is not None:
+            tables.setdefault(labels.key, (labels, []))[1].append(counter)
+    for labels, columns in tables.values():
+        table, names = _table(counters, labels, columns)
+        if names & set(counters):
+            lines += table
+            shown |= names
+    scalars = [c.name for c in module.counters
+               if c.register.labels is None and c.name in counters]
+    if scalars:
+        lines.append('  ' + ', '.join('%s %d' % (name.replace('_', ' '),
+                                                 counters[name])
+                                      for name in scalars))
+    return lines, shown | set(scalars)
+
+
+def render(board, stats, module_catalogue):
+    """The console text of a region from the agent's ``stats``."""
     lines = ['board %s region %s: %s, module %s'
              % (board, stats['region'], stats['state'], stats['module_id'])]
     lines += stats.get('log', [])
-    module = stats.get('module') or {}
-    if module:
-        lines.append('module counters: frames %s, bytes %s'
-                     % (module.get('frames'), module.get('bytes')))
-        shown = {'frames', 'bytes'}
-        if _classes(module):
-            table, shown = _class_table(module)
-            lines += table
-        lines += ['  %s = %s' % (k, v) for k, v in sorted(module.items())
+    counters = stats.get('module') or {}
+    if counters:
+        common = [c.name for c in module_catalogue.common.counters]
+        lines.append('module counters: ' + ', '.join(
+            '%s %s' % (name, counters.get(name)) for name in common))
+        shown = set(common)
+        module = module_catalogue.get(_module_id(stats))
+        if module is not None:
+            own, names = _module_lines(counters, module)
+            lines += own
+            shown |= names
+        lines += ['  %s = %s' % (k, v) for k, v in sorted(counters.items())
                   if k not in shown]
     dataplane = stats.get('dataplane')
     if dataplane:

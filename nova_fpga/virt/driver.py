@@ -20,6 +20,7 @@ import nova.virt.node
 from nova import objects
 from oslo_log import log as logging
 
+from nova_fpga import catalogue
 import nova_fpga.conf
 from nova_fpga.contract import agent_api
 from nova_fpga.contract import placement
@@ -54,6 +55,7 @@ class ZynqDriver(driver.ComputeDriver):
         self._boards = zboards.Boards(
             CONF.zynq.boards, CONF.zynq.uuid_namespace,
             shell.load(CONF.zynq.shell_manifest), agents.make_client(CONF))
+        self._catalogue = catalogue.load(CONF.zynq.module_catalogue_dirs)
         self._started = time.time()
         LOG.info('Zynq driver: boards %s, shell %s, agents on topic %s',
                  ', '.join(CONF.zynq.boards) or '(none)',
@@ -387,4 +389,4 @@ class ZynqDriver(driver.ComputeDriver):
         board, region, _ = self._region_of(instance)
         stats = self._boards.client.stats(agents.rpc_context(context),
                                           board.name, region)
-        return console.render(board.name, stats)
+        return console.render(board.name, stats, self._catalogue)

@@ -9,17 +9,17 @@ import pytest
 from nova_fpga.contract import agent_api as api
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import container
+from nova_fpga import catalogue
 from nova_fpga_agent import conf as agent_conf
 from nova_fpga.contract import shell as mf
 from nova_fpga_agent import service
-from nova_fpga_emulator import modules
 from tests.agent.brokers import rabbitmq  # noqa: F401 (a fixture)
 
 REFERENCE = mf.load(mf.REFERENCE)
 
 
 @functools.lru_cache(maxsize=None)
-def module_for(region, module_id=modules.LOOPBACK_MODULE_ID, part='7z020clg400',
+def module_for(region, module_id=catalogue.module_id('loopback'), part='7z020clg400',
                seed=0):
     """A builder-made partial for a reference-shell region."""
     footprint = REFERENCE.region(region).footprint

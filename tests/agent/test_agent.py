@@ -9,12 +9,12 @@ import pytest
 
 from nova_fpga.contract import states
 from nova_fpga.contract import agent_api as api
+from nova_fpga import catalogue
 from nova_fpga_agent import state as st
-from nova_fpga_emulator import modules
 from tests.agent.conftest import REFERENCE, module_for
 from tests.unit.bitstream import realfiles
 
-LOOPBACK = '0x%08X' % modules.LOOPBACK_MODULE_ID
+LOOPBACK = '0x%08X' % catalogue.module_id('loopback')
 
 
 def load(cloud, board, region, data, instance=None, image='img-1'):

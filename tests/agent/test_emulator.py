@@ -6,11 +6,14 @@ import pytest
 
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
+from nova_fpga import catalogue
 from nova_fpga_emulator import board
 from nova_fpga_emulator import modules
 from tests.agent.conftest import REFERENCE, module_for, opaque_for
 from tests.unit.bitstream import mutate
 from tests.unit.bitstream import realfiles
+
+COMMON = catalogue.load().common.registers
 
 
 @pytest.fixture
@@ -54,15 +57,15 @@ def test_port_takes_size_over_rate(tmp_path):
 
 def test_declared_module_runs_its_hdl(emu):
     emu.pcap_write(module_for('rp0'))
-    assert emu.module_in('rp0') == modules.LOOPBACK_MODULE_ID
+    assert emu.module_in('rp0') == catalogue.module_id('loopback')
     with pytest.raises(board.AxiError, match='DECERR'):
-        emu.axil_read('rp0', modules.Registers.MODULE_ID)
+        emu.axil_read('rp0', COMMON.MODULE_ID)
     emu.set_decoupled('rp0', False)
-    assert emu.axil_read('rp0', 0) == modules.LOOPBACK_MODULE_ID
+    assert emu.axil_read('rp0', 0) == catalogue.module_id('loopback')
     emu.dma_start('rp0')
     frame = bytes(range(60))
     assert emu.dma_transfer('rp0', frame) == [frame]
-    assert emu.axil_read('rp0', modules.Registers.FRAMES_LO) == 1
+    assert emu.axil_read('rp0', COMMON.FRAMES_LO) == 1
 
 
 def test_real_partial_is_an_opaque_module(emu):
@@ -87,7 +90,7 @@ def test_port_failure_mid_write_leaves_partial_frames(emu):
         emu.pcap_write(module_for('rp0'))
     assert emu.module_in('rp0') is None
     assert emu.decoupled('rp0')
-    assert emu.module_in('rp1') == modules.LOOPBACK_MODULE_ID  # untouched
+    assert emu.module_in('rp1') == catalogue.module_id('loopback')  # untouched
 
 
 def test_fabric_outlives_the_agent(tmp_path):
@@ -96,9 +99,9 @@ def test_fabric_outlives_the_agent(tmp_path):
     first.pcap_write(module_for('rp1'))
     first.set_decoupled('rp1', False)
     again = board.EmulatedBoard(REFERENCE, 'xc7z020clg400-1', str(tmp_path))
-    assert again.module_in('rp1') == modules.LOOPBACK_MODULE_ID
+    assert again.module_in('rp1') == catalogue.module_id('loopback')
     assert not again.decoupled('rp1') and again.decoupled('rp0')
-    assert again.axil_read('rp1', 0) == modules.LOOPBACK_MODULE_ID
+    assert again.axil_read('rp1', 0) == catalogue.module_id('loopback')
 
 
 def test_decoupling_is_the_decoupler_hdl(emu):
@@ -110,7 +113,7 @@ def test_decoupling_is_the_decoupler_hdl(emu):
     bridge = emu._regions['rp0'].bridge
     assert bridge.module.top == modules.SLOT_TOP and bridge.decoupled
     with pytest.raises(hdl_bridge.AxiLiteError) as exc:
-        bridge.axil_read(modules.Registers.MODULE_ID)
+        bridge.axil_read(COMMON.MODULE_ID)
     assert exc.value.resp == hdl_bridge.DECERR
     frame = bytes(range(64))
     bridge.push_frame(frame)
@@ -120,4 +123,4 @@ def test_decoupling_is_the_decoupler_hdl(emu):
     assert not bridge.decoupled
     bridge.clock_until_idle()
     assert bridge.pull_frames() == [frame]
-    assert emu.axil_read('rp0', 0) == modules.LOOPBACK_MODULE_ID
+    assert emu.axil_read('rp0', 0) == catalogue.module_id('loopback')

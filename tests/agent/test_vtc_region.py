@@ -9,7 +9,9 @@ import uuid
 
 import pytest
 
-from nova_fpga_emulator import hdl_bridge, modules
+from nova_fpga import catalogue
+from nova_fpga_emulator import hdl_bridge
+from nova_fpga_emulator import modules
 from tests.agent.conftest import module_for
 from tests.conftest import ROOT
 
@@ -18,45 +20,46 @@ import vtc_captures  # noqa: E402
 from vtc_model import VtcModel  # noqa: E402
 
 pytestmark = pytest.mark.hdl
-VTC = modules.VtcRegisters
+VTC = catalogue.load().by_name('vtc')
+REGS = VTC.registers
 
 
 def model_counters(model):
     """The model's counters under the names the agent reports."""
     out = {'frames': model.counters['FRAMES'], 'bytes': model.counters['BYTES']}
-    for name in modules.VTC_COUNTERS:
-        register = {'flow_table_occupancy': 'FLOW_OCCUPANCY'}.get(name, name.upper())
-        out[name] = model.counters[register]
-    for klass in VTC.CLASSES:
+    for counter in VTC.counters:
+        if counter.register.labels is None:
+            out[counter.name] = model.counters[counter.register.name]
+    for klass in REGS.labels('CLASS_PACKETS'):
         out['%s_packets' % klass] = model.counters['CLASS_PACKETS_%s' % klass.upper()]
         out['%s_bytes' % klass] = model.counters['CLASS_BYTES_%s' % klass.upper()]
-    for klass in VTC.CLASSES[1:]:
+    for klass in REGS.labels('CLASS_PACKETS')[1:]:
         out['%s_flows' % klass] = model.counters['CLASS_FLOWS_%s' % klass.upper()]
     return out
 
 
 def test_vtc_region_classifies_real_captures_like_the_model(cloud, report):
     # a cold Verilator build takes longer than the RPC timeout: build first
-    hdl_bridge.build(modules.VTC.in_slot)
+    hdl_bridge.build(modules.HdlModule.of(VTC).in_slot)
     agent = cloud.start('b0')
-    data = module_for('rp1', modules.VTC_MODULE_ID)
+    data = module_for('rp1', VTC.module_id)
     instance = str(uuid.uuid4())
     loaded = cloud.client.load({}, 'b0', 'rp1', instance, 'vtc-image',
                                hashlib.sha256(data).hexdigest(), data)
-    assert loaded['module_id'] == '0x%08X' % modules.VTC_MODULE_ID
+    assert loaded['module_id'] == '0x%08X' % VTC.module_id
     backend = agent.manager.backend
     # mark TLS and DNS flows, as an operator would
     policy = {'tls': 46, 'dns': 10}
     model = VtcModel()
     for klass, dscp in policy.items():
-        value = VTC.POLICY_ENABLE | dscp
-        backend.write_register('rp1', VTC.policy(klass), value)
+        value = REGS.bit('POLICY', 'ENABLE') | dscp
+        backend.write_register('rp1', REGS.at('POLICY', klass), value)
         model.set_policy(klass, value)
 
     frames = marked = 0
     for path in vtc_captures.ndpi_capture_paths():
         for frame in vtc_captures.read_frames(path):
-            now = backend.read_register('rp1', VTC.TIMESTAMP)
+            now = backend.read_register('rp1', REGS.TIMESTAMP)
             expected = model.process(frame, now=now)
             assert backend.transfer('rp1', frame) == [expected], (path.name, frames)
             frames += 1

@@ -11,19 +11,19 @@ import time
 import pytest
 
 from nova_fpga.contract import placement
+from nova_fpga import catalogue
 from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
 from nova_fpga.contract import traits
 from nova_fpga_devtools.localcloud import process
-from nova_fpga_emulator import modules
 from tests.services import CLI
 
 REFERENCE = shell.load(shell.REFERENCE)
 PART = '7z020clg400'
 #: name -> (region, module ID) of the images the tests boot
-IMAGES = {'e2e-loopback-rp0': ('rp0', modules.LOOPBACK_MODULE_ID),
-          'e2e-loopback-rp1': ('rp1', modules.LOOPBACK_MODULE_ID),
-          'e2e-vtc-rp1': ('rp1', modules.VTC_MODULE_ID)}
+IMAGES = {'e2e-loopback-rp0': ('rp0', catalogue.module_id('loopback')),
+          'e2e-loopback-rp1': ('rp1', catalogue.module_id('loopback')),
+          'e2e-vtc-rp1': ('rp1', catalogue.module_id('vtc'))}
 
 
 @pytest.fixture(scope='session')

@@ -9,11 +9,11 @@ from glanceclient import exc as glance_exc
 import pytest
 
 from nova_fpga import bitstream
+from nova_fpga import catalogue
 from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
 from nova_fpga.contract import traits
-from nova_fpga_emulator import modules
 from tests.agent.conftest import module_for
 from tests.unit.bitstream import mutate
 from tests.unit.bitstream import realfiles
@@ -49,7 +49,7 @@ def stray_files(glance, image_id):
     ('pr_0_sub.bit', lambda: realfiles.read('pr_0_sub.bit')),
     ('loopback-rp0', lambda: module_for('rp0')),
     ('loopback-rp1', lambda: module_for('rp1')),
-    ('vtc-rp1', lambda: module_for('rp1', modules.VTC_MODULE_ID)),
+    ('vtc-rp1', lambda: module_for('rp1', catalogue.module_id('vtc'))),
 ])
 def test_partials_import_active_with_derived_properties(glance, bob,
                                                         tmp_path, name, data):

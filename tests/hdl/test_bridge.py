@@ -1,13 +1,21 @@
 """The Verilator bridge: real captures through the compiled loopback, registers over AXI4-Lite."""
+import dataclasses
+
 import dpkt
 import pytest
 from scapy.utils import RawPcapReader
 
-from nova_fpga_emulator import hdl_bridge, modules
-from nova_fpga_emulator.modules import Registers
+from nova_fpga.bitstream import container
+from nova_fpga import catalogue
+from nova_fpga_emulator import hdl_bridge
+from nova_fpga_emulator import modules
 from tests.conftest import realdata_path
 
 pytestmark = pytest.mark.hdl
+
+ENTRY = catalogue.load().by_name('loopback')
+LOOPBACK = modules.HdlModule.of(ENTRY)
+REGS = ENTRY.registers
 
 CAPTURES = ['NTPv4.pcap', 'bittorrent.pcap', 'dns.pcap', 'exe_download.pcap', 'google_ssl.pcap',
             'quic.pcap', 'sip.pcap', 'smtp.pcap', 'ssh.pcap']
@@ -33,14 +41,14 @@ def read_u64(bridge, lo_offset):
 
 @pytest.fixture(scope='module')
 def loopback():
-    with hdl_bridge.HdlBridge.for_module_id(modules.LOOPBACK_MODULE_ID) as bridge:
+    with hdl_bridge.HdlBridge.for_module_id(ENTRY.module_id) as bridge:
         yield bridge
 
 
 def test_module_id_reads_back_over_axi_lite(loopback):
     """Register 0 of the running HDL is the ID the registry gave it, as a bitstream's UserID."""
-    assert loopback.axil_read(Registers.MODULE_ID) == modules.LOOPBACK_MODULE_ID
-    assert loopback.axil_read(Registers.VERSION) == modules.LOOPBACK.version
+    assert loopback.axil_read(REGS.MODULE_ID) == ENTRY.module_id
+    assert loopback.axil_read(REGS.VERSION) == ENTRY.version
 
 
 def test_register_errors_raise(loopback):
@@ -67,9 +75,9 @@ def test_real_capture_comes_back_unchanged(loopback, capture, report):
     assert len(returned) == len(frames)
     for index, (sent, got) in enumerate(zip(frames, returned)):
         assert got == sent, '%s frame %d (%d bytes) changed' % (capture, index, len(sent))
-    assert read_u64(loopback, Registers.FRAMES_LO) == len(frames)
-    assert read_u64(loopback, Registers.BYTES_LO) == sum(map(len, frames))
-    beat_bytes = modules.LOOPBACK.data_width // 8
+    assert read_u64(loopback, REGS.FRAMES_LO) == len(frames)
+    assert read_u64(loopback, REGS.BYTES_LO) == sum(map(len, frames))
+    beat_bytes = ENTRY.data_width // 8
     beats = sum(-(-len(frame) // beat_bytes) for frame in frames)
     # one beat per cycle: only the register slice's latency on top
     assert cycles - quiet <= beats + 4
@@ -82,32 +90,33 @@ def test_counters_clear(loopback):
     loopback.push_frame(b'\x01' * 60)
     loopback.clock_until_idle()
     assert loopback.pull_frames() == [b'\x01' * 60]
-    assert read_u64(loopback, Registers.BYTES_LO) == 60
-    loopback.axil_write(Registers.CONTROL, Registers.CONTROL_CLEAR_COUNTERS)
-    assert read_u64(loopback, Registers.FRAMES_LO) == 0
-    assert read_u64(loopback, Registers.BYTES_LO) == 0
+    assert read_u64(loopback, REGS.BYTES_LO) == 60
+    loopback.axil_write(REGS.CONTROL, REGS.bit('CONTROL', 'CLEAR_COUNTERS'))
+    assert read_u64(loopback, REGS.FRAMES_LO) == 0
+    assert read_u64(loopback, REGS.BYTES_LO) == 0
 
 
 def test_unknown_module_id_is_refused():
-    with pytest.raises(modules.UnknownModule):
-        hdl_bridge.HdlBridge.for_module_id(modules.UNDECLARED_MODULE_ID)
-    assert modules.lookup(modules.VTC_MODULE_ID).top == 'region_vtc'
+    with pytest.raises(catalogue.UnknownModule, match='0xFFFFFFFF'):
+        hdl_bridge.HdlBridge.for_module_id(container.NO_USER_ID)
+    assert catalogue.load().by_id(0x4E460002).top == 'region_vtc'
 
 
 def test_build_is_cached_and_keyed_on_what_changes_it():
-    library = hdl_bridge.build(modules.LOOPBACK)
+    library = hdl_bridge.build(LOOPBACK)
     built_at = library.stat().st_mtime_ns
-    assert hdl_bridge.build(modules.LOOPBACK) == library
+    assert hdl_bridge.build(LOOPBACK) == library
     assert library.stat().st_mtime_ns == built_at
-    other_id = modules.HdlModule(**dict(vars(modules.LOOPBACK), module_id=0x4E46FFFF))
-    assert hdl_bridge.build_key(other_id) != hdl_bridge.build_key(modules.LOOPBACK)
+    other_id = dataclasses.replace(LOOPBACK, parameters=dict(
+        LOOPBACK.parameters, MODULE_ID=0x4E46FFFF))
+    assert hdl_bridge.build_key(other_id) != hdl_bridge.build_key(LOOPBACK)
 
 
 def test_fresh_machine_builds_on_first_use(tmp_path, monkeypatch):
     """With an empty build directory the first bridge builds the library itself."""
     monkeypatch.setattr(hdl_bridge, 'BUILD_DIR', tmp_path / 'hdl_bridge')
-    with hdl_bridge.HdlBridge(modules.LOOPBACK) as bridge:
-        assert bridge.axil_read(Registers.MODULE_ID) == modules.LOOPBACK_MODULE_ID
+    with hdl_bridge.HdlBridge(LOOPBACK) as bridge:
+        assert bridge.axil_read(REGS.MODULE_ID) == ENTRY.module_id
     built = list((tmp_path / 'hdl_bridge').glob('loopback-*/' + hdl_bridge.LIBRARY))
     assert len(built) == 1
 
@@ -116,9 +125,8 @@ def test_registered_modules_are_built_once(tmp_path, monkeypatch):
     """What `nova-fpga-demo up` runs before boards serve: builds what is
     missing, then nothing (so no first load waits for Verilator)."""
     monkeypatch.setattr(hdl_bridge, 'BUILD_DIR', tmp_path / 'hdl_bridge')
-    monkeypatch.setattr(modules, 'MODULES',
-                        {modules.LOOPBACK_MODULE_ID: modules.LOOPBACK})
-    assert not hdl_bridge.library_path(modules.LOOPBACK.in_slot).exists()
-    assert hdl_bridge.build_registered() == ['loopback']
-    assert hdl_bridge.library_path(modules.LOOPBACK.in_slot).exists()
-    assert hdl_bridge.build_registered() == []
+    only_loopback = catalogue.Catalogue(catalogue.load().common, [ENTRY])
+    assert not hdl_bridge.library_path(LOOPBACK.in_slot).exists()
+    assert hdl_bridge.build_registered(only_loopback) == ['loopback']
+    assert hdl_bridge.library_path(LOOPBACK.in_slot).exists()
+    assert hdl_bridge.build_registered(only_loopback) == []

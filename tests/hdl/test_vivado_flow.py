@@ -1,10 +1,10 @@
-"""The Vivado DFX flow (hdl/vivado) kept consistent with the Verilog, the registry and the pblocks.
+"""The Vivado DFX flow (hdl/vivado) kept consistent with the Verilog, the module catalogue and the pblocks.
 
 Vivado is not available here, so build.tcl runs under plain tclsh through
 dry_run.tcl, which records every Vivado command instead of running it.  The
 record is then checked against what it must agree with: the RTL files exist
 and are enough to elaborate each top (yosys), module names, ports and
-parameters are the Verilog's, the UserIDs are the registry's module IDs, the
+parameters are the Verilog's, the UserIDs are the catalogue's module IDs, the
 pblocks are pr_0.xdc's and rp1.xdc's, the block design's address map is the
 shell manifest's.  The manifest writer runs on real Vivado partials.
 """
@@ -16,9 +16,11 @@ import sys
 
 import pytest
 
-from nova_fpga.contract import shell
+from nova_fpga.bitstream import container
+from nova_fpga import catalogue
 from nova_fpga_devtools.hdl import resources
-from nova_fpga_emulator import modules, toolchain
+from nova_fpga.contract import shell
+from nova_fpga_emulator import toolchain
 from tests.conftest import ROOT, realdata_path
 
 pytestmark = pytest.mark.hdl
@@ -28,8 +30,11 @@ RTL = ROOT / 'hdl' / 'rtl'
 REGIONS = {'rp0': 'shell_i/rp0', 'rp1': 'shell_i/rp1'}
 PARTITION_OF = {'rp0': 'rp0_partition', 'rp1': 'rp1_partition'}
 PARTITIONS = [VIVADO / 'rtl' / (name + '.v') for name in PARTITION_OF.values()]
-REGISTRY_IDS = {'loopback': modules.LOOPBACK_MODULE_ID, 'vtc': modules.VTC_MODULE_ID,
-                'blank': modules.UNDECLARED_MODULE_ID}
+CATALOGUE = catalogue.load()
+REGISTRY_IDS = {'loopback': catalogue.module_id('loopback'), 'vtc': catalogue.module_id('vtc'),
+                'blank': container.NO_USER_ID}
+#: where the modules' `include files are (the catalogue's generated offsets)
+INCLUDES = ['-I%s' % catalogue.GENERATED_DIR]
 # signals of the block design's external interface ports, as Vivado names them in the BD's HDL
 AXIS_SIGNALS = ('tdata', 'tkeep', 'tlast', 'tready', 'tvalid')
 AXI4LITE_SIGNALS = ('awaddr', 'awprot', 'awvalid', 'awready', 'wdata', 'wstrb', 'wvalid',
@@ -75,8 +80,8 @@ def option(words, flag):
 def yosys_modules(files, defines=(), top=None):
     """yosys' view of some Verilog: {module: {'ports': {name: (direction, width)},
     'parameters': set, 'attributes': dict, 'cells': {name: (type, ports)}}}."""
-    script = 'read_verilog %s %s; %s proc; write_json /dev/stdout' % (
-        ' '.join('-D' + d for d in defines), ' '.join(str(f) for f in files),
+    script = 'read_verilog %s %s %s; %s proc; write_json /dev/stdout' % (
+        ' '.join('-D' + d for d in defines), ' '.join(INCLUDES), ' '.join(str(f) for f in files),
         'hierarchy -top %s;' % top if top else '')
     result = subprocess.run([tool('yosys'), '-q', '-p', script], capture_output=True,
                             text=True, timeout=300)
@@ -259,19 +264,20 @@ def test_shell_rtl_lints_clean_with_verilator_and_icarus(record, tmp_path):
     for top, defines, files in builds:
         result = subprocess.run(
             [verilator, '--lint-only', '-Wall', '-Wno-PROCASSINIT', '--top-module', top,
-             *('-D' + d for d in defines), *map(str, files)],
+             *('-D' + d for d in defines), *INCLUDES, *map(str, files)],
             env=toolchain.verilator_env(), capture_output=True, text=True)
         assert result.returncode == 0 and '%Warning' not in result.stderr, \
             '%s %s:\n%s' % (top, defines, result.stderr)
         result = subprocess.run(
             [toolchain.require('iverilog'), '-g2012', '-Wall', '-s', top,
-             *('-D' + d for d in defines), '-o', str(tmp_path / 'sim.vvp'), *map(str, files)],
+             *('-D' + d for d in defines), *INCLUDES, '-o', str(tmp_path / 'sim.vvp'),
+             *map(str, files)],
             capture_output=True, text=True)
         assert result.returncode == 0 and result.stderr == '', \
             '%s %s:\n%s' % (top, defines, result.stderr)
 
 
-def test_userids_and_module_ids_are_the_registrys(record):
+def test_userids_and_module_ids_are_the_catalogues(record):
     userid = None
     declared = {}
     for words in record:
@@ -280,32 +286,32 @@ def test_userids_and_module_ids_are_the_registrys(record):
         elif words[0] == 'write_bitstream':
             declared[words[-1].rsplit('/', 1)[1]] = userid
             userid = None  # every bitstream sets its own
-    assert declared.pop('nova_shell.bit') == modules.UNDECLARED_MODULE_ID
+    assert declared.pop('nova_shell.bit') == container.NO_USER_ID
     for name, value in declared.items():
         module = name[:-len('.bit')].split('_', 1)[1]
         assert value == REGISTRY_IDS[module], name
     for region, top, files, words in module_synth_runs(record):
         module = {'region_loopback': 'loopback', 'region_vtc': 'vtc'}[top]
         assert verilog_hex(generics(words)['MODULE_ID']) == REGISTRY_IDS[module]
-        assert int(generics(words)['DATA_WIDTH']) == modules.LOOPBACK.data_width
+        assert int(generics(words)['DATA_WIDTH']) == CATALOGUE.by_name(module).data_width
 
 
-def test_module_versions_and_tops_are_the_registrys(record):
-    """Every module the flow builds is registered, with this version and these sources
+def test_module_versions_and_tops_are_the_catalogues(record):
+    """Every module the flow builds is in the catalogue, with this version and these sources
     (the emulator runs the same HDL)."""
     for region, top, files, words in module_synth_runs(record):
         module_id = verilog_hex(generics(words)['MODULE_ID'])
-        assert module_id in modules.MODULES, \
-            'module 0x%08X (%s) is not in the registry' % (module_id, top)
-        registered = modules.MODULES[module_id]
+        registered = CATALOGUE.get(module_id)
+        assert registered, 'module 0x%08X (%s) is not in the catalogue' % (module_id, top)
         assert registered.top == top
         assert verilog_hex(generics(words)['MODULE_VERSION']) == registered.version
-        assert {RTL / s for s in registered.sources} <= {pathlib.Path(f) for f in files}
+        assert set(registered.source_paths) <= {pathlib.Path(f) for f in files}
+        assert str(catalogue.GENERATED_DIR) in option(words, '-include_dirs')[0].split()
 
 
 def test_pblocks_are_the_real_pr_0_and_rp1(record):
     xdcs = [w[1] for w in commands(record, 'read_xdc')]
-    assert xdcs == [str(VIVADO / 'constraints' / 'rp0.xdc'),
+    assert xdcs == [str(ROOT / 'hdl' / 'pblocks' / 'rp0.xdc'),
                     str(ROOT / 'hdl' / 'pblocks' / 'rp1.xdc')]
     real_pr_0 = resources.pblock_budget(realdata_path('bitstreams', 'royforu_pynq_pr', 'pr_0.xdc'))
     rp0 = resources.pblock_budget(xdcs[0])
@@ -364,7 +370,7 @@ def partials(tmp_path):
                     out / ('rp0_%s.bit' % module))
     reference = shell.load(shell.REFERENCE)
     build_partial(out / 'rp1_vtc.bit', reference.region('rp1').footprint,
-                  modules.VTC_MODULE_ID, tmp_path)
+                  catalogue.module_id('vtc'), tmp_path)
     return out
 
 
@@ -395,7 +401,7 @@ def test_manifest_writer_refuses_inconsistent_partials(partials, tmp_path):
     out = tmp_path / 'm.json'
     # a region whose partials write different frames
     build_partial(partials / 'rp0_wrong.bit', reference.region('rp1').footprint,
-                  modules.LOOPBACK_MODULE_ID, tmp_path)
+                  catalogue.module_id('loopback'), tmp_path)
     result = run_writer(partials, '-o', out)
     assert result.returncode == 1 and 'different footprints' in result.stderr
     (partials / 'rp0_wrong.bit').unlink()

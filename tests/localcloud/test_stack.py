@@ -11,12 +11,12 @@ import subprocess
 import pytest
 
 from nova_fpga.contract import placement
+from nova_fpga import catalogue
 from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
 from nova_fpga_devtools.localcloud import mariadb
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud import rabbitmq
-from nova_fpga_emulator import modules
 from tests.conftest import REPORT
 from tests.localcloud.demo_cloud import DATABASE_URL, RABBIT_URL, demo
 from tests.services import CLI, alive
@@ -97,7 +97,7 @@ def test_a_bitstream_server_goes_active_and_delete_frees_its_region(
     rp0 = REFERENCE.region('rp0')
     path = tmp_path / 'loopback_rp0.bit'
     path.write_bytes(builder.build_partial(
-        '7z020clg400', 'loopback_rp0', modules.LOOPBACK_MODULE_ID,
+        '7z020clg400', 'loopback_rp0', catalogue.module_id('loopback'),
         rp0.footprint))
     bob = CLI(cloud.openrc('bob'))
     image = bob.json('image', 'create', 'loopback-rp0', '--file', path,

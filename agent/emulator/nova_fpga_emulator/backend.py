@@ -3,6 +3,7 @@
 A plugin of the agent (entry point ``nova_fpga_agent.backends: sim``); it
 is never auto-detected: a board must not think it is an emulator.
 """
+from nova_fpga import catalogue
 from nova_fpga_agent.backends import base
 from nova_fpga_emulator import board
 from nova_fpga_emulator import conf as emulator_conf
@@ -16,7 +17,9 @@ class SimBackend(base.Backend):
         self.board = board.EmulatedBoard(
             manifest, conf.emulator.part, conf.agent.state_dir,
             pcap_rate=conf.emulator.pcap_rate,
-            crash_at=conf.emulator.crash_at)
+            crash_at=conf.emulator.crash_at,
+            module_catalogue=catalogue.load(
+                conf.agent.module_catalogue_dirs))
 
     def idcode(self):
         return self.board.device.idcode

@@ -6,7 +6,7 @@ full bitstream, frames outside the reconfigurable regions, a region that is
 not decoupled) and takes the time it would take (size / rate, reported as
 modelled); a loaded module is the module's real HDL compiled with Verilator
 (via the HDL bridge) behind the region's decoupler HDL (region_slot.v), found
-by the module ID the bitstream declares; a
+in the module catalogue by the module ID the bitstream declares; a
 bitstream with no declared module is an opaque module with no data path.
 What the fabric holds survives an agent restart (a file beside the agent's
 state), as the programmable logic of a board outlives its agent.
@@ -21,6 +21,7 @@ from oslo_log import log as logging
 from nova_fpga import bitstream
 from nova_fpga.bitstream import container
 from nova_fpga.bitstream import devices
+from nova_fpga import catalogue
 from nova_fpga_emulator import hdl_bridge
 from nova_fpga_emulator import modules
 
@@ -63,8 +64,10 @@ class _Region:
 
 class EmulatedBoard:
     def __init__(self, manifest, part, state_dir, pcap_rate=128.0,
-                 crash_at=None):
+                 crash_at=None, module_catalogue=None):
         self.manifest = manifest
+        #: the modules this fabric can run (nova_fpga.catalogue)
+        self.catalogue = module_catalogue or catalogue.load()
         self.device = devices.by_part(part)
         self.pcap_rate = pcap_rate
         if crash_at is not None and crash_at not in OPERATIONS:
@@ -120,12 +123,13 @@ class EmulatedBoard:
         region.clear()
         if module_id != container.NO_USER_ID:
             try:
-                module = modules.lookup(module_id)
-            except modules.UnknownModule:
+                module = self.catalogue.by_id(module_id)
+            except catalogue.UnknownModule:
                 raise PcapError('the emulator has no HDL for module 0x%08X; '
                                 'it cannot run it' % module_id)
             # The module runs behind the region's decoupler HDL.
-            region.bridge = hdl_bridge.HdlBridge(module.in_slot)
+            region.bridge = hdl_bridge.HdlBridge(
+                modules.HdlModule.of(module).in_slot)
             region.bridge.set_decoupled(region.decoupled)
         region.module_id = module_id
 
@@ -214,7 +218,7 @@ class EmulatedBoard:
                        % (region.spec.name, what))
 
     def axil_read(self, name, offset):
-        if offset == modules.Registers.MODULE_ID:
+        if offset == self.catalogue.common.registers.MODULE_ID:
             self._operation('read_id')
         region = self._regions[name]
         with region.lock:

@@ -1,7 +1,7 @@
 """Run a reconfigurable module's real HDL: Verilator build, cache and C ABI wrapper.
 
 `HdlBridge.for_module_id(module_id)` is what the board emulator calls when a
-bitstream declares a module: it looks the ID up in the module registry,
+bitstream declares a module: it looks the ID up in the module catalogue,
 compiles that module's Verilog with Verilator into a shared library (once per
 distinct sources + parameters + Verilator + compiler; later calls reuse it from
 .build/hdl_bridge) and loads it.  There is no Python model of any module.
@@ -15,9 +15,11 @@ import shutil
 import subprocess
 import tempfile
 
-from nova_fpga_emulator import modules, toolchain
+from nova_fpga import catalogue
+from nova_fpga_emulator import modules
+from nova_fpga_emulator import toolchain
 
-ROOT = modules.RTL_DIR.parents[1]
+ROOT = catalogue.RTL_DIR.parents[1]
 HARNESS = ROOT / 'hdl' / 'bridge' / 'region_bridge.cpp'
 BUILD_DIR = pathlib.Path(os.environ.get('NOVA_FPGA_BUILD_DIR', ROOT / '.build')) / 'hdl_bridge'
 LIBRARY = 'libregion.so'
@@ -53,7 +55,9 @@ def _compiler_version():
 def build_key(module):
     """Hash of everything that changes the built library."""
     digest = hashlib.sha256()
-    for path in list(module.source_paths) + [HARNESS]:
+    headers = [path for directory in module.include_dirs
+               for path in sorted(directory.glob('*.vh'))]
+    for path in list(module.source_paths) + headers + [HARNESS]:
         digest.update(path.name.encode() + b'\0' + path.read_bytes() + b'\0')
     for name, value in sorted(module.parameters.items()):
         digest.update(('%s=%s\0' % (name, value)).encode())
@@ -94,8 +98,8 @@ def build(module):
     return library
 
 
-def build_registered():
-    """Build every registered module in its region slot; the names of those
+def build_registered(module_catalogue=None):
+    """Build every catalogued module in its region slot; the names of those
     built now (cached ones are not).
 
     The emulator's counterpart of a shell build's partial bitstreams:
@@ -103,8 +107,8 @@ def build_registered():
     takes what a load takes, as on the silicon, not a Verilator compile.
     """
     built = []
-    for module in modules.MODULES.values():
-        slot = module.in_slot
+    for module in module_catalogue or catalogue.load():
+        slot = modules.HdlModule.of(module).in_slot
         if not library_path(slot).exists():
             build(slot)
             built.append(module.name)
@@ -122,6 +126,7 @@ def _verilate(module, work):
             CXXFLAGS, module.data_width,
             ' -DBRIDGE_SLOT' if module.top == modules.SLOT_TOP else ''),
         *['+define+%s=%s' % item for item in module.defines],
+        *['-I%s' % directory for directory in module.include_dirs],
         '-LDFLAGS', '-shared',
         *['-G%s=%d' % item for item in sorted(module.parameters.items())],
         *[str(path) for path in module.source_paths],
@@ -198,9 +203,11 @@ class HdlBridge:
         return bool(self._lib.region_decouple_status(self._handle))
 
     @classmethod
-    def for_module_id(cls, module_id):
-        """The bridge for the module a bitstream declares (UnknownModule if none is registered)."""
-        return cls(modules.lookup(module_id))
+    def for_module_id(cls, module_id, module_catalogue=None):
+        """The bridge for the module a bitstream declares
+        (catalogue.UnknownModule if the catalogue has none)."""
+        module_catalogue = module_catalogue or catalogue.load()
+        return cls(modules.HdlModule.of(module_catalogue.by_id(module_id)))
 
     def close(self):
         if self._handle:

@@ -146,8 +146,9 @@ def usage_from_cells(cells):
     )
 
 
-def synthesize(top, sources, parameters=None):
-    """yosys' 7-series estimate of a Verilog top with its parameters."""
+def synthesize(top, sources, parameters=None, include_dirs=()):
+    """yosys' 7-series estimate of a Verilog top with its parameters
+    (`include files from include_dirs: a module's catalogue offsets)."""
     yosys = shutil.which('yosys')
     if yosys is None:
         raise SynthesisError('yosys is not installed (see tools/apt-packages)')
@@ -155,7 +156,9 @@ def synthesize(top, sources, parameters=None):
     with tempfile.TemporaryDirectory(prefix='yosys-') as work:
         stat_file = pathlib.Path(work) / 'stat.json'
         script = '; '.join([
-            'read_verilog -defer %s' % ' '.join(str(source) for source in sources),
+            'read_verilog -defer %s' % ' '.join(
+                ['-I%s' % directory for directory in include_dirs]
+                + [str(source) for source in sources]),
             'hierarchy -check -top %s%s' % (top, chparams),
             'script %s' % SYNTH_SCRIPT,
             'tee -q -o %s stat -json' % stat_file,

@@ -15,6 +15,7 @@ import time
 
 import nova_fpga_devtools
 from nova_fpga.contract import traits
+from nova_fpga import catalogue
 from nova_fpga import conventions
 from nova_fpga_devtools.localcloud import process
 from nova_fpga.contract import shell
@@ -23,8 +24,6 @@ ROOT = nova_fpga_devtools.SOURCE
 #: where the demo looks for captures unless told otherwise
 DEFAULT_PCAPS = ROOT.parent / 'shared' / 'realdata' / 'pcaps' / 'ndpi'
 REALDATA_BITSTREAMS = ROOT.parent / 'shared' / 'realdata' / 'bitstreams'
-LOOPBACK_MODULE_ID = 0x4E460001
-VTC_MODULE_ID = 0x4E460002
 SERVER = 'vtc1'
 
 
@@ -84,8 +83,9 @@ class Scenario:
 
         self.say('Bitstreams, built for the reference shell\'s regions as a '
                  'shell build would produce them')
-        vtc = self.build('vtc', 'rp1', VTC_MODULE_ID)
-        loopback = self.build('loopback', 'rp0', LOOPBACK_MODULE_ID)
+        vtc = self.build('vtc', 'rp1', catalogue.module_id('vtc'))
+        loopback = self.build('loopback', 'rp0',
+                              catalogue.module_id('loopback'))
         self.say('Glance inspects each bitstream on import and derives its '
                  'properties and placement traits')
         self.import_image('vtc-bitstream', vtc)

@@ -1,0 +1,28 @@
+// Generated from nova_fpga/catalogue/modules/vtc.toml by hdl/generate.py: do not edit.
+// Module vtc: register offsets (bytes) and field bit positions, included
+// inside the module (the offsets are AXIL_ADDR_WIDTH bits wide).
+/* verilator lint_off UNUSEDPARAM */
+localparam [AXIL_ADDR_WIDTH-1:0]
+    REG_FLOW_TABLE_DEPTH       = 'h020,
+    REG_INSPECT_PACKETS        = 'h024,
+    REG_FLOW_TIMEOUT           = 'h028,
+    REG_TIMESTAMP              = 'h02C,
+    REG_POLICY                 = 'h040,
+    REG_CLASS_PACKETS          = 'h080,
+    REG_CLASS_BYTES            = 'h100,
+    REG_FLOWS_SEEN             = 'h180,
+    REG_FLOWS_CLASSIFIED       = 'h184,
+    REG_FLOW_OCCUPANCY         = 'h188,
+    REG_FLOW_INSERTIONS        = 'h18C,
+    REG_FLOW_EVICTIONS         = 'h190,
+    REG_FLOW_FAILED_INSERTIONS = 'h194,
+    REG_UNPARSED_FRAMES        = 'h198,
+    REG_OVERSIZE_FRAMES        = 'h19C,
+    REG_CLASS_FLOWS            = 'h1C0;
+localparam STATUS_TABLE_CLEARING = 2;
+localparam POLICY_ENABLE = 7;
+localparam POLICY_DSCP = 0;
+localparam POLICY_DSCP_WIDTH = 6;
+// classes: unknown, http, tls, dns, ssh, quic, sip, rtp, bittorrent, smtp, ntp
+localparam CLASSES = 11;
+/* verilator lint_on UNUSEDPARAM */

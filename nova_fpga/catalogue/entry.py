@@ -1,0 +1,292 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""One catalogue entry (a TOML file) as Python objects, checked on load.
+
+A mistake in an entry (an overlapping offset, a counter of a register that
+is not there) is reported when the catalogue loads, naming the file, not
+when a board first reads the counter.
+"""
+import dataclasses
+import pathlib
+import tomllib
+
+from nova_fpga.catalogue import registers as regs
+
+#: hdl/rtl of this checkout: where a module's sources are found when they
+#: are not beside its entry.
+RTL_DIR = pathlib.Path(__file__).resolve().parents[2] / 'hdl' / 'rtl'
+#: the Verilog headers hdl/generate.py writes from the catalogue
+GENERATED_DIR = RTL_DIR / 'generated'
+
+ACCESS = ('RO', 'RW')
+WIDTHS = (32, 64)
+
+
+class CatalogueError(ValueError):
+    """A catalogue entry is malformed."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Counter:
+    """A counter the agent reports: ``name`` (with ``{label}`` for each
+    element of an array register) read from ``register``."""
+
+    name: str
+    register: regs.Register
+    #: label -> (counter a, counter b): the element the array leaves out
+    #: is a - b (for display; the agent does not report it)
+    derived: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def column(self):
+        """An array counter's column name (``{label}_packets``: packets)."""
+        return self.name.replace('{label}', '').strip('_')
+
+    def names(self):
+        """(counter name, register offset) of every element read."""
+        register = self.register
+        if register.labels is None:
+            return [(self.name, register.offset)]
+        return [(self.name.format(label=register.labels.names[i]),
+                 register.at(i)) for i in register.indices]
+
+    def read(self, read):
+        """{name: value} through ``read(offset)``; LO before HI."""
+        values = {}
+        for name, offset in self.names():
+            value = read(offset)
+            if self.register.width == 64:
+                value |= read(offset + 4) << 32
+            values[name] = value
+        return values
+
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+    """The register block every module shares (region_regs.v)."""
+
+    name: str
+    description: str
+    path: pathlib.Path
+    registers: regs.RegisterMap
+    counters: tuple
+    #: offsets from here up are the module's own
+    module_offset: int
+    module_offset_meaning: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Module:
+    """A reconfigurable module: ID, HDL, registers (the common block's
+    and its own) and counters (its own)."""
+
+    name: str
+    module_id: int
+    version: int
+    description: str
+    frames: str
+    path: pathlib.Path
+    top: str
+    sources: tuple
+    data_width: int
+    #: Verilog parameters every build gets besides ID, version and width
+    parameters: dict
+    registers: regs.RegisterMap
+    #: the registers beyond the common block's
+    own_registers: tuple
+    counters: tuple
+    labels: dict
+
+    @property
+    def directory(self):
+        return self.path.parent
+
+    @property
+    def source_paths(self):
+        """Sources beside the entry first, then hdl/rtl."""
+        return [self.directory / s if (self.directory / s).exists()
+                else RTL_DIR / s for s in self.sources]
+
+    @property
+    def include_dirs(self):
+        return [self.directory, GENERATED_DIR]
+
+    @property
+    def build_parameters(self):
+        """Verilog parameters of every build of this module."""
+        return dict(self.parameters, MODULE_ID=self.module_id,
+                    MODULE_VERSION=self.version, DATA_WIDTH=self.data_width)
+
+
+def read_toml(path):
+    try:
+        with open(path, 'rb') as f:
+            return tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise CatalogueError('%s: %s' % (path, exc)) from None
+
+
+def _required(data, key, path, kind=None):
+    if key not in data:
+        raise CatalogueError('%s: %s is missing' % (path, key))
+    value = data[key]
+    if kind is not None and not isinstance(value, kind):
+        raise CatalogueError('%s: %s must be a %s' % (path, key,
+                                                      kind.__name__))
+    return value
+
+
+def _labels(data, path):
+    return {key: regs.Labels(key=key,
+                             names=tuple(_required(spec, 'names', path,
+                                                   list)),
+                             title=spec.get('title', key),
+                             heading=spec.get('heading', key),
+                             index=spec.get('index', 'i'))
+            for key, spec in data.get('labels', {}).items()}
+
+
+def _fields(specs, path):
+    fields = []
+    for spec in specs:
+        high, low = _required(spec, 'bits', path, list)
+        if not 31 >= high >= low >= 0:
+            raise CatalogueError('%s: field %s bits out of range'
+                                 % (path, spec.get('name')))
+        fields.append(regs.Field(_required(spec, 'name', path, str),
+                                 high, low, spec.get('meaning', '')))
+    return tuple(fields)
+
+
+def _register(spec, labels, path):
+    name = _required(spec, 'name', path, str)
+    where = '%s: register %s' % (path, name)
+    access = spec.get('access', 'RO')
+    width = spec.get('width', 32)
+    offset = _required(spec, 'offset', path, int)
+    if access not in ACCESS or width not in WIDTHS or offset % 4:
+        raise CatalogueError('%s: access must be RO or RW, width 32 or 64,'
+                             ' offset a multiple of 4' % where)
+    array = spec.get('array')
+    label_set, stride, first = None, 0, 0
+    if array is not None:
+        if 'labels' in array:
+            label_set = labels.get(array['labels'])
+            if label_set is None:
+                raise CatalogueError('%s: no labels %s' % (where,
+                                                           array['labels']))
+        else:
+            count = _required(array, 'count', where, int)
+            label_set = regs.Labels(key=name, names=tuple(
+                str(i) for i in range(count)))
+        stride = _required(array, 'stride', where, int)
+        first = array.get('first', 0)
+        if stride < width // 8 or not 0 <= first < len(label_set.names):
+            raise CatalogueError('%s: stride or first out of range' % where)
+    return regs.Register(name=name, offset=offset, access=access,
+                         width=width, meaning=spec.get('meaning', ''),
+                         fields=_fields(spec.get('fields', ()), path),
+                         labels=label_set, stride=stride, first=first)
+
+
+def _check_overlaps(registers, path):
+    words = {}
+    for register in registers:
+        for i in register.indices:
+            for word in range(register.at(i), register.at(i)
+                              + register.width // 8, 4):
+                if word in words:
+                    raise CatalogueError(
+                        '%s: %s and %s both at 0x%X'
+                        % (path, words[word], register.name, word))
+                words[word] = register.name
+
+
+def _counters(specs, register_map, path):
+    counters = []
+    for spec in specs:
+        name = _required(spec, 'name', path, str)
+        register = _required(spec, 'register', path, str)
+        if register not in register_map:
+            raise CatalogueError('%s: counter %s reads %s, which is not a '
+                                 'register' % (path, name, register))
+        is_array = register_map[register].labels is not None
+        if is_array != ('{label}' in name):
+            raise CatalogueError('%s: counter %s: {label} in the name '
+                                 'goes with an array register' % (path, name))
+        derived = {label: tuple(pair) for label, pair
+                   in spec.get('derived', {}).items()}
+        counters.append(Counter(name, register_map[register], derived))
+    return tuple(counters)
+
+
+def load_block(path):
+    """The common register block from its entry."""
+    data = read_toml(path)
+    registers = tuple(_register(spec, {}, path)
+                      for spec in data.get('registers', ()))
+    _check_overlaps(registers, path)
+    register_map = regs.RegisterMap(registers)
+    return Block(name=_required(data, 'name', path, str),
+                 description=data.get('description', ''), path=path,
+                 registers=register_map,
+                 counters=_counters(data.get('counters', ()), register_map,
+                                    path),
+                 module_offset=_required(data, 'module_offset', path, int),
+                 module_offset_meaning=data.get('module_offset_meaning', ''))
+
+
+def _with_fields(register, fields):
+    return dataclasses.replace(register, fields=register.fields + fields)
+
+
+def load_module(path, common):
+    """A module's entry; ``common`` is the Block its registers extend."""
+    path = pathlib.Path(path)
+    data = read_toml(path)
+    hdl = _required(data, 'hdl', path, dict)
+    labels = _labels(data, path)
+    own = tuple(_register(spec, labels, path)
+                for spec in data.get('registers', ()))
+    for register in own:
+        if register.offset < common.module_offset:
+            raise CatalogueError('%s: %s is below 0x%X, in the common block'
+                                 % (path, register.name,
+                                    common.module_offset))
+    shared = list(common.registers)
+    for spec in data.get('common_fields', ()):
+        target = _required(spec, 'register', path, str)
+        if target not in common.registers:
+            raise CatalogueError('%s: common_fields of %s, not a common '
+                                 'register' % (path, target))
+        extra = _fields([spec], path)
+        shared = [_with_fields(r, extra) if r.name == target else r
+                  for r in shared]
+    _check_overlaps(tuple(shared) + own, path)
+    register_map = regs.RegisterMap(tuple(shared) + own)
+    module_id = _required(data, 'module_id', path, int)
+    if not 0 <= module_id < 0xFFFFFFFF:
+        raise CatalogueError('%s: module_id must be a 32-bit value other '
+                             'than 0xFFFFFFFF (not declared)' % path)
+    return Module(
+        name=_required(data, 'name', path, str), module_id=module_id,
+        version=_required(data, 'version', path, int),
+        description=data.get('description', ''),
+        frames=data.get('frames', ''), path=path,
+        top=_required(hdl, 'top', path, str),
+        sources=tuple(_required(hdl, 'sources', path, list)),
+        data_width=hdl.get('data_width', 64),
+        parameters=dict(hdl.get('parameters', {})),
+        registers=register_map, own_registers=own,
+        counters=_counters(data.get('counters', ()), register_map, path),
+        labels=labels)

@@ -1,0 +1,130 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The module catalogue: entries load and are checked, modules are found
+by ID and name, counters are read as the hardware wants (ID first, LO
+before HI), and a board can use it without OpenStack."""
+import subprocess
+import sys
+
+import pytest
+
+from nova_fpga import catalogue
+
+LOOPBACK_ID = 0x4E460001
+VTC_ID = 0x4E460002
+
+
+def test_shipped_modules_by_id_and_name():
+    cat = catalogue.load()
+    assert [m.name for m in cat] == ['loopback', 'vtc']
+    assert cat.by_id(VTC_ID) is cat.by_name('vtc')
+    assert cat.by_name('loopback').module_id == LOOPBACK_ID
+    assert cat.get(0x12345678) is None
+    with pytest.raises(catalogue.UnknownModule, match='0x12345678'):
+        cat.by_id(0x12345678)
+
+
+def test_register_offsets():
+    regs = catalogue.load().by_name('vtc').registers
+    assert (regs.MODULE_ID, regs.STATUS, regs.FRAMES_LO, regs.FRAMES_HI) \
+        == (0, 0xC, 0x10, 0x14)
+    assert regs.at('POLICY', 'tls') == 0x48
+    assert regs.at('CLASS_BYTES', 'ntp') == 0x100 + 8 * 10
+    assert regs.bit('STATUS', 'TABLE_CLEARING') == 4
+    assert regs.bit('POLICY', 'DSCP') == 0x3F
+    with pytest.raises(IndexError):
+        regs.at('POLICY', 'unknown')  # not mapped
+    with pytest.raises(AttributeError):
+        regs.POLICY_HI  # not a 64-bit register
+
+
+def fake_read(module_id, log):
+    def read(offset):
+        log.append(offset)
+        return module_id if offset == 0 else offset * 3 + 1
+    return read
+
+
+def test_counters_read_id_first_and_lo_before_hi():
+    cat = catalogue.load()
+    log = []
+    counters = cat.read_counters(VTC_ID, fake_read(VTC_ID, log))
+    assert log[0] == 0
+    for lo in (0x10, 0x18, 0x80, 0x100 + 8 * 10):
+        assert log.index(lo) + 1 == log.index(lo + 4)
+    assert counters['frames'] == (0x14 * 3 + 1) << 32 | (0x10 * 3 + 1)
+    assert counters['flows_seen'] == 0x180 * 3 + 1
+    assert counters['ntp_flows'] == (0x1C0 + 4 * 10) * 3 + 1
+    assert 'unknown_flows' not in counters  # not a register
+    assert len(counters) == 2 + 8 + 11 * 2 + 10
+    with pytest.raises(ValueError, match='0x4E460001'):
+        cat.read_counters(VTC_ID, fake_read(LOOPBACK_ID, []))
+    # a module the catalogue does not know: the common counters only
+    assert set(cat.read_counters(0x12345678, fake_read(0x12345678, []))) == \
+        {'frames', 'bytes'}
+
+
+ENTRY = '''
+name = "%s"
+module_id = %s
+version = 1
+[hdl]
+top = "x"
+sources = ["x.v"]
+%s
+'''
+REGISTER = '[[registers]]\nname = "%s"\noffset = %d\n'
+
+
+@pytest.mark.parametrize('name,module_id,extra,message', [
+    ('loopback2', '0x4E460001', '', 'both declare'),
+    ('bad', '0x4E46AAAA', REGISTER % ('A', 0x10), 'below 0x20'),
+    ('bad', '0x4E46AAAA', REGISTER % ('A', 0x20) + 'width = 64\n'
+     + REGISTER % ('B', 0x24), 'both at 0x24'),
+    ('bad', '0x4E46AAAA', '[[counters]]\nname = "c"\nregister = "NOPE"\n',
+     'not a register'),
+    ('bad', '0xFFFFFFFF', '', 'not declared'),
+    ('bad', '0x4E46AAAA', REGISTER % ('A', 0x22), 'multiple of 4'),
+])
+def test_bad_entries_are_refused_naming_the_file(
+        tmp_path, name, module_id, extra, message):
+    (tmp_path / 'mine.toml').write_text(ENTRY % (name, module_id, extra))
+    with pytest.raises(catalogue.CatalogueError, match=message) as exc:
+        catalogue.load([tmp_path])
+    assert 'mine.toml' in str(exc.value) or 'both declare' in str(exc.value)
+
+
+def test_missing_directory_is_refused(tmp_path):
+    with pytest.raises(catalogue.CatalogueError, match='does not exist'):
+        catalogue.load([tmp_path / 'nothing'])
+
+
+BLOCKER = r'''
+import importlib.abc, sys
+BLOCKED = ('nova', 'glance', 'glance_store', 'oslo_config', 'oslo_messaging',
+           'oslo_log')
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split('.')[0] in BLOCKED:
+            raise ImportError('blocked on a board: ' + name)
+sys.meta_path.insert(0, Block())
+from nova_fpga import catalogue
+print(len(catalogue.load().read_counters(0x4E460001, lambda o: 0x4E460001)))
+'''
+
+
+def test_catalogue_imports_without_openstack():
+    out = subprocess.run([sys.executable, '-c', BLOCKER],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == '2'

@@ -1,0 +1,62 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""A region server's console log shows a module's counters as its
+catalogue entry describes them: the vTC's classes as a table (unknown's
+flows derived), its other counters in a line, anything else by name."""
+import re
+
+from nova_fpga import catalogue
+from nova_fpga.virt import console
+
+VTC_ID = 0x4E460002
+
+
+def vtc_stats():
+    def read(offset):
+        return VTC_ID if offset == 0 else 0
+
+    counters = catalogue.load().read_counters(VTC_ID, read)
+    counters.update(frames=30, bytes=4000, flows_seen=7, flows_classified=5,
+                    quic_packets=12, quic_bytes=3000, quic_flows=2,
+                    unknown_packets=18, unknown_bytes=1000)
+    return {'region': 'rp1', 'state': 'ACTIVE', 'module_id': '0x4E460002',
+            'module': dict(counters, error_note='x'), 'log': ['loaded'],
+            'dataplane': {'frames_in': 30}}
+
+
+def test_vtc_counters_as_a_class_table():
+    text = console.render('board0', vtc_stats(), catalogue.load())
+    lines = text.splitlines()
+    assert lines[:3] == ['board board0 region rp1: ACTIVE, module 0x4E460002',
+                         'loaded', 'module counters: frames 30, bytes 4000']
+    assert lines[3] == 'traffic classes:'
+    assert lines[4].split() == ['class', 'flows', 'packets', 'bytes']
+    rows = {line.split()[0]: line.split()[1:] for line in lines[5:16]}
+    assert list(rows) == list(catalogue.load().by_name('vtc').registers
+                              .labels('CLASS_PACKETS'))
+    assert rows['unknown'] == ['2', '18', '1000']  # flows seen - classified
+    assert rows['quic'] == ['2', '12', '3000']
+    assert re.match(r'^  quic +(?:\d+ +)?(\d+) +\d+$', lines[10])
+    assert lines[16].startswith('  flows seen 7, flows classified 5, ')
+    assert '  error_note = x' in lines
+    assert lines[-2:] == ['data plane counters:', '  frames_in = 30']
+
+
+def test_module_without_own_counters_and_no_counters():
+    cat = catalogue.load()
+    stats = {'region': 'rp0', 'state': 'ACTIVE', 'module_id': '0x4E460001',
+             'module': {'frames': 1, 'bytes': 60}, 'log': []}
+    assert console.render('b', stats, cat).splitlines()[1:] == [
+        'module counters: frames 1, bytes 60']
+    stats.update(module={}, module_id=None)
+    assert console.render('b', stats, cat).splitlines()[1:] == []

@@ -24,11 +24,11 @@ import uuid
 from oslo_config import cfg
 import oslo_messaging as messaging
 
-from nova_fpga.contract import agent_api as api
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
-from nova_fpga_agent import conf as agent_conf
+from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import shell as mf
+from nova_fpga_agent import conf as agent_conf
 from nova_fpga_agent import service
 from nova_fpga_emulator import modules
 

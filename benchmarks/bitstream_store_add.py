@@ -15,12 +15,12 @@ import sys
 import tempfile
 import time
 
-from oslo_config import cfg
 from glance_store import multi_backend
+from oslo_config import cfg
 
+from nova_fpga.bitstream import _crc
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
-from nova_fpga.bitstream import _crc
 
 TARGET = 1.2
 SIZE = 4 * 1024 * 1024

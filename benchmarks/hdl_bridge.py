@@ -10,7 +10,8 @@ PS Ethernet).  The first run builds the module (cached in .build/hdl_bridge).
 import argparse
 import time
 
-from nova_fpga_emulator import hdl_bridge, modules
+from nova_fpga_emulator import hdl_bridge
+from nova_fpga_emulator import modules
 
 FABRIC_CLOCK_HZ = 100e6
 ETHERNET_OVERHEAD_BYTES = 20  # preamble + start delimiter + inter-frame gap

@@ -36,10 +36,10 @@ import time
 
 import openstack
 
-from nova_fpga import conventions
-from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
 from nova_fpga.cmd import manage
+from nova_fpga.contract import shell
+from nova_fpga import conventions
 from nova_fpga_devtools.localcloud import rabbitmq
 from nova_fpga_devtools.localcloud import stack as localstack
 from nova_fpga_emulator import modules

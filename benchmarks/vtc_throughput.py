@@ -17,8 +17,10 @@ import argparse
 import struct
 import time
 
-from nova_fpga_emulator import hdl_bridge, modules
-from nova_fpga_emulator.modules import Registers, VtcRegisters
+from nova_fpga_emulator import hdl_bridge
+from nova_fpga_emulator import modules
+from nova_fpga_emulator.modules import Registers
+from nova_fpga_emulator.modules import VtcRegisters
 
 CLOCK_HZ = 156.25e6
 ETHERNET_OVERHEAD_BYTES = 20  # preamble + start delimiter + inter-frame gap

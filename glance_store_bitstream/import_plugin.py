@@ -13,18 +13,18 @@ and nova's scheduler refuses to place it on a board.
 """
 import os
 
-from oslo_log import log as logging
 from glance.async_.flows import api_image_import
 from glance import gateway
+from oslo_log import log as logging
 from taskflow.patterns import linear_flow as lf
 from taskflow import task
 from taskflow.types import failure as taskflow_failure
 
+from glance_store_bitstream import policy
+from glance_store_bitstream import shells
 from nova_fpga import bitstream
 from nova_fpga.contract import shell
 from nova_fpga.contract import traits
-from glance_store_bitstream import policy
-from glance_store_bitstream import shells
 
 LOG = logging.getLogger(__name__)
 

@@ -8,15 +8,15 @@ names the problem (Glance answers 400), and the partial file is removed by
 the filesystem store's own clean-up.
 """
 
-from oslo_log import log as logging
 from oslo_config import cfg
+from oslo_log import log as logging
 
 from glance_store._drivers import filesystem
 from glance_store import exceptions
 
+from glance_store_bitstream import policy
 from nova_fpga import bitstream
 from nova_fpga.bitstream import devices
-from glance_store_bitstream import policy
 
 LOG = logging.getLogger(__name__)
 

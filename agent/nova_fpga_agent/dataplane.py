@@ -13,8 +13,8 @@ import socket
 import struct
 import threading
 
-from oslo_log import log as logging
 from nova_fpga_agent.backends import base
+from oslo_log import log as logging
 
 LOG = logging.getLogger(__name__)
 

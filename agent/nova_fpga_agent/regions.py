@@ -15,12 +15,12 @@ import uuid
 
 from oslo_log import log as logging
 
-import nova_fpga_agent
 from nova_fpga import bitstream
 from nova_fpga.bitstream import container
 from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import reports
 from nova_fpga.contract import states
+import nova_fpga_agent
 from nova_fpga_agent.backends import base
 from nova_fpga_agent import state as st
 from nova_fpga_emulator import modules

@@ -15,11 +15,11 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from nova_fpga.contract import agent_api as api
+from nova_fpga.contract import shell as mf
 from nova_fpga_agent import backends
 from nova_fpga_agent import cache
 from nova_fpga_agent import conf as agent_conf
 from nova_fpga_agent import dataplane as dp
-from nova_fpga.contract import shell as mf
 from nova_fpga_agent import regions
 from nova_fpga_agent import rpc
 from nova_fpga_agent import state

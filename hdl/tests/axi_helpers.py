@@ -3,7 +3,8 @@ import random
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import RisingEdge, Timer
+from cocotb.triggers import RisingEdge
+from cocotb.triggers import Timer
 
 CLOCK_PERIOD_NS = 10
 

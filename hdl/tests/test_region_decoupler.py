@@ -4,11 +4,23 @@ The region side is modelled by cocotbext-axi models reset by the decoupler's
 rp_aresetn, as a real region is: a decoupled region is held in reset.
 """
 import cocotb
-from cocotb.triggers import ClockCycles, RisingEdge
-from cocotbext.axi import (AxiLiteBus, AxiLiteMaster, AxiLiteRam, AxiResp, AxiStreamBus,
-                           AxiStreamFrame, AxiStreamSink, AxiStreamSource)
+from cocotb.triggers import ClockCycles
+from cocotb.triggers import RisingEdge
+from cocotbext.axi import AxiLiteBus
+from cocotbext.axi import AxiLiteMaster
+from cocotbext.axi import AxiLiteRam
+from cocotbext.axi import AxiResp
+from cocotbext.axi import AxiStreamBus
+from cocotbext.axi import AxiStreamFrame
+from cocotbext.axi import AxiStreamSink
+from cocotbext.axi import AxiStreamSource
 
-from axi_helpers import pauses, random_frames, read_u32, seeded_random, start, write_u32
+from axi_helpers import pauses
+from axi_helpers import random_frames
+from axi_helpers import read_u32
+from axi_helpers import seeded_random
+from axi_helpers import start
+from axi_helpers import write_u32
 
 
 class Bench:

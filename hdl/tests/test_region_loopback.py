@@ -1,11 +1,23 @@
 """cocotb suite for region_loopback: frames come back unchanged, registers follow the contract."""
 import cocotb
-from cocotb.triggers import ClockCycles, RisingEdge
-from cocotbext.axi import (AxiLiteBus, AxiLiteMaster, AxiResp, AxiStreamBus,
-                           AxiStreamFrame, AxiStreamSink, AxiStreamSource)
+from cocotb.triggers import ClockCycles
+from cocotb.triggers import RisingEdge
+from cocotbext.axi import AxiLiteBus
+from cocotbext.axi import AxiLiteMaster
+from cocotbext.axi import AxiResp
+from cocotbext.axi import AxiStreamBus
+from cocotbext.axi import AxiStreamFrame
+from cocotbext.axi import AxiStreamSink
+from cocotbext.axi import AxiStreamSource
 
-from axi_helpers import pauses, random_frames, read_u32, seeded_random, start, write_u32
-from nova_fpga_emulator.modules import LOOPBACK, Registers
+from axi_helpers import pauses
+from axi_helpers import random_frames
+from axi_helpers import read_u32
+from axi_helpers import seeded_random
+from axi_helpers import start
+from axi_helpers import write_u32
+from nova_fpga_emulator.modules import LOOPBACK
+from nova_fpga_emulator.modules import Registers
 
 
 def attach(dut):

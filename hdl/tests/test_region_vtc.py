@@ -7,17 +7,30 @@ tick, a 4-tick timeout) runs the table-full and ageing tests.
 import struct
 
 import cocotb
-from cocotb.triggers import ClockCycles, RisingEdge
-from cocotbext.axi import (AxiLiteBus, AxiLiteMaster, AxiResp, AxiStreamBus,
-                           AxiStreamFrame, AxiStreamSink, AxiStreamSource)
-from scapy.layers.inet import IP, UDP
+from cocotb.triggers import ClockCycles
+from cocotb.triggers import RisingEdge
+from cocotbext.axi import AxiLiteBus
+from cocotbext.axi import AxiLiteMaster
+from cocotbext.axi import AxiResp
+from cocotbext.axi import AxiStreamBus
+from cocotbext.axi import AxiStreamFrame
+from cocotbext.axi import AxiStreamSink
+from cocotbext.axi import AxiStreamSource
+from scapy.layers.inet import IP
+from scapy.layers.inet import UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
+from axi_helpers import pauses
+from axi_helpers import read_u32
+from axi_helpers import seeded_random
+from axi_helpers import start
+from axi_helpers import write_u32
+from nova_fpga_emulator.modules import Registers
+from nova_fpga_emulator.modules import VTC
+from nova_fpga_emulator.modules import VtcRegisters
 import vtc_captures
 import vtc_model
-from axi_helpers import pauses, read_u32, seeded_random, start, write_u32
-from nova_fpga_emulator.modules import VTC, Registers, VtcRegisters
 
 #: a distinct DSCP per class, so every marked frame shows its flow's class
 ALL_MARKED = {name: 8 + number for number, name in enumerate(vtc_model.CLASSES) if number}

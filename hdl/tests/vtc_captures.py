@@ -16,10 +16,15 @@ import pathlib
 import re
 
 import dpkt
-from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet import IP
+from scapy.layers.inet import TCP
+from scapy.layers.inet import UDP
 from scapy.layers.inet6 import IPv6
-from scapy.layers.l2 import Dot1AD, Dot1Q, Ether
-from scapy.layers.ppp import PPP, PPPoE
+from scapy.layers.l2 import Dot1AD
+from scapy.layers.l2 import Dot1Q
+from scapy.layers.l2 import Ether
+from scapy.layers.ppp import PPP
+from scapy.layers.ppp import PPPoE
 from scapy.packet import Raw
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

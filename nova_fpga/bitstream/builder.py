@@ -19,7 +19,8 @@ from nova_fpga.bitstream import devices
 from nova_fpga.bitstream import errors
 from nova_fpga.bitstream import footprint as fp
 from nova_fpga.bitstream import packets as pk
-from nova_fpga.bitstream.packets import Cmd, Reg
+from nova_fpga.bitstream.packets import Cmd
+from nova_fpga.bitstream.packets import Reg
 
 TOOL_VERSION = 'nova-fpga'
 

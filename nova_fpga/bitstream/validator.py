@@ -18,7 +18,8 @@ from nova_fpga.bitstream import devices
 from nova_fpga.bitstream import errors
 from nova_fpga.bitstream import footprint as fp
 from nova_fpga.bitstream import packets as pk
-from nova_fpga.bitstream.packets import Cmd, Reg
+from nova_fpga.bitstream.packets import Cmd
+from nova_fpga.bitstream.packets import Reg
 
 _WORD = struct.Struct('>I')
 MAX_PRESYNC_WORDS = 1024

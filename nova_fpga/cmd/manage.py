@@ -22,8 +22,8 @@ import openstack
 from openstack import exceptions as sdk_exceptions
 
 from nova_fpga.bitstream import errors
-from nova_fpga.contract import traits
 from nova_fpga.bitstream import validator
+from nova_fpga.contract import traits
 from nova_fpga import conventions
 
 EXIT_OK, EXIT_FAILED = 0, 1

@@ -14,10 +14,10 @@ from nova.compute import task_states
 from nova import context as nova_context
 from nova import exception
 from nova.image import glance
+from nova import objects
 from nova.virt import driver
 from nova.virt import hardware
 import nova.virt.node
-from nova import objects
 from oslo_log import log as logging
 
 import nova_fpga.conf

@@ -6,11 +6,11 @@ from oslo_config import cfg
 import oslo_messaging as messaging
 import pytest
 
-from nova_fpga.contract import agent_api as api
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import container
-from nova_fpga_agent import conf as agent_conf
+from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import shell as mf
+from nova_fpga_agent import conf as agent_conf
 from nova_fpga_agent import service
 from nova_fpga_emulator import modules
 from tests.agent.brokers import rabbitmq  # noqa: F401 (a fixture)

@@ -7,11 +7,12 @@ import uuid
 import oslo_messaging as messaging
 import pytest
 
-from nova_fpga.contract import states
 from nova_fpga.contract import agent_api as api
+from nova_fpga.contract import states
 from nova_fpga_agent import state as st
 from nova_fpga_emulator import modules
-from tests.agent.conftest import REFERENCE, module_for
+from tests.agent.conftest import module_for
+from tests.agent.conftest import REFERENCE
 from tests.unit.bitstream import realfiles
 
 LOOPBACK = '0x%08X' % modules.LOOPBACK_MODULE_ID

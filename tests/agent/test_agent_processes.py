@@ -7,10 +7,11 @@ import uuid
 import oslo_messaging as messaging
 import pytest
 
-from nova_fpga.contract import states
 from nova_fpga.contract import agent_api as api
+from nova_fpga.contract import states
 from tests.agent.conftest import module_for
-from tests.agent.processes import AgentProcess, client_for
+from tests.agent.processes import AgentProcess
+from tests.agent.processes import client_for
 from tests.unit.bitstream import realfiles
 
 # emulator operation that dies -> the load step the state file must name

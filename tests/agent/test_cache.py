@@ -6,8 +6,8 @@ import uuid
 
 import pytest
 
-from nova_fpga.contract import states
 from nova_fpga.contract import agent_api as api
+from nova_fpga.contract import states
 from nova_fpga_agent import cache as bc
 from tests.agent.conftest import module_for
 

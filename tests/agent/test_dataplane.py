@@ -11,11 +11,15 @@ import time
 import uuid
 
 import pytest
-from scapy.all import Ether, rdpcap, sendp
+from scapy.all import Ether
+from scapy.all import rdpcap
+from scapy.all import sendp
 
 from nova_fpga_agent import dataplane
-from tests.agent.conftest import REFERENCE, module_for
-from tests.agent.processes import AgentProcess, client_for
+from tests.agent.conftest import module_for
+from tests.agent.conftest import REFERENCE
+from tests.agent.processes import AgentProcess
+from tests.agent.processes import client_for
 from tests.conftest import realdata_path
 
 

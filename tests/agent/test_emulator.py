@@ -8,7 +8,9 @@ from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
 from nova_fpga_emulator import board
 from nova_fpga_emulator import modules
-from tests.agent.conftest import REFERENCE, module_for, opaque_for
+from tests.agent.conftest import module_for
+from tests.agent.conftest import opaque_for
+from tests.agent.conftest import REFERENCE
 from tests.unit.bitstream import mutate
 from tests.unit.bitstream import realfiles
 

@@ -6,7 +6,8 @@ import pytest
 
 from nova_fpga import bitstream
 from nova_fpga.contract import shell as mf
-from tests.agent.conftest import REFERENCE, module_for
+from tests.agent.conftest import module_for
+from tests.agent.conftest import REFERENCE
 from tests.unit.bitstream import realfiles
 
 

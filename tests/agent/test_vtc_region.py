@@ -9,7 +9,8 @@ import uuid
 
 import pytest
 
-from nova_fpga_emulator import hdl_bridge, modules
+from nova_fpga_emulator import hdl_bridge
+from nova_fpga_emulator import modules
 from tests.agent.conftest import module_for
 from tests.conftest import ROOT
 

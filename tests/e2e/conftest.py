@@ -10,9 +10,9 @@ import time
 
 import pytest
 
+from nova_fpga.bitstream import builder
 from nova_fpga.contract import placement
 from nova_fpga.contract import shell
-from nova_fpga.bitstream import builder
 from nova_fpga.contract import traits
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_emulator import modules

@@ -8,8 +8,11 @@ import sys
 
 from nova_fpga.contract import placement
 from nova_fpga_devtools.localcloud import traffic
-from tests.conftest import ROOT, realdata_path
-from tests.e2e.conftest import REFERENCE, import_error, placement
+from tests.conftest import realdata_path
+from tests.conftest import ROOT
+from tests.e2e.conftest import import_error
+from tests.e2e.conftest import placement
+from tests.e2e.conftest import REFERENCE
 
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
 from vtc_model import VtcModel  # noqa: E402

@@ -15,8 +15,8 @@ import fixtures
 from nova.tests.functional import integrated_helpers
 
 from nova_fpga import bitstream
-from nova_fpga import conventions
 from nova_fpga.contract import traits
+from nova_fpga import conventions
 from nova_fpga.virt import driver  # noqa: F401  (registers [zynq])
 from tests.agent import conftest as agent_fixtures
 

@@ -7,8 +7,8 @@ from nova import objects
 from nova.tests.unit.scheduler import fakes
 import pytest
 
-from nova_fpga.contract import placement
 from nova_fpga import bitstream
+from nova_fpga.contract import placement
 from nova_fpga.contract import traits
 from nova_fpga.scheduler import filters
 from tests.agent import conftest as agent_fixtures

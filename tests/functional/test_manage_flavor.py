@@ -4,8 +4,8 @@ from keystoneauth1 import session as ks_session
 from keystoneauth1 import token_endpoint
 import openstack
 
-from nova_fpga.contract import placement
 from nova_fpga.cmd import manage
+from nova_fpga.contract import placement
 from nova_fpga import conventions
 from tests.functional import base
 

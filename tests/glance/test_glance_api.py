@@ -9,9 +9,9 @@ from glanceclient import exc as glance_exc
 import pytest
 
 from nova_fpga import bitstream
-from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
+from nova_fpga.contract import shell
 from nova_fpga.contract import traits
 from nova_fpga_emulator import modules
 from tests.agent.conftest import module_for

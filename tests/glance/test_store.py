@@ -5,15 +5,15 @@ import io
 import os
 
 from glance import context as glance_context
-from oslo_config import cfg
 import glance_store
-from glance_store import multi_backend
 from glance_store import exceptions
 from glance_store import location
+from glance_store import multi_backend
+from oslo_config import cfg
 import pytest
 
-from nova_fpga import bitstream
 from glance_store_bitstream import store as bitstream_store
+from nova_fpga import bitstream
 from tests.agent.conftest import module_for
 from tests.unit.bitstream import mutate
 from tests.unit.bitstream import realfiles

@@ -3,7 +3,8 @@ import dpkt
 import pytest
 from scapy.utils import RawPcapReader
 
-from nova_fpga_emulator import hdl_bridge, modules
+from nova_fpga_emulator import hdl_bridge
+from nova_fpga_emulator import modules
 from nova_fpga_emulator.modules import Registers
 from tests.conftest import realdata_path
 

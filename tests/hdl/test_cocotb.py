@@ -8,10 +8,11 @@ import pathlib
 import random
 import xml.etree.ElementTree as ElementTree
 
-import pytest
 from cocotb_tools.runner import get_runner
+import pytest
 
-from nova_fpga_emulator import modules, toolchain
+from nova_fpga_emulator import modules
+from nova_fpga_emulator import toolchain
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HDL_TESTS = ROOT / 'hdl' / 'tests'

@@ -7,7 +7,8 @@ import subprocess
 
 import pytest
 
-from nova_fpga_emulator import modules, toolchain
+from nova_fpga_emulator import modules
+from nova_fpga_emulator import toolchain
 
 pytestmark = pytest.mark.hdl
 

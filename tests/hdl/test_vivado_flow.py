@@ -18,8 +18,10 @@ import pytest
 
 from nova_fpga.contract import shell
 from nova_fpga_devtools.hdl import resources
-from nova_fpga_emulator import modules, toolchain
-from tests.conftest import ROOT, realdata_path
+from nova_fpga_emulator import modules
+from nova_fpga_emulator import toolchain
+from tests.conftest import realdata_path
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.hdl
 

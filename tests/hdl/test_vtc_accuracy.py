@@ -19,7 +19,9 @@ import ipaddress
 import sys
 
 import pytest
-from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet import IP
+from scapy.layers.inet import TCP
+from scapy.layers.inet import UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
@@ -27,7 +29,9 @@ from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
 import vtc_captures  # noqa: E402  (hdl/tests holds the cocotb suites' helpers)
-from vtc_model import CLASSES, FlowKey, VtcModel  # noqa: E402
+from vtc_model import CLASSES  # noqa: E402
+from vtc_model import FlowKey  # noqa: E402
+from vtc_model import VtcModel  # noqa: E402
 
 pytestmark = pytest.mark.hdl
 

@@ -8,13 +8,21 @@ import sys
 
 import dpkt
 import pytest
-from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet import ICMP
+from scapy.layers.inet import IP
+from scapy.layers.inet import TCP
+from scapy.layers.inet import UDP
 from scapy.layers.inet6 import IPv6
-from scapy.layers.l2 import ARP, Dot1AD, Dot1Q, Ether
-from scapy.layers.ppp import PPP, PPPoE
+from scapy.layers.l2 import ARP
+from scapy.layers.l2 import Dot1AD
+from scapy.layers.l2 import Dot1Q
+from scapy.layers.l2 import Ether
+from scapy.layers.ppp import PPP
+from scapy.layers.ppp import PPPoE
 from scapy.utils import RawPcapReader
 
-from tests.conftest import ROOT, realdata_path
+from tests.conftest import realdata_path
+from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
 import vtc_captures  # noqa: E402  (hdl/tests is the cocotb suites' directory, not a package)

@@ -7,8 +7,8 @@ cannot start fails the test with its log: nothing here skips.
 """
 import pytest
 
-from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud.glance import Glance
+from nova_fpga_devtools.localcloud import process
 
 
 @pytest.fixture(scope='module')

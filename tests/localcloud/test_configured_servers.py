@@ -8,7 +8,8 @@ from nova_fpga_devtools.localcloud import mariadb
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud import rabbitmq
 from nova_fpga_devtools.localcloud import stack as localstack
-from tests.localcloud.demo_cloud import DATABASE_URL, RABBIT_URL
+from tests.localcloud.demo_cloud import DATABASE_URL
+from tests.localcloud.demo_cloud import RABBIT_URL
 from tests.services import alive
 
 

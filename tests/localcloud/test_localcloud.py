@@ -8,11 +8,13 @@ import time
 
 import pytest
 
-from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud.glance import Glance
-from nova_fpga_devtools.localcloud.keystone import USERS, Keystone
+from nova_fpga_devtools.localcloud.keystone import Keystone
+from nova_fpga_devtools.localcloud.keystone import USERS
+from nova_fpga_devtools.localcloud import process
 from tests.conftest import REPORT
-from tests.services import CLI, alive
+from tests.services import alive
+from tests.services import CLI
 
 #: Only an admin may delete images: shows extra_files reach glance's policy.
 POLICY = '"delete_image": "role:admin"\n'

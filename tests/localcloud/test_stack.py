@@ -10,16 +10,19 @@ import subprocess
 
 import pytest
 
+from nova_fpga.bitstream import builder
 from nova_fpga.contract import placement
 from nova_fpga.contract import shell
-from nova_fpga.bitstream import builder
 from nova_fpga_devtools.localcloud import mariadb
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud import rabbitmq
 from nova_fpga_emulator import modules
 from tests.conftest import REPORT
-from tests.localcloud.demo_cloud import DATABASE_URL, RABBIT_URL, demo
-from tests.services import CLI, alive
+from tests.localcloud.demo_cloud import DATABASE_URL
+from tests.localcloud.demo_cloud import demo
+from tests.localcloud.demo_cloud import RABBIT_URL
+from tests.services import alive
+from tests.services import CLI
 
 REFERENCE = shell.load(shell.REFERENCE)
 

@@ -15,7 +15,8 @@ import shutil
 import subprocess
 import tempfile
 
-from nova_fpga_emulator import modules, toolchain
+from nova_fpga_emulator import modules
+from nova_fpga_emulator import toolchain
 
 ROOT = modules.RTL_DIR.parents[1]
 HARNESS = ROOT / 'hdl' / 'bridge' / 'region_bridge.cpp'

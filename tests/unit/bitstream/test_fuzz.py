@@ -5,7 +5,10 @@ import collections
 import os
 import struct
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given
+from hypothesis import HealthCheck
+from hypothesis import settings
+from hypothesis import strategies as st
 import pytest
 
 from nova_fpga import bitstream

@@ -185,8 +185,8 @@ def logs(conf):
 
 
 def replay(conf):
-    from nova_fpga_devtools.localcloud import traffic
     from nova_fpga.contract import shell
+    from nova_fpga_devtools.localcloud import traffic
     cloud = _stack(conf)
     cloud.require_state()
     if conf.command.board not in cloud.boards:

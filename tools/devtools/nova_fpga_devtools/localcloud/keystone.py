@@ -15,8 +15,8 @@ import shlex
 import sys
 import time
 
-from keystoneauth1 import session as ks_session
 from keystoneauth1.identity import v3
+from keystoneauth1 import session as ks_session
 from keystoneclient.v3 import client as ks_client
 
 from nova_fpga_devtools.localcloud import process

@@ -13,11 +13,11 @@ import subprocess
 import sys
 import time
 
-import nova_fpga_devtools
+from nova_fpga.contract import shell
 from nova_fpga.contract import traits
 from nova_fpga import conventions
+import nova_fpga_devtools
 from nova_fpga_devtools.localcloud import process
-from nova_fpga.contract import shell
 
 ROOT = nova_fpga_devtools.SOURCE
 #: where the demo looks for captures unless told otherwise

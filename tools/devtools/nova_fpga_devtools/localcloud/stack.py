@@ -27,8 +27,8 @@ from keystoneauth1 import exceptions as ks_exceptions
 from oslo_config import cfg
 import oslo_messaging as messaging
 
-import nova_fpga_devtools
 from nova_fpga.contract import agent_api
+import nova_fpga_devtools
 from nova_fpga_devtools.localcloud import boards as localboards
 from nova_fpga_devtools.localcloud import datalink
 from nova_fpga_devtools.localcloud import glance as localglance

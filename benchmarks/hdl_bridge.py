@@ -19,7 +19,9 @@ LINE_RATE_BPS = 1e9
 
 
 def measure(bridge, frame_size, seconds):
-    """Push batches of frames through until `seconds` of wall time; return (frames/s, cycles/s)."""
+    """Push batches of frames through until `seconds` of wall time; return
+    (frames/s, cycles/s).
+    """
     frame = bytes(n & 0xFF for n in range(frame_size))
     batch = max(1, 200_000 // frame_size)
     frames = cycles = 0

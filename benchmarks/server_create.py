@@ -78,7 +78,8 @@ def compute_log_times(log):
     """{instance uuid: fields} from nova-compute's log (its timestamps are
     the machine's local time, to the millisecond): when the claim on the
     board's node succeeded, when spawn started (nova's "Took X seconds to
-    spawn" line minus X) and the driver's spawn timing line's fields."""
+    spawn" line minus X) and the driver's spawn timing line's fields.
+    """
     found = {}
     for line in log.read_text().splitlines():
         match = INSTANCE.search(line)

@@ -1,4 +1,5 @@
-"""Throughput of the hardware vTC (region_vtc), in clock cycles, simulated by Verilator.
+"""Throughput of the hardware vTC (region_vtc), in clock cycles, simulated by
+Verilator.
 
 Runs the module through the Verilator bridge (the same build the board
 emulator runs), back-to-back frames on the input and the output always
@@ -37,7 +38,9 @@ SOFTWARE_VTC = (('nDPI vTC in a VM, 1,280-byte frames', 3.7), ('nDPI vTC with DP
 
 
 def frame(flow, size):
-    """An Ethernet/IPv4/UDP frame of `size` bytes (no FCS) carrying RTP, of flow number `flow`."""
+    """An Ethernet/IPv4/UDP frame of `size` bytes (no FCS) carrying RTP, of
+    flow number `flow`.
+    """
     ip_length = size - 14
     udp = struct.pack('!HHHH', 20000 + flow % 40000, 30000 + flow // 40000, ip_length - 20, 0)
     ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, ip_length, 0, 0, 64, 17, 0,
@@ -57,7 +60,9 @@ def start(bridge):
 
 
 def run(bridge, frames):
-    """Cycles from the first beat in until the output has been quiet for QUIET_CYCLES."""
+    """Cycles from the first beat in until the output has been quiet for
+    QUIET_CYCLES.
+    """
     for data in frames:
         bridge.push_frame(data)
     cycles = bridge.clock_until_idle(quiet_cycles=QUIET_CYCLES)
@@ -68,11 +73,14 @@ def run(bridge, frames):
 
 
 def measure(bridge, size, flows, count):
-    """Steady-state cycles per frame: `count` back-to-back frames over `flows` flows."""
+    """Steady-state cycles per frame: `count` back-to-back frames over `flows`
+    flows.
+    """
     start(bridge)
     single, _ = run(bridge, [frame(0, size)])
     latency = single - QUIET_CYCLES - -(-size // 8)
-    # the flows are in the table (as far as it holds them) before the measured run
+    # the flows are in the table (as far as it holds them) before the measured
+    # run
     run(bridge, [frame(flow, size) for flow in range(flows)])
     batch = [frame(n % flows, size) for n in range(max(count, flows))]
     cycles, out = run(bridge, batch)

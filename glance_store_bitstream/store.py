@@ -32,7 +32,8 @@ SCHEME = 'bitstream'
 
 class StoreLocation(filesystem.StoreLocation):
     """bitstream:///path: a file, under the scheme glance_store knows this
-    driver by (a driver's scheme is its entry-point name)."""
+    driver by (a driver's scheme is its entry-point name).
+    """
 
     def process_specs(self):
         self.scheme = SCHEME
@@ -60,7 +61,8 @@ class BitstreamRejected(exceptions.Invalid):
 
 class _ValidatingReader:
     """Hands the data on to the filesystem store and, as it passes, to the
-    validator; at the end of the stream, the validator's verdict."""
+    validator; at the end of the stream, the validator's verdict.
+    """
 
     def __init__(self, source, allowed):
         self.source = source
@@ -82,7 +84,8 @@ class _ValidatingReader:
 
     def _drain(self):
         """Read the rest of the upload (nothing is kept): a client still
-        sending when the answer comes would see a reset, not the message."""
+        sending when the answer comes would see a reset, not the message.
+        """
         while self.source.read(64 * 1024):
             pass
 

@@ -43,7 +43,8 @@ def keystone(tmp_path_factory):
     """A started Keystone with admin, glance, alice (demo), bob
     (fpga-builders), for the glance and localcloud tests (it takes about
     11 s to set up, so one serves the session); a keystone that cannot
-    start fails the test with its log."""
+    start fails the test with its log.
+    """
     from nova_fpga_devtools.localcloud import keystone as localkeystone
     from nova_fpga_devtools.localcloud import process
     ks = localkeystone.Keystone(tmp_path_factory.mktemp('cloud'))
@@ -59,7 +60,8 @@ def keystone(tmp_path_factory):
 def demo_stack(tmp_path_factory):
     """One whole demo cloud for the test session (tests/e2e and
     tests/localcloud share it: a second cloud would double CI time), in a
-    temporary state directory; stopped and purged at the end."""
+    temporary state directory; stopped and purged at the end.
+    """
     from tests.localcloud.demo_cloud import start
     stack = start(tmp_path_factory.mktemp('demo'))
     yield stack

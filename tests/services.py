@@ -14,7 +14,8 @@ OPENSTACK = str(process.BIN / 'openstack')
 
 class CLI:
     """The real openstack CLI with one user's openrc: a Keystone's,
-    a Glance's or a demo cloud's openrc(user), or such a dict changed."""
+    a Glance's or a demo cloud's openrc(user), or such a dict changed.
+    """
 
     def __init__(self, openrc):
         self.env = dict(os.environ, **openrc)
@@ -32,7 +33,8 @@ class CLI:
 
     def wait_import(self, image_id, timeout=60):
         """The image once its import has ended: active, or back to queued
-        with Glance's reason (Glance has no event to wait on: this polls)."""
+        with Glance's reason (Glance has no event to wait on: this polls).
+        """
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             image = self.json('image', 'show', image_id)

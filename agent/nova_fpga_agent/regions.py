@@ -179,7 +179,8 @@ class RegionManager:
 
     def load(self, region, instance_uuid, image_id, sha256, data):
         """Load data into the region for the instance; data None means
-        the bitstream this board cached under sha256."""
+        the bitstream this board cached under sha256.
+        """
         spec = self._region(region)
         instance = self._instance(instance_uuid)
         if not isinstance(image_id, str) or not IMAGE_ID.match(image_id):

@@ -1,4 +1,5 @@
-"""The agent's RPC endpoint: the versioned API nova_fpga.contract.agent_api calls.
+"""The agent's RPC endpoint: the versioned API nova_fpga.contract.agent_api
+calls.
 
 Arguments arrive from the network: each is checked before it reaches the
 region manager (which checks names, UUIDs, digests and sizes again where it

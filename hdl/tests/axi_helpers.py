@@ -1,4 +1,5 @@
-"""Shared pieces of the cocotb suites: clock/reset, stimulus, register access."""
+"""Shared pieces of the cocotb suites: clock/reset, stimulus, register access.
+"""
 import random
 
 import cocotb
@@ -10,14 +11,18 @@ CLOCK_PERIOD_NS = 10
 
 
 def seeded_random(dut):
-    """A random generator seeded from cocotb's seed, which is logged so a failure can be replayed."""
+    """A random generator seeded from cocotb's seed, which is logged so a
+    failure can be replayed.
+    """
     dut._log.info('random seed %d (rerun with COCOTB_RANDOM_SEED=%d)',
                   cocotb.RANDOM_SEED, cocotb.RANDOM_SEED)
     return random.Random(cocotb.RANDOM_SEED)
 
 
 async def start(dut, resets=('aresetn',), cycles=4):
-    """Pulse the active-low resets, starting the clock once every input has settled."""
+    """Pulse the active-low resets, starting the clock once every input has
+    settled.
+    """
     for name in resets:
         getattr(dut, name).value = 0
     await Timer(1, unit='ns')
@@ -31,7 +36,9 @@ async def start(dut, resets=('aresetn',), cycles=4):
 
 
 def pauses(rng, busy):
-    """An endless pause pattern: True (stall this cycle) with probability `busy`."""
+    """An endless pause pattern: True (stall this cycle) with probability
+    `busy`.
+    """
     while True:
         yield rng.random() < busy
 

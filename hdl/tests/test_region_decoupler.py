@@ -1,4 +1,5 @@
-"""cocotb suite for region_decoupler: isolation, DECERR, and frames cut in half.
+"""cocotb suite for region_decoupler: isolation, DECERR, and frames cut in
+half.
 
 The region side is modelled by cocotbext-axi models reset by the decoupler's
 rp_aresetn, as a real region is: a decoupled region is held in reset.
@@ -52,7 +53,9 @@ class Bench:
         cocotb.start_soon(self._monitor())
 
     async def _monitor(self):
-        """Count stream handshakes on all four ports and the decoupler's event pulses."""
+        """Count stream handshakes on all four ports and the decoupler's event
+        pulses.
+        """
         dut = self.dut
         ports = {'shell_in': 's_axis', 'region_in': 'm_rp_axis',
                  'region_out': 's_rp_axis', 'shell_out': 'm_axis'}
@@ -105,7 +108,9 @@ def assert_ordered_subsequence(received, sent, what):
 
 @cocotb.test()
 async def coupled_passes_everything(dut):
-    """While coupled, frames cross both ways unchanged under random stalls, registers are reached."""
+    """While coupled, frames cross both ways unchanged under random stalls,
+    registers are reached.
+    """
     rng = seeded_random(dut)
     bench = Bench(dut)
     await bench.start()
@@ -131,7 +136,9 @@ async def coupled_passes_everything(dut):
 
 @cocotb.test()
 async def decoupled_region_is_isolated(dut):
-    """Decoupled: no beats either way, the region is in reset, registers answer DECERR."""
+    """Decoupled: no beats either way, the region is in reset, registers answer
+    DECERR.
+    """
     bench = Bench(dut)
     await bench.start(decoupled=True)
     await ClockCycles(dut.aclk, 2)
@@ -141,7 +148,8 @@ async def decoupled_region_is_isolated(dut):
     waiting = [bytes(range(200)), b'\x42' * 64]
     for frame in waiting:
         await bench.shell_tx.send(AxiStreamFrame(frame))
-    # the region's own outputs, driven by hand: a region misbehaving while decoupled
+    # the region's own outputs, driven by hand: a region misbehaving while
+    # decoupled
     dut.s_rp_axis_tvalid.value = 1
     dut.s_rp_axis_tlast.value = 1
     dut.s_rp_axis_tkeep.value = (1 << len(dut.s_rp_axis_tkeep)) - 1
@@ -166,7 +174,9 @@ async def decoupled_region_is_isolated(dut):
 
 @cocotb.test()
 async def ingress_frame_cut_in_half_is_dropped_whole(dut):
-    """Shell to region: the cut frame's tail is drained from the shell, its head dies in the region reset."""
+    """Shell to region: the cut frame's tail is drained from the shell, its
+    head dies in the region reset.
+    """
     bench = Bench(dut)
     await bench.start()
     cut = bytes(n & 0xFF for n in range(800))
@@ -177,8 +187,8 @@ async def ingress_frame_cut_in_half_is_dropped_whole(dut):
     await bench.set_decouple(True)
     region_beats_at_cut = bench.beats['region_in']
     assert region_beats_at_cut < beats_of(cut, dut)
-    # decoupled: the rest of the cut frame is taken from the shell and discarded;
-    # the next frame has not started, so it waits
+    # decoupled: the rest of the cut frame is taken from the shell and
+    # discarded; the next frame has not started, so it waits
     await bench.wait_for('shell_in', beats_of(cut, dut))
     await ClockCycles(dut.aclk, 50)
     assert bench.beats['shell_in'] == beats_of(cut, dut)
@@ -194,7 +204,9 @@ async def ingress_frame_cut_in_half_is_dropped_whole(dut):
 
 @cocotb.test()
 async def ingress_recouple_before_the_tail_still_drops_it(dut):
-    """Coupling again while the cut frame's tail is still coming does not hand the tail to the region."""
+    """Coupling again while the cut frame's tail is still coming does not hand
+    the tail to the region.
+    """
     bench = Bench(dut)
     await bench.start()
     cut = bytes(range(256)) * 3
@@ -213,7 +225,9 @@ async def ingress_recouple_before_the_tail_still_drops_it(dut):
 
 @cocotb.test()
 async def egress_frame_cut_in_half_never_reaches_the_shell(dut):
-    """Region to shell: frames are stored and forwarded, so a cut frame is dropped before any of it leaves."""
+    """Region to shell: frames are stored and forwarded, so a cut frame is
+    dropped before any of it leaves.
+    """
     bench = Bench(dut)
     await bench.start()
     whole = b'\x11' * 300
@@ -239,7 +253,9 @@ async def egress_frame_cut_in_half_never_reaches_the_shell(dut):
 
 @cocotb.test()
 async def register_access_in_flight_gets_decerr(dut):
-    """An access the region has taken but not answered is answered with DECERR on decoupling."""
+    """An access the region has taken but not answered is answered with DECERR
+    on decoupling.
+    """
     bench = Bench(dut, region_registers=False)
     # a region that takes requests and never answers
     dut.m_rp_axil_awready.value = 1
@@ -260,7 +276,9 @@ async def register_access_in_flight_gets_decerr(dut):
 
 @cocotb.test()
 async def oversize_egress_frame_is_dropped(dut):
-    """A frame longer than the egress FIFO is dropped (and flagged), not delivered in part."""
+    """A frame longer than the egress FIFO is dropped (and flagged), not
+    delivered in part.
+    """
     bench = Bench(dut)
     await bench.start()
     depth_bytes = int(dut.EGRESS_FIFO_DEPTH.value) * len(dut.s_axis_tkeep)
@@ -276,7 +294,9 @@ async def oversize_egress_frame_is_dropped(dut):
 
 @cocotb.test()
 async def random_decoupling_keeps_frames_whole(dut):
-    """Decoupling at random moments under random stalls only ever drops whole frames."""
+    """Decoupling at random moments under random stalls only ever drops whole
+    frames.
+    """
     rng = seeded_random(dut)
     bench = Bench(dut)
     await bench.start()
@@ -297,7 +317,8 @@ async def random_decoupling_keeps_frames_whole(dut):
         await ClockCycles(dut.aclk, rng.randint(1, 60))
         received_ingress += drain(bench.region_rx)
         await bench.set_decouple(False)
-    # one more frame each way once the decoupling is over: it must get through, last
+    # one more frame each way once the decoupling is over: it must get through,
+    # last
     ingress.append(b'\xe1' * 100)
     egress.append(b'\xe2' * 100)
     await bench.shell_tx.send(AxiStreamFrame(ingress[-1]))

@@ -1,4 +1,6 @@
-"""cocotb suite for region_loopback: frames come back unchanged, registers follow the contract."""
+"""cocotb suite for region_loopback: frames come back unchanged, registers
+follow the contract.
+"""
 import cocotb
 from cocotb.triggers import ClockCycles
 from cocotb.triggers import RisingEdge
@@ -39,7 +41,9 @@ async def read_u64(axil, lo_address):
 
 @cocotb.test()
 async def registers_follow_the_contract(dut):
-    """ID and version come from the registry; unmapped offsets are SLVERR; read-only writes are ignored."""
+    """ID and version come from the registry; unmapped offsets are SLVERR;
+    read-only writes are ignored.
+    """
     _, _, axil = attach(dut)
     await start(dut)
 
@@ -60,7 +64,9 @@ async def registers_follow_the_contract(dut):
 
 @cocotb.test()
 async def random_backpressure_keeps_every_beat(dut):
-    """Random gaps on the input and stalls on the output never lose, duplicate or reorder data."""
+    """Random gaps on the input and stalls on the output never lose, duplicate
+    or reorder data.
+    """
     rng = seeded_random(dut)
     source, sink, axil = attach(dut)
     await start(dut)
@@ -138,7 +144,9 @@ async def status_shows_a_frame_in_flight(dut):
 
 @cocotb.test()
 async def counters_carry_into_the_high_word(dut):
-    """The counters are 64 bits wide and a LO-then-HI read is consistent across a carry."""
+    """The counters are 64 bits wide and a LO-then-HI read is consistent across
+    a carry.
+    """
     source, sink, axil = attach(dut)
     await start(dut)
     # preload the counters (region_regs' registers) just below a 32-bit carry

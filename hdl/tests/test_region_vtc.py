@@ -1,4 +1,5 @@
-"""cocotb suite for region_vtc: real captures against the bit-exact model (hdl/tests/vtc_model.py).
+"""cocotb suite for region_vtc: real captures against the bit-exact model
+(hdl/tests/vtc_model.py).
 
 Two builds run it (tests/hdl/test_cocotb.py): the default one (4,096 flows)
 runs everything but the table tests; a small one (16 flows, a 64-cycle
@@ -81,7 +82,9 @@ async def start_vtc(dut, expect_clearing=False):
 
 
 async def model_for(axil, policy=None):
-    """A model with the build's parameters (read from its registers) and the policy written."""
+    """A model with the build's parameters (read from its registers) and the
+    policy written.
+    """
     model = vtc_model.VtcModel(
         flow_table_depth=await read_ok(axil, VtcRegisters.FLOW_TABLE_DEPTH),
         inspect_packets=await read_ok(axil, VtcRegisters.INSPECT_PACKETS),
@@ -111,7 +114,9 @@ async def read_counters(axil):
 
 
 async def replay(dut, frames, model, source, sink, now=None):
-    """Send frames, compare every output frame with the model's; return the outputs."""
+    """Send frames, compare every output frame with the model's; return the
+    outputs.
+    """
     expected = [model.process(frame, now) for frame in frames]
     for frame in frames:
         await source.send(AxiStreamFrame(frame))
@@ -127,7 +132,9 @@ async def replay(dut, frames, model, source, sink, now=None):
 
 
 def marked_classes(frames, outputs):
-    """Flow -> class, as the DSCP marks of the output frames show it (ALL_MARKED policy)."""
+    """Flow -> class, as the DSCP marks of the output frames show it
+    (ALL_MARKED policy).
+    """
     by_dscp = {dscp: name for name, dscp in ALL_MARKED.items()}
     classes = {}
     for frame, out in zip(frames, outputs):
@@ -141,7 +148,9 @@ def marked_classes(frames, outputs):
 
 
 async def check_against_model(axil, model, frames, outputs, marked=True):
-    """Counters equal the model's; every flow's class shown by the marks is the model's."""
+    """Counters equal the model's; every flow's class shown by the marks is the
+    model's.
+    """
     assert await read_counters(axil) == model.counters
     shown = marked_classes(frames, outputs)
     assert bool(shown) == marked
@@ -150,7 +159,9 @@ async def check_against_model(axil, model, frames, outputs, marked=True):
 
 
 def ipv4_header_sum(frame):
-    """One's complement sum of a frame's IPv4 header: 0xFFFF when its checksum is valid."""
+    """One's complement sum of a frame's IPv4 header: 0xFFFF when its checksum
+    is valid.
+    """
     parsed = vtc_model.parse(frame)
     header = frame[parsed.l3:parsed.l3 + (frame[parsed.l3] & 15) * 4]
     return vtc_model._ones_add(*struct.unpack('!%dH' % (len(header) // 2), header))
@@ -163,7 +174,9 @@ RTP_HEADER = bytes.fromhex('80086fae000004d83796cb71')
 
 
 def udp_frame(flow, payload=b'', size=None, dport=30000):
-    """An Ethernet/IPv4/UDP frame of flow number `flow`, padded to `size` bytes if given."""
+    """An Ethernet/IPv4/UDP frame of flow number `flow`, padded to `size` bytes
+    if given.
+    """
     packet = Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02') \
         / IP(src='10.0.%d.%d' % (flow >> 8 & 255, flow & 255), dst='10.1.0.1') \
         / UDP(sport=20000, dport=dport) / Raw(payload)
@@ -178,7 +191,9 @@ def dns_frame(flow, size=None):
 
 @cocotb.test()
 async def registers_follow_the_contract(dut):
-    """ID, version, parameters, policy masking; unmapped offsets SLVERR; RO writes ignored."""
+    """ID, version, parameters, policy masking; unmapped offsets SLVERR; RO
+    writes ignored.
+    """
     _, _, axil = await start_vtc(dut, expect_clearing=True)
     assert await read_ok(axil, Registers.MODULE_ID) == VTC.module_id
     assert await read_ok(axil, Registers.VERSION) == VTC.version
@@ -213,7 +228,9 @@ async def registers_follow_the_contract(dut):
 
 @cocotb.test()
 async def real_captures_match_the_model(dut):
-    """Every shared capture, random gaps and stalls: frames, counters, classes as modelled."""
+    """Every shared capture, random gaps and stalls: frames, counters, classes
+    as modelled.
+    """
     rng = seeded_random(dut)
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
@@ -235,7 +252,9 @@ async def real_captures_match_the_model(dut):
 
 @cocotb.test()
 async def ipv6_and_qinq_variants_match_the_model(dut):
-    """The captures as IPv6 and with 802.1ad + 802.1Q tags: marked and counted as modelled."""
+    """The captures as IPv6 and with 802.1ad + 802.1Q tags: marked and counted
+    as modelled.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     frames = []
@@ -252,7 +271,9 @@ async def ipv6_and_qinq_variants_match_the_model(dut):
 
 @cocotb.test()
 async def policy_writes_change_marking(dut):
-    """Unmarked by default; a policy write marks, another changes the DSCP; checksums stay right."""
+    """Unmarked by default; a policy write marks, another changes the DSCP;
+    checksums stay right.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil)
     paths = {path.name: path for path in vtc_captures.ndpi_capture_paths()}
@@ -273,8 +294,8 @@ async def policy_writes_change_marking(dut):
         for frame, out in changed:
             tos = vtc_model.parse(out).l3 + 1
             assert out[tos] >> 2 == dscp and out[tos] & 3 == frame[tos] & 3
-            # valid stays valid; bittorrent.pcap's zero (offloaded) checksums stay wrong
-            # by the same amount
+            # valid stays valid; bittorrent.pcap's zero (offloaded) checksums
+            # stay wrong by the same amount
             assert ipv4_header_sum(out) == ipv4_header_sum(frame)
         sums = {ipv4_header_sum(frame) for frame, _ in changed}
         assert 0xFFFF in sums and len(sums) > 1
@@ -288,7 +309,9 @@ async def policy_writes_change_marking(dut):
 
 @cocotb.test()
 async def long_frames_are_forwarded_and_counted(dut):
-    """1,602 (ssh.pcap) and 9,018-byte frames classified; longer ones pass and are counted."""
+    """1,602 (ssh.pcap) and 9,018-byte frames classified; longer ones pass and
+    are counted.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     ssh = vtc_captures.read_frames(
@@ -308,7 +331,9 @@ async def long_frames_are_forwarded_and_counted(dut):
 
 @cocotb.test()
 async def one_beat_per_cycle_at_a_fixed_latency(dut):
-    """Back-to-back 64-byte frames of many flows leave as one unbroken run of beats."""
+    """Back-to-back 64-byte frames of many flows leave as one unbroken run of
+    beats.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     beat_bytes = len(dut.s_axis_tkeep)
@@ -339,7 +364,9 @@ async def one_beat_per_cycle_at_a_fixed_latency(dut):
 
 @cocotb.test()
 async def inspection_stops_after_inspect_packets(dut):
-    """Only payload-carrying packets are inspected, at most INSPECT_PACKETS of an unknown flow."""
+    """Only payload-carrying packets are inspected, at most INSPECT_PACKETS of
+    an unknown flow.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     limit = await read_ok(axil, VtcRegisters.INSPECT_PACKETS)
@@ -369,7 +396,9 @@ def same_bucket_flows(buckets, count):
 
 @cocotb.test()
 async def full_bucket_fails_insertion_and_still_forwards(dut):
-    """Small build: a fifth flow in a full bucket is counted as failed and forwarded unmarked."""
+    """Small build: a fifth flow in a full bucket is counted as failed and
+    forwarded unmarked.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     assert model.buckets == 4
@@ -384,7 +413,9 @@ async def full_bucket_fails_insertion_and_still_forwards(dut):
 
 @cocotb.test()
 async def idle_flows_age_out(dut):
-    """Small build: after the timeout, new flows evict idle ones, lowest way first."""
+    """Small build: after the timeout, new flows evict idle ones, lowest way
+    first.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     timeout = await read_ok(axil, VtcRegisters.FLOW_TIMEOUT)

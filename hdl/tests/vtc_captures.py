@@ -1,4 +1,5 @@
-"""The real nDPI captures as frame lists, and the variants the vTC must also handle.
+"""The real nDPI captures as frame lists, and the variants the vTC must also
+handle.
 
 None of the shared captures carries IPv6 or an 802.1ad outer tag, yet the vTC
 parses both: the variants here rewrite the real frames (same flows, same
@@ -29,7 +30,8 @@ from scapy.packet import Raw
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-#: The nine shared captures with nDPI's ground truth beside each (<capture>.out).
+#: The nine shared captures with nDPI's ground truth beside each
+#: (<capture>.out).
 NDPI_CAPTURES = ('NTPv4.pcap', 'bittorrent.pcap', 'dns.pcap', 'exe_download.pcap',
                  'google_ssl.pcap', 'quic.pcap', 'sip.pcap', 'smtp.pcap', 'ssh.pcap')
 
@@ -59,7 +61,8 @@ def realdata_dir():
 
 
 def ndpi_capture_paths():
-    """The nine shared nDPI captures; missing data is an error, never a skip."""
+    """The nine shared nDPI captures; missing data is an error, never a skip.
+    """
     directory = realdata_dir() / 'pcaps' / 'ndpi'
     paths = [directory / name for name in NDPI_CAPTURES]
     missing = [str(p) for p in paths if not p.is_file()]
@@ -77,7 +80,8 @@ def ndpi_result_path(capture):
 
 def read_frames(path):
     """Ethernet frames of a pcap or pcapng file, in capture order (as captured:
-    a frame cut by the snap length stays cut)."""
+    a frame cut by the snap length stays cut).
+    """
     with open(path, 'rb') as stream:
         magic = stream.read(4)
         stream.seek(0)
@@ -96,7 +100,9 @@ def read_frames(path):
 
 
 def ipv6_address(ipv4):
-    """The IPv6 address an IPv4 address becomes in the IPv6 variant (injective)."""
+    """The IPv6 address an IPv4 address becomes in the IPv6 variant
+    (injective).
+    """
     return ipaddress.IPv6Address(int(IPV6_PREFIX) | int(ipaddress.IPv4Address(ipv4)))
 
 
@@ -105,12 +111,14 @@ def _is_fragment(ip):
 
 
 def _as_ipv6(ip):
-    """The IPv6 packet carrying what an IPv4 TCP/UDP packet carries: same ports,
-    payload bytes, hop limit and traffic class; lengths and checksums recomputed.
+    """The IPv6 packet carrying what an IPv4 TCP/UDP packet carries: same
+    ports, payload bytes, hop limit and traffic class; lengths and checksums
+    recomputed.
 
     The transport header and payload are taken as bytes (up to the IPv4 total
     length, so Ethernet padding is left out) and the payload is never
-    re-encoded by a scapy dissector (a rebuilt DNS message could differ)."""
+    re-encoded by a scapy dissector (a rebuilt DNS message could differ).
+    """
     segment = bytes(ip)[ip.ihl * 4:ip.len]
     if ip.proto == TCP_PROTO:
         header_len = (segment[12] >> 4) * 4
@@ -156,7 +164,8 @@ def ipv6_variant(frames):
 
 def qinq_variant(frames, outer=100, inner=200):
     """Every frame behind an 802.1ad outer tag (VLAN `outer`, TPID 0x88A8) and
-    an 802.1Q inner tag (VLAN `inner`); tags already there stay inside them."""
+    an 802.1Q inner tag (VLAN `inner`); tags already there stay inside them.
+    """
     if not (1 <= outer <= 4094 and 1 <= inner <= 4094):
         raise ValueError('VLAN IDs are 1-4094')
     out = []
@@ -170,8 +179,9 @@ def qinq_variant(frames, outer=100, inner=200):
     return out
 
 
-#: One flow of nDPI's expected output: endpoints as nDPI prints them (client first),
-#: its protocol name ("DNS.WhatsApp": master.application), packets both ways.
+#: One flow of nDPI's expected output: endpoints as nDPI prints them (client
+#: first), its protocol name ("DNS.WhatsApp": master.application), packets both
+#: ways.
 NdpiFlow = collections.namedtuple(
     'NdpiFlow', 'number transport addr_1 port_1 addr_2 port_2 bidirectional vlan protocol '
                 'confidence dpi_packets packets')
@@ -188,11 +198,12 @@ def _address(text):
 
 
 def ndpi_flows(path):
-    """The TCP/UDP flows of an nDPI result file (<capture>.out), detected and undetected.
+    """The TCP/UDP flows of an nDPI result file (<capture>.out), detected and
+    undetected.
 
     Lines look like `1  UDP 82.178.113.245:47255 <-> 82.178.158.181:53
-    [VLAN: 785][proto: 5.142/DNS.WhatsApp]...[1 pkts/91 bytes <-> 1 pkts/219 bytes]`;
-    IPv6 addresses are bracketed.
+    [VLAN: 785][proto: 5.142/DNS.WhatsApp]...[1 pkts/91 bytes <-> 1 pkts/219
+    bytes]`; IPv6 addresses are bracketed.
     """
     flows = []
     with open(path, encoding='utf-8') as stream:

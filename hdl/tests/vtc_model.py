@@ -1,4 +1,5 @@
-"""Bit-exact Python reference model of region_vtc (hdl/rtl/region_vtc.v), used only by the tests.
+"""Bit-exact Python reference model of region_vtc (hdl/rtl/region_vtc.v), used
+only by the tests.
 
 It does what the RTL does, in the same order, with the same hash, bucket and
 ageing rules, so output frames and counters can be compared bit for bit
@@ -91,7 +92,8 @@ def _be16(data, offset):
 
 
 def parse(frame, max_frame_len=9018):
-    """Parsed fields of a frame, or None when the module forwards it unparsed."""
+    """Parsed fields of a frame, or None when the module forwards it unparsed.
+    """
     captured = min(len(frame), WINDOW_BYTES)
     window = bytes(frame[:captured]) + bytes(WINDOW_BYTES + 64 - captured)
     if captured < 14:
@@ -155,7 +157,8 @@ def parse(frame, max_frame_len=9018):
 
 
 def fold(address):
-    """A stored address: IPv4 as is, IPv6 as the XOR of its four 32-bit words."""
+    """A stored address: IPv4 as is, IPv6 as the XOR of its four 32-bit words.
+    """
     value = int(address)
     if address.version == 4:
         return value
@@ -163,14 +166,17 @@ def fold(address):
 
 
 def stored_key(key):
-    """The 105-bit key the table stores: {is_ipv6, proto, addr_a, port_a, addr_b, port_b}."""
+    """The 105-bit key the table stores: {is_ipv6, proto, addr_a, port_a,
+    addr_b, port_b}.
+    """
     return ((key.ip_version == 6) << 104 | key.proto << 96 | fold(key.addr_a) << 64
             | key.port_a << 48 | fold(key.addr_b) << 16 | key.port_b)
 
 
 def crc32(value, bits=105):
-    """CRC-32 of a `bits`-bit value: polynomial 0x04C11DB7, preset to ones, MSB first,
-    no final XOR (CRC-32/MPEG-2 for whole bytes)."""
+    """CRC-32 of a `bits`-bit value: polynomial 0x04C11DB7, preset to ones, MSB
+    first, no final XOR (CRC-32/MPEG-2 for whole bytes).
+    """
     crc = MASK32
     for n in range(bits - 1, -1, -1):
         feedback = crc >> 31 ^ value >> n & 1
@@ -181,8 +187,9 @@ def crc32(value, bits=105):
 
 
 def bucket_index(key, buckets):
-    """The RTL's bucket of a canonical key: the low bits of the stored key's CRC-32
-    (buckets is a power of two)."""
+    """The RTL's bucket of a canonical key: the low bits of the stored key's
+    CRC-32 (buckets is a power of two).
+    """
     return crc32(stored_key(key)) & (buckets - 1)
 
 
@@ -191,7 +198,9 @@ def _starts(payload, prefixes):
 
 
 def signature(parsed):
-    """The class one payload-carrying packet proves (0 = none); the lowest class number wins."""
+    """The class one payload-carrying packet proves (0 = none); the lowest
+    class number wins.
+    """
     p = parsed.payload
     tcp, udp = parsed.key.proto == TCP, parsed.key.proto == UDP
     ports = (parsed.sport, parsed.dport)
@@ -230,7 +239,9 @@ def _ones_add(*words):
 
 
 def mark(frame, l3, version, dscp):
-    """The frame with its DSCP rewritten (ECN kept), IPv4 checksum updated per RFC 1624 eq. 3."""
+    """The frame with its DSCP rewritten (ECN kept), IPv4 checksum updated per
+    RFC 1624 eq. 3.
+    """
     out = bytearray(frame)
     if version == 4:
         old_word = out[l3] << 8 | out[l3 + 1]
@@ -264,7 +275,9 @@ class VtcModel:
         self.now = 0
 
     def set_policy(self, name, register_value):
-        """What a write of `register_value` to the class's POLICY register does."""
+        """What a write of `register_value` to the class's POLICY register
+        does.
+        """
         if name == 'unknown':
             raise ValueError('the unknown class has no policy entry')
         self.policy[CLASS_NUMBER[name]] = register_value & (POLICY_ENABLE | 0x3F)
@@ -296,7 +309,9 @@ class VtcModel:
         return (self.now - entry.last_seen) % (1 << TIMESTAMP_BITS) > self.flow_timeout
 
     def _lookup(self, parsed):
-        """Update the table for one parsed frame; return (class before, class after) numbers."""
+        """Update the table for one parsed frame; return (class before, class
+        after) numbers.
+        """
         c = self.counters
         key = parsed.key
         bucket = self.table[bucket_index(key, self.buckets)]

@@ -1,4 +1,5 @@
-"""Write the shell manifest of a Vivado build from the partial bitstreams it produced.
+"""Write the shell manifest of a Vivado build from the partial bitstreams it
+produced.
 
     python hdl/vivado/write_manifest.py BUILD/out -o BUILD/out/shell_manifest.json
 

@@ -47,7 +47,8 @@ class Device:
 
     def matches_part(self, part):
         """True when a part name (with or without 'xc', package, speed
-        grade) designates this device."""
+        grade) designates this device.
+        """
         part = part.strip().lower()
         if part.startswith('xc'):
             part = part[2:]

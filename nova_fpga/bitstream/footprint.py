@@ -81,7 +81,8 @@ class Footprint:
     def from_dict(cls, data):
         """Accept {"blocks": [...]} (as inspect --json and shell manifests
         write it) or a bare list of blocks; a signature, when present, must
-        agree with the blocks."""
+        agree with the blocks.
+        """
         blocks = data.get('blocks') if isinstance(data, dict) else data
         if not isinstance(blocks, list) or not blocks:
             raise errors.FootprintError('a footprint needs a non-empty list '

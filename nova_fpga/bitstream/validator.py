@@ -258,7 +258,8 @@ class Validator:
 
     def _packet(self, word, offset, buf, pos, end):
         """Decode one packet at buf[pos]; return the bytes it used, or None
-        when the packet is not all there yet."""
+        when the packet is not all there yet.
+        """
         kind = word >> 29
         op = (word >> 27) & 0x3
         if kind == pk.TYPE1:
@@ -412,7 +413,8 @@ class Validator:
 
     def _covers_device(self):
         """A write from FAR 0 over every frame of the device: a full
-        bitstream even without its set-up block."""
+        bitstream even without its set-up block.
+        """
         full = self._device.full_frames
         return full is not None and any(
             b.far == 0 and b.words >= full * self._device.frame_words

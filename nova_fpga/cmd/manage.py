@@ -35,7 +35,8 @@ class ConventionError(Exception):
 
 def create_flavor(conn, name=conventions.FLAVOR_NAME, public=True):
     """(flavor, 'created' | 'exists'); ConventionError if a flavor of that
-    name exists with other amounts or extra specs."""
+    name exists with other amounts or extra specs.
+    """
     flavor = conn.compute.find_flavor(name, ignore_missing=True)
     if flavor is None:
         flavor = conn.compute.create_flavor(
@@ -66,7 +67,8 @@ def create_flavor(conn, name=conventions.FLAVOR_NAME, public=True):
 def create_image(conn, name, path, shell_id, visibility='private',
                  timeout=300, poll=1.0):
     """Import a bitstream and wait for Glance's verdict: the active image,
-    or ConventionError with the reason the inspection gave."""
+    or ConventionError with the reason the inspection gave.
+    """
     validator.validate_file(path)  # the same verdict Glance will give
     image = conn.image.create_image(
         name=name, filename=path,

@@ -121,7 +121,8 @@ class AgentAPI:
     def load(self, ctxt, board, region, instance_uuid, image_id, sha256,
              bitstream, timeout=None):
         """Load bitstream (bytes) into the region; None asks the board for
-        the bitstream it cached under sha256 (API 1.1)."""
+        the bitstream it cached under sha256 (API 1.1).
+        """
         if bitstream is None:
             if not self.can_load_cached():
                 raise InvalidRequest('loading a cached bitstream needs agent '

@@ -58,7 +58,8 @@ class CachedBitstream(_Report):
 @dataclasses.dataclass
 class BoardReport(_Report):
     """``describe``: the board, its shell, its regions and its cache.  The
-    agents also publish it as their periodic state report."""
+    agents also publish it as their periodic state report.
+    """
 
     board: str
     shell_id: str
@@ -102,7 +103,8 @@ class HealthReport(_Report):
 @dataclasses.dataclass
 class RegionStats(_Report):
     """``stats``: a region's module counters, data-plane counters and log
-    (what a server's console log shows)."""
+    (what a server's console log shows).
+    """
 
     region: str
     state: str

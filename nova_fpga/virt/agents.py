@@ -24,6 +24,7 @@ def make_client(conf):
 
 def rpc_context(context):
     """What travels with a call to a board: the request ID for the logs,
-    never the user's token (boards are not trusted with credentials)."""
+    never the user's token (boards are not trusted with credentials).
+    """
     request_id = getattr(context, 'request_id', None)
     return {'request_id': request_id} if request_id else {}

@@ -86,7 +86,8 @@ class Boards:
 
     def refresh(self, ctxt, board):
         """Ask the board's agent for its state; mark it down when silent or
-        when it runs another shell than the one configured."""
+        when it runs another shell than the one configured.
+        """
         try:
             answer = self.client.describe(ctxt, board.name)
         except UNREACHABLE as exc:

@@ -15,7 +15,8 @@ def _classes(counters):
 
 
 def _flows(counters, klass):
-    # the vTC has no counter for unknown's flows: those seen but never classified
+    # the vTC has no counter for unknown's flows: those seen but never
+    # classified
     if klass == 'unknown':
         return counters['flows_seen'] - counters['flows_classified']
     return counters['%s_flows' % klass]

@@ -81,7 +81,8 @@ class ZynqDriver(driver.ComputeDriver):
     def _reconcile(self, context, host, board, name, region):
         """Free a region whose server nova no longer has on this board
         (deleted while nova-compute was down, or a load nova never
-        recorded); keep and report the others."""
+        recorded); keep and report the others.
+        """
         uuid = region.instance_uuid
         try:
             instance = objects.Instance.get_by_uuid(context, uuid,
@@ -164,7 +165,8 @@ class ZynqDriver(driver.ComputeDriver):
 
     def _region_of(self, instance, fresh=True):
         """(board, region name, region report) of the region holding the
-        instance; the last report when the board does not answer."""
+        instance; the last report when the board does not answer.
+        """
         board = self._boards[instance.node]
         if fresh:
             self._boards.refresh({}, board)
@@ -231,7 +233,8 @@ class ZynqDriver(driver.ComputeDriver):
     def _load(self, context, instance, board, region):
         """Load the server's image into its region: by digest alone when
         the board caches it (no image transfer), else downloaded.  Logs
-        where the time went (the create benchmark reads that line)."""
+        where the time went (the create benchmark reads that line).
+        """
         started = time.monotonic()
         expected = self._image_sha256(context, instance)
         client = self._boards.client
@@ -280,7 +283,8 @@ class ZynqDriver(driver.ComputeDriver):
     def _download(self, context, instance, expected):
         """The image's bits through nova's image API with the request's
         context (private images, nova's signature checks), checked against
-        the digest Glance's import derived."""
+        the digest Glance's import derived.
+        """
         buf = io.BytesIO()
         self._image_api.download(context, instance.image_ref, data=buf)
         data = buf.getvalue()
@@ -342,7 +346,8 @@ class ZynqDriver(driver.ComputeDriver):
                accel_info=None, share_info=None):
         """Soft: reset the module (its logic restarts, the bitstream stays).
         Hard: load the bitstream again, which also recovers a region whose
-        load failed or whose logic is suspect."""
+        load failed or whose logic is suspect.
+        """
         board, region, state = self._region_of(instance)
         try:
             if reboot_type == 'SOFT' and state.state == states.ACTIVE:

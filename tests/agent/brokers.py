@@ -1,7 +1,8 @@
 """A real RabbitMQ for the agent tests: the configured one when it answers
-and can be administered, else a private node (nova_fpga_devtools.localcloud.rabbitmq)
-started here and stopped by pid.  Each test session gets the agents' own
-vhost and per-board users."""
+and can be administered, else a private node
+(nova_fpga_devtools.localcloud.rabbitmq) started here and stopped by pid.  Each
+test session gets the agents' own vhost and per-board users.
+"""
 import os
 import secrets
 

@@ -30,7 +30,8 @@ def ip(*args):
 @pytest.fixture
 def data_link():
     """A board namespace holding the board end of a veth; the peer stays
-    here, where the test plays the network."""
+    here, where the test plays the network.
+    """
     tag = secrets.token_hex(3)
     netns, board_if, peer_if = 'nfb-%s' % tag, 'nfb%s' % tag, 'nfp%s' % tag
     ip('netns', 'add', netns)

@@ -46,7 +46,8 @@ def bob(cloud):
 def data_links(cloud):
     """{board: DataLink}: each board's data interface, a veth whose board
     end is in the board's netns (the stack wires every board to one, named
-    after the cloud)."""
+    after the cloud).
+    """
     links = {name: cloud.data_link(name) for name in cloud.boards}
     missing = [name for name, link in links.items() if not link.exists()]
     assert not missing, 'boards without a data link: %s' % missing
@@ -65,7 +66,8 @@ def flavor(admin):
 @pytest.fixture(scope='session')
 def images(bob, tmp_path_factory):
     """{name: image id} of IMAGES, imported by bob with nova-fpga-manage
-    image create (Glance's import flow derives the fpga_* properties)."""
+    image create (Glance's import flow derives the fpga_* properties).
+    """
     work = tmp_path_factory.mktemp('bitstreams')
     made = {}
     try:
@@ -107,7 +109,8 @@ class Servers:
 
     def wait_for(self, server_id, done, timeout=120, interval=0.5):
         """Poll server show until done(server) or time runs out; the last
-        server shown either way."""
+        server shown either way.
+        """
         deadline = time.monotonic() + timeout
         while True:
             server = self.show(server_id)
@@ -140,7 +143,8 @@ def placement(cloud, path):
 
 def reserved_regions(cloud, board):
     """How many of the board's region providers placement has reserved
-    (nova-compute reserves those of a board whose agent is silent)."""
+    (nova-compute reserves those of a board whose agent is silent).
+    """
     root, = placement(cloud, '/resource_providers?name=%s'
                       % board)['resource_providers']
     return sum(

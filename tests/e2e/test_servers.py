@@ -23,7 +23,8 @@ CAPTURES = ('google_ssl.pcap', 'smtp.pcap', 'sip.pcap')
 
 def region_allocation(cloud, server_id):
     """(provider name, resources) of the server's CUSTOM_FPGA_REGION
-    allocation in placement."""
+    allocation in placement.
+    """
     allocations = placement(cloud, '/allocations/%s'
                             % server_id)['allocations']
     regions = [(uuid, alloc['resources']) for uuid, alloc in
@@ -49,7 +50,8 @@ def test_placement_allocated_the_region_the_agent_loaded(cloud, servers,
 
 def console_counters(text):
     """{'frames', 'bytes', '<class>_packets', '<class>_bytes'} from the
-    module part of a region server's console log."""
+    module part of a region server's console log.
+    """
     found = {}
     match = re.search(r'module counters: frames (\d+), bytes (\d+)', text)
     assert match, text

@@ -14,7 +14,8 @@ class ManageFlavorTest(base.ZynqTestBase):
 
     def sdk(self):
         """An openstacksdk connection to the harness's nova API as admin
-        (the harness trusts identity headers instead of keystone tokens)."""
+        (the harness trusts identity headers instead of keystone tokens).
+        """
         sess = ks_session.Session(
             auth=token_endpoint.Token(self.api.base_url, 'admin'),
             additional_headers={'X-Auth-User': 'admin', 'X-User-Id': 'admin',

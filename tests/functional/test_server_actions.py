@@ -143,7 +143,8 @@ class ReconcileTest(base.ZynqTestBase):
 
     def sync_power_states(self):
         """nova's power-state sync for each server, run now (the periodic
-        task hands each server to a thread pool)."""
+        task hands each server to a thread pool).
+        """
         ctxt = nova_context.get_admin_context()
         for instance in objects.InstanceList.get_by_host(ctxt, 'compute'):
             self.compute.manager._query_driver_power_state_and_sync(
@@ -208,7 +209,8 @@ class ReconcileTest(base.ZynqTestBase):
 
 class TwoProxiesTest(base.ZynqTestBase):
     """Boards behind two nova-compute proxies: nova finds a target board on
-    the other host, and the source driver refuses to move the logic."""
+    the other host, and the source driver refuses to move the logic.
+    """
 
     BOARDS = ('board0',)
     CAST_AS_CALL = False

@@ -11,7 +11,8 @@ from tests.services import CLI
 @pytest.fixture(scope='module', autouse=True)
 def glance_conf():
     """glance_store and oslo.policy read the global CONF, parsed (empty) as
-    in glance-api; cleared afterwards, so nova's fixtures can parse it."""
+    in glance-api; cleared afterwards, so nova's fixtures can parse it.
+    """
     cfg.CONF([], project='glance', default_config_files=[])
     yield cfg.CONF
     cfg.CONF.clear()
@@ -21,7 +22,8 @@ def glance_conf():
 def glance(keystone, tmp_path_factory):
     """glance-api as nova-fpga deploys it (localglance.bitstream_glance):
     the bitstream store by default, the import plugin, the reference shell,
-    property protections, bitstream creation for fpga-builders."""
+    property protections, bitstream creation for fpga-builders.
+    """
     builders = keystone.admin.projects.find(name='fpga-builders').id
     g = localglance.bitstream_glance(
         keystone, tmp_path_factory.mktemp('glance'), builders)

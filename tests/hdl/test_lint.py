@@ -1,4 +1,5 @@
-"""Every RTL top passes Verilator's full lint (-Wall) and Icarus' warnings, at more than one width.
+"""Every RTL top passes Verilator's full lint (-Wall) and Icarus' warnings, at
+more than one width.
 
 PROCASSINIT is off: declaration initial values are deliberate (FPGA power-up
 values, the verilog-axis style) and the registers are also reset.

@@ -1,4 +1,6 @@
-"""Region budgets parsed from pblock XDC files, and yosys estimates of the modules checked against them."""
+"""Region budgets parsed from pblock XDC files, and yosys estimates of the
+modules checked against them.
+"""
 import functools
 
 import pytest
@@ -35,14 +37,18 @@ def synthesized(top):
 
 
 def test_real_pr_0_budget_is_read_from_its_xdc():
-    """The parser turns the real Vivado pblock into the figures Vivado reports for it."""
+    """The parser turns the real Vivado pblock into the figures Vivado reports
+    for it.
+    """
     budget = pr_0()
     assert (budget.slices, budget.luts, budget.ffs, budget.ramb36, budget.dsp48) == \
         (396, 1584, 3168, 4, 8)
 
 
 def test_rp1_is_a_large_region_beside_pr_0():
-    """rp1 has room for the vTC, lies inside the xc7z020 fabric and shares no site with pr_0."""
+    """rp1 has room for the vTC, lies inside the xc7z020 fabric and shares no
+    site with pr_0.
+    """
     budget = rp1()
     assert budget.slices >= 2000 and budget.ramb36 >= 20
     assert not budget.sites & pr_0().sites
@@ -71,7 +77,9 @@ def test_loopback_fits_the_region(region, report):
 
 
 def test_vtc_fits_rp1(report):
-    """Fails when the vTC (4,096 flows) outgrows the region made for it; its table is block RAM."""
+    """Fails when the vTC (4,096 flows) outgrows the region made for it; its
+    table is block RAM.
+    """
     budget = rp1()
     usage = synthesized(modules.VTC.top)
     report('yosys vTC: %s vs %s (%.0f%% of the LUTs)' % (usage, budget,
@@ -83,7 +91,9 @@ def test_vtc_fits_rp1(report):
 
 
 def test_decoupler_estimate_uses_block_ram(report):
-    """The decoupler is shell logic (no region budget); its egress FIFO must map to block RAM."""
+    """The decoupler is shell logic (no region budget); its egress FIFO must
+    map to block RAM.
+    """
     usage = synthesized(modules.DECOUPLER_TOP)
     report('yosys decoupler (static shell): %s' % usage)
     assert usage.ramb36 >= 1

@@ -1,4 +1,5 @@
-"""The Vivado DFX flow (hdl/vivado) kept consistent with the Verilog, the registry and the pblocks.
+"""The Vivado DFX flow (hdl/vivado) kept consistent with the Verilog, the
+registry and the pblocks.
 
 Vivado is not available here, so build.tcl runs under plain tclsh through
 dry_run.tcl, which records every Vivado command instead of running it.  The
@@ -32,7 +33,8 @@ PARTITION_OF = {'rp0': 'rp0_partition', 'rp1': 'rp1_partition'}
 PARTITIONS = [VIVADO / 'rtl' / (name + '.v') for name in PARTITION_OF.values()]
 REGISTRY_IDS = {'loopback': modules.LOOPBACK_MODULE_ID, 'vtc': modules.VTC_MODULE_ID,
                 'blank': modules.UNDECLARED_MODULE_ID}
-# signals of the block design's external interface ports, as Vivado names them in the BD's HDL
+# signals of the block design's external interface ports, as Vivado names them
+# in the BD's HDL
 AXIS_SIGNALS = ('tdata', 'tkeep', 'tlast', 'tready', 'tvalid')
 AXI4LITE_SIGNALS = ('awaddr', 'awprot', 'awvalid', 'awready', 'wdata', 'wstrb', 'wvalid',
                     'wready', 'bresp', 'bvalid', 'bready', 'araddr', 'arprot', 'arvalid',
@@ -75,8 +77,10 @@ def option(words, flag):
 
 
 def yosys_modules(files, defines=(), top=None):
-    """yosys' view of some Verilog: {module: {'ports': {name: (direction, width)},
-    'parameters': set, 'attributes': dict, 'cells': {name: (type, ports)}}}."""
+    """yosys' view of some Verilog: {module: {'ports': {name: (direction,
+    width)}, 'parameters': set, 'attributes': dict, 'cells': {name: (type,
+    ports)}}}.
+    """
     script = 'read_verilog %s %s; %s proc; write_json /dev/stdout' % (
         ' '.join('-D' + d for d in defines), ' '.join(str(f) for f in files),
         'hierarchy -top %s;' % top if top else '')
@@ -93,7 +97,9 @@ def yosys_modules(files, defines=(), top=None):
 
 
 def module_synth_runs(record):
-    """(region, module name, read_verilog files, synth_design words) of each module synthesis."""
+    """(region, module name, read_verilog files, synth_design words) of each
+    module synthesis.
+    """
     runs = []
     files = None
     for words in record:
@@ -126,7 +132,8 @@ def test_build_writes_the_full_bitstream_and_a_partial_per_region_and_module(rec
         ['shell_i/rp0', 'rp0_blank.bit'], ['shell_i/rp1', 'rp1_blank.bit']]
     assert all('-bin_file' in w for w in commands(record, 'write_bitstream')), \
         'every bitstream also as .bin for the PCAP'
-    # the partitions are reconfigurable, the static routing is locked, all configurations verified
+    # the partitions are reconfigurable, the static routing is locked, all
+    # configurations verified
     assert [w[-1] for w in commands(record, 'set_property') if w[1] == 'HD.RECONFIGURABLE'] \
         == ['<get_cells>', '<get_cells>']
     assert ['get_cells', 'shell_i/rp0'] in record and ['get_cells', 'shell_i/rp1'] in record
@@ -136,10 +143,13 @@ def test_build_writes_the_full_bitstream_and_a_partial_per_region_and_module(rec
 
 
 def test_every_rtl_file_named_exists_and_elaborates_its_top(record):
-    """The Tcl names every file a top needs: yosys elaborates each top from exactly those."""
+    """The Tcl names every file a top needs: yosys elaborates each top from
+    exactly those.
+    """
     reads = [w[1].split() for w in commands(record, 'read_verilog')]
     assert reads and all(pathlib.Path(f).is_file() for files in reads for f in files)
-    # the static shell: partitions as black boxes, the block design is Vivado's own
+    # the static shell: partitions as black boxes, the block design is Vivado's
+    # own
     (static,) = [w for w in commands(record, 'synth_design') if '-mode' not in w]
     assert option(static, '-top') == ['nova_shell_top']
     assert option(static, '-verilog_define') == ['RM_BLACK_BOX']
@@ -148,7 +158,8 @@ def test_every_rtl_file_named_exists_and_elaborates_its_top(record):
     for region, partition in PARTITION_OF.items():
         assert seen[partition]['attributes'].get('black_box'), partition
         assert not seen[partition]['cells']
-    # each module for each region: the partition wrapper around the module's own top
+    # each module for each region: the partition wrapper around the module's
+    # own top
     runs = module_synth_runs(record)
     assert {(region, top) for region, top, _, _ in runs} == {
         ('rp0', 'region_loopback'), ('rp1', 'region_loopback'), ('rp1', 'region_vtc')}
@@ -225,8 +236,10 @@ def test_block_design_ports_are_what_nova_shell_connects(record):
 
 
 def shell_bd_stub(record, widths):
-    """A Verilog stand-in for the block design's HDL: the ports the record creates, with
-    the directions Vivado gives them and the widths nova_shell.v's wires have."""
+    """A Verilog stand-in for the block design's HDL: the ports the record
+    creates, with the directions Vivado gives them and the widths
+    nova_shell.v's wires have.
+    """
     ports = [('inout', name) for name in PS7_DDR_PORTS + PS7_FIXED_IO_PORTS]
     for words in commands(record, 'create_bd_intf_port'):
         name, master = words[-1], option(words, '-mode') == ['Master']
@@ -247,8 +260,10 @@ def shell_bd_stub(record, widths):
 
 
 def test_shell_rtl_lints_clean_with_verilator_and_icarus(record, tmp_path):
-    """The shell and both partitions (with each module) under Verilator -Wall and Icarus -Wall,
-    the block design standing in as a black box with the ports the Tcl gives it."""
+    """The shell and both partitions (with each module) under Verilator -Wall
+    and Icarus -Wall, the block design standing in as a black box with the
+    ports the Tcl gives it.
+    """
     static = [VIVADO / 'rtl' / 'nova_shell_top.v', VIVADO / 'rtl' / 'nova_shell.v',
               *PARTITIONS, RTL / 'region_decoupler.v', RTL / 'axis_frame_fifo.v']
     widths = yosys_modules(static, defines=['RM_BLACK_BOX'])['nova_shell']['widths']
@@ -293,8 +308,9 @@ def test_userids_and_module_ids_are_the_registrys(record):
 
 
 def test_module_versions_and_tops_are_the_registrys(record):
-    """Every module the flow builds is registered, with this version and these sources
-    (the emulator runs the same HDL)."""
+    """Every module the flow builds is registered, with this version and these
+    sources (the emulator runs the same HDL).
+    """
     for region, top, files, words in module_synth_runs(record):
         module_id = verilog_hex(generics(words)['MODULE_ID'])
         assert module_id in modules.MODULES, \
@@ -340,7 +356,8 @@ def test_block_design_address_map_is_the_reference_manifests(record):
         assert '%s_dma/S_AXI_LITE/Reg' % region.name in assigned
 
 
-# --- the manifest writer, on real Vivado partials -------------------------------------------
+# --- the manifest writer, on real Vivado partials
+# -------------------------------------------
 
 def run_writer(out_dir, *extra):
     return subprocess.run([sys.executable, str(VIVADO / 'write_manifest.py'), str(out_dir),
@@ -358,7 +375,9 @@ def build_partial(path, footprint, module_id, tmp_path):
 
 @pytest.fixture
 def partials(tmp_path):
-    """A build output: the real pr_0 partials as rp0's, a builder-made vTC partial for rp1."""
+    """A build output: the real pr_0 partials as rp0's, a builder-made vTC
+    partial for rp1.
+    """
     out = tmp_path / 'out'
     out.mkdir()
     for module in ('add', 'sub'):
@@ -379,7 +398,8 @@ def test_manifest_from_real_partials_is_a_valid_shell(partials, tmp_path):
     reference = shell.load(shell.REFERENCE)
     assert written.shell_id == shell_id and written.part == reference.part
     for mine, theirs in zip(written.regions, reference.regions):
-        # rp0's footprint is read from the real Vivado partials: the reference shell's rp0
+        # rp0's footprint is read from the real Vivado partials: the reference
+        # shell's rp0
         assert mine.footprint == theirs.footprint
         assert (mine.decoupler_base, mine.module_base, mine.window_size, mine.dma_channel,
                 mine.vlan) == (theirs.decoupler_base, theirs.module_base, theirs.window_size,

@@ -1,4 +1,5 @@
-"""The vTC's classes against nDPI's ground truth on the real captures (>= 90 % per protocol).
+"""The vTC's classes against nDPI's ground truth on the real captures (>= 90 %
+per protocol).
 
 Flows none of whose frames the vTC parses by its specification (the DNS flow
 dns.pcap carries inside PPPoE, which the module forwards unparsed) are
@@ -58,7 +59,8 @@ SIGNATURE_PREVIEW = 12
 
 
 def vtc_class(ndpi_protocol):
-    """The vTC class nDPI's protocol name stands for, or None when not covered."""
+    """The vTC class nDPI's protocol name stands for, or None when not covered.
+    """
     return NDPI_TO_VTC.get(ndpi_protocol.split('.', 1)[0])
 
 
@@ -80,14 +82,17 @@ class Verdict:
 
 
 def flow_key(flow, address=lambda a: a):
-    """The model's key for an nDPI flow, endpoints through `address` (for the variants)."""
+    """The model's key for an nDPI flow, endpoints through `address` (for the
+    variants).
+    """
     a, b = (address(flow.addr_1), flow.port_1), (address(flow.addr_2), flow.port_2)
     if (int(b[0]), b[1]) < (int(a[0]), a[1]):
         a, b = b, a
     return FlowKey(a[0].version, TRANSPORT[flow.transport], a[0], a[1], b[0], b[1])
 
 
-#: A TCP/UDP frame as scapy reads it (through encapsulations the vTC does not parse).
+#: A TCP/UDP frame as scapy reads it (through encapsulations the vTC does not
+#: parse).
 Dissected = collections.namedtuple('Dissected', 'frame transport ends layers payload')
 
 
@@ -159,7 +164,9 @@ VARIANTS = {
 
 @functools.lru_cache(maxsize=None)
 def verdicts(variant):
-    """A Verdict for every flow of every capture's ground truth, in that variant."""
+    """A Verdict for every flow of every capture's ground truth, in that
+    variant.
+    """
     make, address = VARIANTS[variant]
     out = []
     for path in vtc_captures.ndpi_capture_paths():
@@ -180,7 +187,8 @@ def verdicts(variant):
 
 
 def agreement(all_verdicts):
-    """{vTC class: (flows in ground truth, agreeing)} over the covered flows."""
+    """{vTC class: (flows in ground truth, agreeing)} over the covered flows.
+    """
     table = collections.OrderedDict((name, [0, 0]) for name in CLASSES[1:])
     for v in all_verdicts:
         if v.expected and not v.unparsed:
@@ -227,7 +235,9 @@ def test_mapping_covers_every_class_and_goes_by_master_protocol():
 
 
 def test_ground_truth_is_read_whole():
-    """The flow lines read add up to nDPI's own per-protocol totals at the top of each file."""
+    """The flow lines read add up to nDPI's own per-protocol totals at the top
+    of each file.
+    """
     for path in vtc_captures.ndpi_capture_paths():
         out = vtc_captures.ndpi_result_path(path)
         totals = {}
@@ -253,8 +263,10 @@ def test_ipv6_addresses_in_brackets_are_read(tmp_path):
 
 
 def test_ndpi_flows_are_keyed_like_the_model_keys_their_frames():
-    """The key built from an .out line is the one the model gives the flow's own frames
-    (so a miss is a misclassification, never a lookup under the wrong key)."""
+    """The key built from an .out line is the one the model gives the flow's
+    own frames (so a miss is a misclassification, never a lookup under the
+    wrong key).
+    """
     unparsed = []
     for path in vtc_captures.ndpi_capture_paths():
         dissected = dissect(vtc_captures.read_frames(path))
@@ -271,7 +283,9 @@ def test_ndpi_flows_are_keyed_like_the_model_keys_their_frames():
 
 
 def test_accuracy_against_ndpi_per_protocol(report):
-    """On every protocol the vTC covers, at least 90 % of nDPI's flows get the same class."""
+    """On every protocol the vTC covers, at least 90 % of nDPI's flows get the
+    same class.
+    """
     variant = 'IPv4 (as captured)'
     all_verdicts = verdicts(variant)
     lines = describe(variant, all_verdicts)

@@ -1,4 +1,6 @@
-"""The captures the vTC is tested with: the real nDPI files, and their IPv6 and QinQ variants."""
+"""The captures the vTC is tested with: the real nDPI files, and their IPv6 and
+QinQ variants.
+"""
 import ipaddress
 import re
 import shutil
@@ -59,7 +61,9 @@ def ones_complement_sum(data):
 
 
 def ipv6_transport_checksum_ok(ipv6_bytes):
-    """RFC 8200 section 8.1, computed here from the bytes (not by scapy, which built them)."""
+    """RFC 8200 section 8.1, computed here from the bytes (not by scapy, which
+    built them).
+    """
     payload_len = struct.unpack('!H', ipv6_bytes[4:6])[0]
     next_header = ipv6_bytes[6]
     segment = ipv6_bytes[40:40 + payload_len]
@@ -68,7 +72,9 @@ def ipv6_transport_checksum_ok(ipv6_bytes):
 
 
 def five_tuples(frames):
-    """(ip version, proto, src, sport, dst, dport) of every TCP/UDP frame, as scapy reads it."""
+    """(ip version, proto, src, sport, dst, dport) of every TCP/UDP frame, as
+    scapy reads it.
+    """
     tuples = []
     for frame in frames:
         packet = Ether(frame)
@@ -83,7 +89,9 @@ def five_tuples(frames):
 
 
 def encapsulation(packet):
-    """The VLAN tags and PPPoE/PPP layers between Ethernet and IP, outermost first."""
+    """The VLAN tags and PPPoE/PPP layers between Ethernet and IP, outermost
+    first.
+    """
     layers = []
     layer = packet.payload
     while isinstance(layer, (Dot1Q, PPPoE, PPP)):
@@ -100,7 +108,9 @@ def test_nine_captures_are_found():
 
 @pytest.mark.parametrize('name', CAPTURES)
 def test_frame_count_and_bytes_agree_with_tcpdump_and_scapy(name):
-    """pcap and pcapng (dns.pcap and ssh.pcap are pcapng) read like tcpdump and scapy read them."""
+    """pcap and pcapng (dns.pcap and ssh.pcap are pcapng) read like tcpdump and
+    scapy read them.
+    """
     path = capture(name)
     frames = vtc_captures.read_frames(path)
     assert frames, name
@@ -156,7 +166,8 @@ def test_ipv6_variant_is_valid_ipv6_with_the_same_flows_and_payloads(name):
         assert ipv6.plen == len(segment_v4) == len(segment_v6), where
         header = (segment_v4[12] >> 4) * 4 if ip.proto == TCP_PROTO else 8
         assert segment_v6[header:] == segment_v4[header:], where
-        # checksums valid (computed independently), UDP's never zero, UDP length right
+        # checksums valid (computed independently), UDP's never zero, UDP
+        # length right
         assert ipv6_transport_checksum_ok(ipv6_bytes), where
         if ip.proto == UDP_PROTO:
             assert ipv6.payload.chksum != 0 and ipv6.payload.len == ipv6.plen, where
@@ -173,7 +184,9 @@ def test_ipv6_variant_is_valid_ipv6_with_the_same_flows_and_payloads(name):
 
 
 def test_tcpdump_finds_every_ipv6_variant_checksum_correct(tmp_path):
-    """A second, independent verifier: tcpdump -vv checks each TCP/UDP checksum it prints."""
+    """A second, independent verifier: tcpdump -vv checks each TCP/UDP checksum
+    it prints.
+    """
     for name in CAPTURES:
         path = tmp_path / ('ipv6_' + name)
         with open(path, 'wb') as stream:
@@ -188,7 +201,9 @@ def test_tcpdump_finds_every_ipv6_variant_checksum_correct(tmp_path):
 
 
 def ndpi_reader_flows(path, tmp_path):
-    """The flows Debian's nDPI (ndpiReader) finds in a capture, read like the .out files."""
+    """The flows Debian's nDPI (ndpiReader) finds in a capture, read like the
+    .out files.
+    """
     result = subprocess.run([tool_path('ndpiReader'), '-i', str(path), '-v', '2'],
                             capture_output=True, text=True, check=True, timeout=120)
     out = tmp_path / (path.name + '.ndpi.out')
@@ -197,9 +212,11 @@ def ndpi_reader_flows(path, tmp_path):
 
 
 def test_ndpi_classifies_the_ipv6_variant_like_the_capture(tmp_path, report):
-    """nDPI itself finds the same flows in the IPv6 variant and gives every flow it
-    classified by DPI the same protocol: to a DPI engine the variant is the same traffic.
-    (Flows nDPI matched by IP address differ: the mapped addresses are no one's.)"""
+    """nDPI itself finds the same flows in the IPv6 variant and gives every
+    flow it classified by DPI the same protocol: to a DPI engine the variant is
+    the same traffic. (Flows nDPI matched by IP address differ: the mapped
+    addresses are no one's.)
+    """
     compared = 0
     for name in CAPTURES:
         variant = tmp_path / ('ipv6_' + name)
@@ -224,7 +241,9 @@ def test_ndpi_classifies_the_ipv6_variant_like_the_capture(tmp_path, report):
 
 
 def test_ipv6_variant_leaves_frames_it_cannot_carry_over():
-    """ARP, ICMP and IPv4 fragments are not TCP/UDP datagrams it can rewrite whole."""
+    """ARP, ICMP and IPv4 fragments are not TCP/UDP datagrams it can rewrite
+    whole.
+    """
     # explicit MACs: scapy would otherwise resolve them over the network
     ether = Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02')
     arp = bytes(ether / ARP(hwsrc=ether.src, psrc='192.0.2.1', pdst='192.0.2.2'))
@@ -244,7 +263,8 @@ def test_qinq_variant_adds_8021ad_then_8021q_and_keeps_the_frame(name):
     assert len(variant) == len(frames)
     for original, tagged in zip(frames, variant):
         assert len(tagged) == len(original) + 8
-        # bytes on the wire: TPID 0x88A8, TCI, TPID 0x8100, TCI, then the original ethertype
+        # bytes on the wire: TPID 0x88A8, TCI, TPID 0x8100, TCI, then the
+        # original ethertype
         assert tagged[12:20] == bytes.fromhex('88a8012c8100002a')
         assert tagged[:12] + tagged[20:] == original
         packet = Ether(tagged)
@@ -252,7 +272,8 @@ def test_qinq_variant_adds_8021ad_then_8021q_and_keeps_the_frame(name):
         assert (packet[Dot1AD].vlan, packet[Dot1AD].type) == (300, 0x8100)
         inner = packet[Dot1AD].payload
         assert isinstance(inner, Dot1Q) and inner.vlan == 42
-        # tags that were there stay inside (dns.pcap already carries two 802.1Q tags)
+        # tags that were there stay inside (dns.pcap already carries two 802.1Q
+        # tags)
         assert encapsulation(inner) == encapsulation(Ether(original))
 
 

@@ -14,7 +14,8 @@ from nova_fpga_devtools.localcloud import process
 @pytest.fixture(scope='module')
 def glance_api(keystone, tmp_path_factory):
     """Factory: glance_api(extra_conf, extra_files, import_plugins,
-    enabled_backends, default_backend) -> a started glance.Glance."""
+    enabled_backends, default_backend) -> a started glance.Glance.
+    """
     started = []
 
     def start(extra_conf=None, extra_files=None, import_plugins=('no_op',),

@@ -19,7 +19,8 @@ DEMO = str(process.BIN / 'nova-fpga-demo')
 
 def start(state_dir, **options):
     """A Stack up in state_dir (torn down again and the test failed with
-    the service's log if it cannot start); options as for Stack."""
+    the service's log if it cannot start); options as for Stack.
+    """
     options.setdefault('database_url', DATABASE_URL)
     options.setdefault('transport_url', RABBIT_URL)
     cloud = localstack.Stack(state_dir, die_with_parent=True, **options)

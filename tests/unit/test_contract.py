@@ -71,7 +71,8 @@ def test_tests_take_resource_classes_and_stats_keys_from_the_contract():
 @pytest.mark.parametrize('value', list(states.STATES) + RESOURCE_CLASSES)
 def test_the_check_finds_a_typed_value(tmp_path, value):
     """The scan itself works: a literal planted in a file is found, its
-    docstring is not."""
+    docstring is not.
+    """
     planted = tmp_path / 'planted.py'
     planted.write_text('"""doc %s"""\nX = %r\n' % (value, value))
     found = [text for _, text in string_literals(planted)]

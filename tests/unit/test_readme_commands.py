@@ -11,7 +11,8 @@ from tests.conftest import ROOT
 def test_demo_runs_the_scenario_and_leaves_nothing_behind(tmp_path):
     """tools/demo (what `make demo` runs) from nothing: the cloud comes up,
     the vTC is deployed with the openstack CLI, real traffic is classified,
-    the region is freed, and down stops every process and data link."""
+    the region is freed, and down stops every process and data link.
+    """
     state = tmp_path / 'demo'
     out = subprocess.run([str(ROOT / 'tools' / 'demo'), '--state-dir',
                           str(state)], capture_output=True, text=True,

@@ -204,7 +204,8 @@ class EmulatedBoard:
 
     def _answering(self, region, what):
         """The HDL behind the region's register window; where no module
-        with HDL is loaded, what its decoupler would answer."""
+        with HDL is loaded, what its decoupler would answer.
+        """
         if region.bridge is not None:
             return region.bridge
         if region.decoupled:

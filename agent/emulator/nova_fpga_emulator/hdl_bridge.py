@@ -1,4 +1,5 @@
-"""Run a reconfigurable module's real HDL: Verilator build, cache and C ABI wrapper.
+"""Run a reconfigurable module's real HDL: Verilator build, cache and C ABI
+wrapper.
 
 `HdlBridge.for_module_id(module_id)` is what the board emulator calls when a
 bitstream declares a module: it looks the ID up in the module registry,
@@ -73,7 +74,9 @@ def library_path(module):
 
 
 def build(module):
-    """Path of the module's shared library, building it first if it is not cached."""
+    """Path of the module's shared library, building it first if it is not
+    cached.
+    """
     library = library_path(module)
     target_dir = library.parent
     if library.exists():
@@ -167,7 +170,8 @@ def _bind(library):
 
 
 class HdlBridge:
-    """One instance of a Verilated module, driven cycle by cycle through the C ABI.
+    """One instance of a Verilated module, driven cycle by cycle through the C
+    ABI.
 
     Frames pushed in are fed to the module's AXI4-Stream slave one beat per
     cycle as it accepts them; frames it sends are collected whole and pulled
@@ -190,7 +194,8 @@ class HdlBridge:
 
     def set_decoupled(self, decoupled):
         """Drive the region's decoupler (a slot build only) and let it take
-        effect: the decoupler registers the request."""
+        effect: the decoupler registers the request.
+        """
         self._lib.region_set_decouple(self._handle, int(bool(decoupled)))
         self.clock(2)
 
@@ -200,7 +205,9 @@ class HdlBridge:
 
     @classmethod
     def for_module_id(cls, module_id):
-        """The bridge for the module a bitstream declares (UnknownModule if none is registered)."""
+        """The bridge for the module a bitstream declares (UnknownModule if
+        none is registered).
+        """
         return cls(modules.lookup(module_id))
 
     def close(self):
@@ -218,14 +225,18 @@ class HdlBridge:
         self.close()
 
     def reset(self, cycles=8):
-        """Hold aresetn low for `cycles`; queued and half-collected frames are dropped."""
+        """Hold aresetn low for `cycles`; queued and half-collected frames are
+        dropped.
+        """
         self._lib.region_reset(self._handle, cycles)
 
     def clock(self, cycles):
         self._lib.region_clock(self._handle, cycles)
 
     def clock_until_idle(self, max_cycles=10_000_000, quiet_cycles=32):
-        """Clock until all pushed frames went in and nothing moved for `quiet_cycles`; returns cycles run."""
+        """Clock until all pushed frames went in and nothing moved for
+        `quiet_cycles`; returns cycles run.
+        """
         return self._lib.region_clock_until_idle(self._handle, max_cycles, quiet_cycles)
 
     @property
@@ -245,7 +256,9 @@ class HdlBridge:
         self._lib.region_push_frame(self._handle, frame, len(frame))
 
     def pull_frames(self):
-        """Every complete frame the module has sent since the last pull, oldest first."""
+        """Every complete frame the module has sent since the last pull, oldest
+        first.
+        """
         frames = []
         while True:
             length = self._lib.region_next_frame_length(self._handle)

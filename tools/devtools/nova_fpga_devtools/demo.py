@@ -9,8 +9,8 @@
 boards (and a private MariaDB/RabbitMQ when no configured one answers), or
 resumes a stopped or half-started cloud; ``down`` stops what ``up`` started,
 by pid.  ``scenario`` runs the demo on a cloud that is up; ``replay``
-sends real captures into a board's data interface.  Options also come from a config file (``--config-file demo.conf``,
-section [DEFAULT]).
+sends real captures into a board's data interface.  Options also come from a
+config file (``--config-file demo.conf``, section [DEFAULT]).
 """
 import sys
 import time

@@ -1,4 +1,5 @@
-"""How much of a reconfigurable region a module needs, and how much the region has.
+"""How much of a reconfigurable region a module needs, and how much the region
+has.
 
 The budget of a region is read from its Vivado pblock constraints (the XDC
 `resize_pblock ... -add {SLICE_X..Y..:SLICE_X..Y.. RAMB36_... DSP48_...}`
@@ -132,7 +133,8 @@ def pblock_budget(xdc_path):
 
 
 def usage_from_cells(cells):
-    """Fold yosys' cell counts by type into LUTs, flip-flops, RAMB36 and DSP48."""
+    """Fold yosys' cell counts by type into LUTs, flip-flops, RAMB36 and DSP48.
+    """
     unknown_ram = [cell for cell in cells if cell.startswith('RAM') and cell not in _LUT_CELLS
                    and cell not in _RAMB36_EQUIVALENT]
     if unknown_ram:

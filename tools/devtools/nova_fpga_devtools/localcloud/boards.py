@@ -20,7 +20,8 @@ class Board:
     def __init__(self, state_dir, name, transport_url, options=None,
                  die_with_parent=True):
         """options: {(section, option): value} over the agent's base config
-        (a data plane interface and netns, the emulator's PCAP rate...)."""
+        (a data plane interface and netns, the emulator's PCAP rate...).
+        """
         self.name = name
         self.options = dict(options or {})
         self.dir = pathlib.Path(state_dir) / 'boards' / name
@@ -40,7 +41,8 @@ class Board:
         """[{'name', 'state', 'instance_uuid'}] as the agent last wrote its
         state file (regions it never touched are FREE and absent), or None
         when there is no readable file: what status shows of a silent
-        board."""
+        board.
+        """
         try:
             records = json.loads(self.state_file.read_text())['regions']
             return [{'name': record['region'], 'state': record['state'],

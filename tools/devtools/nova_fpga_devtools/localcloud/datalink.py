@@ -25,7 +25,8 @@ def _ip(*args, check=True):
 class DataLink:
     """The veth pair of board number index of the cloud tagged tag (a few
     hex digits, so two clouds on one machine never share a link; the names
-    fit the kernel's 15 characters)."""
+    fit the kernel's 15 characters).
+    """
 
     def __init__(self, index, tag):
         self.netns = 'nfpga-%s-board%d' % (tag, index)

@@ -24,7 +24,8 @@ from nova_fpga_devtools.localcloud import process
 REGION = 'RegionOne'
 DOMAIN = 'Default'
 
-#: user: (project, role, password) created at start; admin comes from bootstrap.
+#: user: (project, role, password) created at start; admin comes from
+#: bootstrap.
 USERS = {
     'admin': ('admin', 'admin', 'admin-secret'),
     'glance': ('service', 'admin', 'glance-secret'),

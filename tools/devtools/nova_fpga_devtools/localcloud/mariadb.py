@@ -90,7 +90,8 @@ class PrivateMariaDB:
 
     def _install(self):
         """mariadb-install-db into a fresh data directory, then let root in
-        over TCP (the install grants root@localhost, the socket, only)."""
+        over TCP (the install grants root@localhost, the socket, only).
+        """
         if (self.data / 'mysql').is_dir():
             return False
         if self.data.exists():

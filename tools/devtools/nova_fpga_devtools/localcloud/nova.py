@@ -118,7 +118,8 @@ class Nova:
 
     def _write_conf(self):
         """nova.conf; available_filters is a multi-valued option, one line
-        per value (the ini writer joins lists with commas)."""
+        per value (the ini writer joins lists with commas).
+        """
         options = self.conf()
         filters = options.pop(('filter_scheduler', 'available_filters'))
         conf = process.write_conf(self.conf_file, options)

@@ -115,7 +115,8 @@ def group_members(pgid):
 
 def pid_file_members(pid_file):
     """Live pids of the group whose leader's pid is in pid_file (a resumed
-    cloud's check for what still runs); none when there is no such file."""
+    cloud's check for what still runs); none when there is no such file.
+    """
     try:
         return group_members(int(pathlib.Path(pid_file).read_text()))
     except (FileNotFoundError, ValueError):

@@ -81,7 +81,8 @@ class Broker:
     def add_user(self, login, password, vhost, existing=None):
         """login with all rights on vhost only; its transport URL.
 
-        existing: users() if the caller has it."""
+        existing: users() if the caller has it.
+        """
         if login in (self.users() if existing is None else existing):
             self.rabbitmqctl('change_password', login, password)
         else:
@@ -93,7 +94,8 @@ class Broker:
     def import_definitions(self, vhosts, users):
         """Create vhosts and users [(login, password, vhost)] with all
         rights on their vhost, in one rabbitmqctl run (each costs about a
-        second): existing ones are updated, nothing else is touched."""
+        second): existing ones are updated, nothing else is touched.
+        """
         definitions = {
             'vhosts': [{'name': vhost} for vhost in vhosts],
             'users': [{'name': login, 'password_hash': _password_hash(password),
@@ -123,7 +125,8 @@ def _password_hash(password):
 
 def configured(url=DEFAULT_URL):
     """A Broker for the node at url, or None when it does not answer or
-    rabbitmqctl cannot administer it."""
+    rabbitmqctl cannot administer it.
+    """
     parsed = urllib.parse.urlparse(url)
     host, port = parsed.hostname or '127.0.0.1', parsed.port or 5672
     if not answers(host, port):
@@ -140,7 +143,8 @@ def configured(url=DEFAULT_URL):
 class PrivateRabbitMQ:
     """A RabbitMQ node on 127.0.0.1:port, all its state under
     state_dir/rabbitmq, with its own epmd (a daemonized epmd would outlive
-    the node and escape ``down``) and its own Erlang cookie (HOME)."""
+    the node and escape ``down``) and its own Erlang cookie (HOME).
+    """
 
     def __init__(self, state_dir, port, dist_port, epmd_port,
                  die_with_parent=True):

@@ -71,7 +71,8 @@ class Stack:
         the first up: a resumed cloud keeps what it chose.  Progress lines
         go to output (a text stream; None: sys.stdout).  board_options:
         {board: {(section, option): value}} over that board's agent config,
-        applied whenever the agent starts."""
+        applied whenever the agent starts.
+        """
         self.dir = pathlib.Path(state_dir).resolve()
         self.state_file = self.dir / 'stack.json'
         self.database_url = database_url
@@ -233,7 +234,8 @@ class Stack:
     def _build_modules(self):
         """The emulated boards' modules compiled with Verilator (once per
         checkout and HDL change; the agents would otherwise compile a
-        module at its first load)."""
+        module at its first load).
+        """
         self.progress('emulated modules (Verilator, once per HDL change) ...',
                       end=' ')
         began = time.monotonic()
@@ -288,7 +290,8 @@ class Stack:
 
     def start_servers(self):
         """MariaDB and RabbitMQ: configured ones when they answer, chosen on
-        the first up and kept; private ones started here otherwise."""
+        the first up and kept; private ones started here otherwise.
+        """
         self.dir.mkdir(parents=True, exist_ok=True)
         if self._load_state() is None:
             self.state = self._new_state()
@@ -352,7 +355,8 @@ class Stack:
 
     def agent_client(self, timeout=10):
         """(AgentAPI, transport) on the agents' bus as nova-compute's user;
-        clean the transport up after."""
+        clean the transport up after.
+        """
         transport = messaging.get_rpc_transport(
             cfg.CONF, url=self._mq_url('zynq-proxy', 'agents'),
             allowed_remote_exmods=['nova_fpga.contract.agent_api'])
@@ -368,7 +372,8 @@ class Stack:
     def _wait_nova(self, nova, timeout=180):
         """Until conductor, scheduler and compute report up, then until
         every board is a hypervisor: nova lists a compute node only once
-        discover_hosts has mapped it into cell1."""
+        discover_hosts has mapped it into cell1.
+        """
         deadline = time.monotonic() + timeout
         wanted = {'nova-conductor', 'nova-scheduler', 'nova-compute'}
         up, nodes = set(), set()
@@ -447,7 +452,8 @@ class Stack:
 
     def expected(self):
         """{service: URL or None}: every process up starts, named as
-        pids() names them, in start order."""
+        pids() names them, in start order.
+        """
         keystone = self.keystone
         found = {}
         if self.state['database']['private']:
@@ -505,7 +511,8 @@ class Stack:
 
     def region_holding(self, board, server_id):
         """The name of the board's region whose agent says it holds
-        server_id (None if none does, or the board does not answer)."""
+        server_id (None if none does, or the board does not answer).
+        """
         described = self.describe_boards().get(board) or {}
         for region in described.get('regions', []):
             if region.get('instance_uuid') == server_id:
@@ -515,7 +522,8 @@ class Stack:
     def wait_for_frames(self, board, region, count, timeout=60):
         """The region's data-plane stats once count frames have come out
         of it, or when timeout runs out.  A board forwards asynchronously
-        and its agent has no event to wait on: this polls its stats."""
+        and its agent has no event to wait on: this polls its stats.
+        """
         client, transport = self.agent_client()
         try:
             deadline = time.monotonic() + timeout
@@ -530,7 +538,8 @@ class Stack:
 
     def stop(self, service):
         """Stop one process of the cloud by its pids() name (e.g.
-        'nova/nova-compute', 'boards/board0/agent'); up() restarts it."""
+        'nova/nova-compute', 'boards/board0/agent'); up() restarts it.
+        """
         return process.stop_pid_file(self.dir / ('%s.pid' % service))
 
     def down(self, purge=False):

@@ -25,7 +25,8 @@ def tagged(frame, vlan):
 
 def replay(paths, interface, vlan):
     """Send every frame of the captures, tagged with vlan, out of
-    interface; returns (frames, bytes) sent (bytes without the tag)."""
+    interface; returns (frames, bytes) sent (bytes without the tag).
+    """
     frames = [f for path in paths for f in read_frames(path)]
     sendp([Ether(tagged(f, vlan)) for f in frames], iface=interface,
           verbose=False)

@@ -8,14 +8,26 @@ extension.
 import setuptools
 
 setuptools.setup(
-    packages=(setuptools.find_packages(
-        include=['nova_fpga', 'nova_fpga.*', 'glance_store_bitstream',
-                 'glance_store_bitstream.*'])
-        + setuptools.find_packages('agent', include=['nova_fpga_agent',
-                                                     'nova_fpga_agent.*'])
-        + ['nova.virt.zynq']),
+    packages=(
+        setuptools.find_packages(
+            include=[
+                'nova_fpga',
+                'nova_fpga.*',
+                'glance_store_bitstream',
+                'glance_store_bitstream.*',
+            ]
+        )
+        + setuptools.find_packages(
+            'agent', include=['nova_fpga_agent', 'nova_fpga_agent.*']
+        )
+        + ['nova.virt.zynq']
+    ),
     package_dir={'nova_fpga_agent': 'agent/nova_fpga_agent'},
-    ext_modules=[setuptools.Extension('nova_fpga.bitstream._crc',
-                                      ['nova_fpga/bitstream/_crc.c'],
-                                      extra_compile_args=['-O2'])],
+    ext_modules=[
+        setuptools.Extension(
+            'nova_fpga.bitstream._crc',
+            ['nova_fpga/bitstream/_crc.c'],
+            extra_compile_args=['-O2'],
+        )
+    ],
 )

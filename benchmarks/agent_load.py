@@ -69,8 +69,11 @@ def main():
     conf(['--config-file', str(conf_file)], project='nova-fpga')
     transport = messaging.get_rpc_transport(
         cfg.CONF, url='fake:/', allowed_remote_exmods=[api.__name__])
-    agent = service.Agent(conf, transport, messaging.get_notification_transport(
-        cfg.CONF, url='fake:/'))
+    agent = service.Agent(
+        conf,
+        transport,
+        messaging.get_notification_transport(cfg.CONF, url='fake:/'),
+    )
     agent.start()
     client = api.AgentAPI(transport, timeout=120)
     print('agent overhead per load (receive to ACTIVE, modelled port time '

@@ -65,8 +65,10 @@ def main():
           '(CRC: %s)' % (mb, args.repeat, _crc.implementation()))
     for name, label in (('plain', 'filesystem store (file)'),
                         ('fpga', 'bitstream store (validating)')):
-        print('  %-30s %7.1f ms  %6.0f MB/s' % (label, 1000 * med[name],
-                                               mb / med[name]))
+        print(
+            '  %-30s %7.1f ms  %6.0f MB/s'
+            % (label, 1000 * med[name], mb / med[name])
+        )
     ratio = med['fpga'] / med['plain']
     print('validating path costs %.2fx the plain one (target <= %.1fx): %s'
           % (ratio, TARGET, 'met' if ratio <= TARGET else 'NOT MET'))

@@ -40,16 +40,34 @@ def measure(bridge, frame_size, seconds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--seconds', type=float, default=2.0, help='wall time per frame size')
+    parser.add_argument(
+        '--seconds', type=float, default=2.0, help='wall time per frame size'
+    )
     args = parser.parse_args()
 
     started = time.perf_counter()
-    with hdl_bridge.HdlBridge.for_module_id(modules.LOOPBACK_MODULE_ID) as bridge:
-        print('loopback module 0x%08X, %d-bit stream, Verilator %s (ready in %.1f s)' % (
-            bridge.axil_read(modules.Registers.MODULE_ID), modules.LOOPBACK.data_width,
-            hdl_bridge.toolchain.verilator_version().split()[0], time.perf_counter() - started))
-        print('%-8s %14s %16s %18s %16s' % ('frame', 'sim frames/s', 'sim cycles/s',
-                                            'fabric frames/s', '1GbE frames/s'))
+    with hdl_bridge.HdlBridge.for_module_id(
+        modules.LOOPBACK_MODULE_ID
+    ) as bridge:
+        print(
+            'loopback module 0x%08X, %d-bit stream, Verilator %s (ready in %.1f s)'
+            % (
+                bridge.axil_read(modules.Registers.MODULE_ID),
+                modules.LOOPBACK.data_width,
+                hdl_bridge.toolchain.verilator_version().split()[0],
+                time.perf_counter() - started,
+            )
+        )
+        print(
+            '%-8s %14s %16s %18s %16s'
+            % (
+                'frame',
+                'sim frames/s',
+                'sim cycles/s',
+                'fabric frames/s',
+                '1GbE frames/s',
+            )
+        )
         beat_bytes = modules.LOOPBACK.data_width // 8
         for size in (64, 1518):
             frames_per_s, cycles_per_s = measure(bridge, size, args.seconds)
@@ -57,8 +75,11 @@ def main():
             line = LINE_RATE_BPS / 8 / (size + ETHERNET_OVERHEAD_BYTES)
             print('%-8s %14.0f %16.0f %18.0f %16.0f' % (
                 '%d B' % size, frames_per_s, cycles_per_s, fabric, line))
-        print('fabric = one beat per cycle at %.0f MHz; at 1518 B the simulation runs %.1fx '
-              'slower than the fabric' % (FABRIC_CLOCK_HZ / 1e6, FABRIC_CLOCK_HZ / cycles_per_s))
+        print(
+            'fabric = one beat per cycle at %.0f MHz; at 1518 B the simulation runs %.1fx '
+            'slower than the fabric'
+            % (FABRIC_CLOCK_HZ / 1e6, FABRIC_CLOCK_HZ / cycles_per_s)
+        )
 
 
 if __name__ == '__main__':

@@ -46,8 +46,9 @@ class CLI:
                     or props.get('os_glance_failed_import')):
                 return image
             time.sleep(0.5)
-        raise AssertionError('import of %s did not finish: %s' % (image_id,
-                                                                 image))
+        raise AssertionError(
+            'import of %s did not finish: %s' % (image_id, image)
+        )
 
 
 def alive(pid):

@@ -91,7 +91,10 @@ class RegionManager:
                     'agent restarted during the load, at step %s' % rs.step)
             else:
                 self._free(rs)
-        elif rs.state in (states.ACTIVE, states.STOPPED) and held != rs.module_id:
+        elif (
+            rs.state in (states.ACTIVE, states.STOPPED)
+            and held != rs.module_id
+        ):
             self._make_safe(name)
             rs.state, rs.error = states.FAILED, (
                 'the fabric no longer holds module %s (board rebooted or '
@@ -214,8 +217,11 @@ class RegionManager:
                 port_seconds = self._load_steps(spec, rs, data, sha256)
             except _StepFailed as exc:
                 self._make_safe(region)
-                self._set(rs, state=states.FAILED, error='load failed at step %s'
-                          % exc)
+                self._set(
+                    rs,
+                    state=states.FAILED,
+                    error='load failed at step %s' % exc,
+                )
                 self._record(region, 'load of image %s failed at step %s'
                              % (image_id, exc))
                 raise api.LoadFailed('board %s region %s: load failed at '
@@ -311,7 +317,8 @@ class RegionManager:
             self._record(region, 'unloaded for instance %s; region free and '
                          'decoupled' % instance)
             return self._describe_region(
-                    self.manifest.region(region)).to_dict()
+                self.manifest.region(region)
+            ).to_dict()
         finally:
             lock.release()
 
@@ -347,7 +354,8 @@ class RegionManager:
                                         % (region, state, exc))
             self._record(region, 'power %s' % state)
             return self._describe_region(
-                    self.manifest.region(region)).to_dict()
+                self.manifest.region(region)
+            ).to_dict()
         finally:
             lock.release()
 
@@ -364,7 +372,8 @@ class RegionManager:
             self.backend.module_reset(region)
             self._record(region, 'module reset')
             return self._describe_region(
-                    self.manifest.region(region)).to_dict()
+                self.manifest.region(region)
+            ).to_dict()
         finally:
             lock.release()
 

@@ -44,8 +44,10 @@ def pauses(rng, busy):
 
 
 def random_frames(rng, count, min_len=1, max_len=1600):
-    return [bytes(rng.getrandbits(8) for _ in range(rng.randint(min_len, max_len)))
-            for _ in range(count)]
+    return [
+        bytes(rng.getrandbits(8) for _ in range(rng.randint(min_len, max_len)))
+        for _ in range(count)
+    ]
 
 
 async def read_u32(axil, address):

@@ -30,26 +30,69 @@ class Bench:
     def __init__(self, dut, region_registers=True):
         self.dut = dut
         # nothing undriven before the models' resets take over
-        for name in ('aresetn', 'decouple', 's_axis_tvalid', 'm_axis_tready', 's_rp_axis_tvalid',
-                     'm_rp_axis_tready', 's_axil_awvalid', 's_axil_wvalid', 's_axil_arvalid'):
+        for name in (
+            'aresetn',
+            'decouple',
+            's_axis_tvalid',
+            'm_axis_tready',
+            's_rp_axis_tvalid',
+            'm_rp_axis_tready',
+            's_axil_awvalid',
+            's_axil_wvalid',
+            's_axil_arvalid',
+        ):
             getattr(dut, name).value = 0
         clk, rst, rp_rst = dut.aclk, dut.aresetn, dut.rp_aresetn
-        self.shell_tx = AxiStreamSource(AxiStreamBus.from_prefix(dut, 's_axis'), clk, rst,
-                                        reset_active_level=False)
-        self.shell_rx = AxiStreamSink(AxiStreamBus.from_prefix(dut, 'm_axis'), clk, rst,
-                                      reset_active_level=False)
-        self.shell_axil = AxiLiteMaster(AxiLiteBus.from_prefix(dut, 's_axil'), clk, rst,
-                                        reset_active_level=False)
-        self.region_rx = AxiStreamSink(AxiStreamBus.from_prefix(dut, 'm_rp_axis'), clk, rp_rst,
-                                       reset_active_level=False)
-        self.region_tx = AxiStreamSource(AxiStreamBus.from_prefix(dut, 's_rp_axis'), clk, rp_rst,
-                                         reset_active_level=False)
+        self.shell_tx = AxiStreamSource(
+            AxiStreamBus.from_prefix(dut, 's_axis'),
+            clk,
+            rst,
+            reset_active_level=False,
+        )
+        self.shell_rx = AxiStreamSink(
+            AxiStreamBus.from_prefix(dut, 'm_axis'),
+            clk,
+            rst,
+            reset_active_level=False,
+        )
+        self.shell_axil = AxiLiteMaster(
+            AxiLiteBus.from_prefix(dut, 's_axil'),
+            clk,
+            rst,
+            reset_active_level=False,
+        )
+        self.region_rx = AxiStreamSink(
+            AxiStreamBus.from_prefix(dut, 'm_rp_axis'),
+            clk,
+            rp_rst,
+            reset_active_level=False,
+        )
+        self.region_tx = AxiStreamSource(
+            AxiStreamBus.from_prefix(dut, 's_rp_axis'),
+            clk,
+            rp_rst,
+            reset_active_level=False,
+        )
         self.region_regs = None
         if region_registers:
-            self.region_regs = AxiLiteRam(AxiLiteBus.from_prefix(dut, 'm_rp_axil'), clk, rp_rst,
-                                          reset_active_level=False, size=2 ** 12)
-        self.beats = {'shell_in': 0, 'region_in': 0, 'region_out': 0, 'shell_out': 0}
-        self.pulses = {'ingress_frame_cut': 0, 'egress_frame_cut': 0, 'egress_frame_oversize': 0}
+            self.region_regs = AxiLiteRam(
+                AxiLiteBus.from_prefix(dut, 'm_rp_axil'),
+                clk,
+                rp_rst,
+                reset_active_level=False,
+                size=2**12,
+            )
+        self.beats = {
+            'shell_in': 0,
+            'region_in': 0,
+            'region_out': 0,
+            'shell_out': 0,
+        }
+        self.pulses = {
+            'ingress_frame_cut': 0,
+            'egress_frame_cut': 0,
+            'egress_frame_oversize': 0,
+        }
         cocotb.start_soon(self._monitor())
 
     async def _monitor(self):
@@ -102,8 +145,13 @@ def assert_ordered_subsequence(received, sent, what):
     """Every received frame is a whole sent frame, in order, none twice."""
     remaining = iter(sent)
     for index, frame in enumerate(received):
-        assert any(frame == candidate for candidate in remaining), \
-            '%s frame %d (%d bytes) is not a whole sent frame in order' % (what, index, len(frame))
+        assert any(
+            frame == candidate for candidate in remaining
+        ), '%s frame %d (%d bytes) is not a whole sent frame in order' % (
+            what,
+            index,
+            len(frame),
+        )
 
 
 @cocotb.test()
@@ -124,14 +172,24 @@ async def coupled_passes_everything(dut):
         await bench.shell_tx.send(AxiStreamFrame(frame))
     for frame in egress:
         await bench.region_tx.send(AxiStreamFrame(frame))
-    assert [bytes((await bench.region_rx.recv()).tdata) for _ in ingress] == ingress
-    assert [bytes((await bench.shell_rx.recv()).tdata) for _ in egress] == egress
+    assert [
+        bytes((await bench.region_rx.recv()).tdata) for _ in ingress
+    ] == ingress
+    assert [
+        bytes((await bench.shell_rx.recv()).tdata) for _ in egress
+    ] == egress
 
     assert await write_u32(bench.shell_axil, 0x40, 0xCAFEF00D) == AxiResp.OKAY
-    assert bench.region_regs.read(0x40, 4) == (0xCAFEF00D).to_bytes(4, 'little')
+    assert bench.region_regs.read(0x40, 4) == (0xCAFEF00D).to_bytes(
+        4, 'little'
+    )
     bench.region_regs.write(0x44, (0x01020304).to_bytes(4, 'little'))
     assert await read_u32(bench.shell_axil, 0x44) == (0x01020304, AxiResp.OKAY)
-    assert bench.pulses == {'ingress_frame_cut': 0, 'egress_frame_cut': 0, 'egress_frame_oversize': 0}
+    assert bench.pulses == {
+        'ingress_frame_cut': 0,
+        'egress_frame_cut': 0,
+        'egress_frame_oversize': 0,
+    }
 
 
 @cocotb.test()
@@ -161,14 +219,23 @@ async def decoupled_region_is_isolated(dut):
         assert dut.m_axis_tvalid.value == 0
     dut.s_rp_axis_tvalid.value = 0
 
-    assert await write_u32(bench.shell_axil, 0x40, 0x55AA55AA) == AxiResp.DECERR
+    assert (
+        await write_u32(bench.shell_axil, 0x40, 0x55AA55AA) == AxiResp.DECERR
+    )
     assert await read_u32(bench.shell_axil, 0x40) == (0, AxiResp.DECERR)
     assert bench.region_regs.read(0x40, 4) == bytes(4)
-    assert bench.beats == {'shell_in': 0, 'region_in': 0, 'region_out': 0, 'shell_out': 0}
+    assert bench.beats == {
+        'shell_in': 0,
+        'region_in': 0,
+        'region_out': 0,
+        'shell_out': 0,
+    }
 
     # frames that had not started wait for the region and then arrive whole
     await bench.set_decouple(False)
-    assert [bytes((await bench.region_rx.recv()).tdata) for _ in waiting] == waiting
+    assert [
+        bytes((await bench.region_rx.recv()).tdata) for _ in waiting
+    ] == waiting
     assert await write_u32(bench.shell_axil, 0x40, 0x55AA55AA) == AxiResp.OKAY
 
 
@@ -197,7 +264,9 @@ async def ingress_frame_cut_in_half_is_dropped_whole(dut):
 
     await bench.set_decouple(False)
     received = bytes((await bench.region_rx.recv()).tdata)
-    assert received == after, 'the region got %d bytes, not the frame after the cut' % len(received)
+    assert (
+        received == after
+    ), 'the region got %d bytes, not the frame after the cut' % len(received)
     await ClockCycles(dut.aclk, 20)
     assert bench.region_rx.empty()
 
@@ -211,7 +280,9 @@ async def ingress_recouple_before_the_tail_still_drops_it(dut):
     await bench.start()
     cut = bytes(range(256)) * 3
     after = b'\x33' * 72
-    bench.shell_tx.set_pause_generator(iter([False] * 20 + [True] * 40 + [False] * 100000))
+    bench.shell_tx.set_pause_generator(
+        iter([False] * 20 + [True] * 40 + [False] * 100000)
+    )
     await bench.shell_tx.send(AxiStreamFrame(cut))
     await bench.shell_tx.send(AxiStreamFrame(after))
     await bench.wait_for('region_in', 15)
@@ -329,6 +400,15 @@ async def random_decoupling_keeps_frames_whole(dut):
 
     assert_ordered_subsequence(received_ingress, ingress, 'region')
     assert_ordered_subsequence(received_egress, egress, 'shell')
-    assert received_ingress[-1] == ingress[-1] and received_egress[-1] == egress[-1]
-    dut._log.info('ingress %d/%d frames, egress %d/%d frames, cuts %s', len(received_ingress),
-                  len(ingress), len(received_egress), len(egress), bench.pulses)
+    assert (
+        received_ingress[-1] == ingress[-1]
+        and received_egress[-1] == egress[-1]
+    )
+    dut._log.info(
+        'ingress %d/%d frames, egress %d/%d frames, cuts %s',
+        len(received_ingress),
+        len(ingress),
+        len(received_egress),
+        len(egress),
+        bench.pulses,
+    )

@@ -23,12 +23,24 @@ from nova_fpga_emulator.modules import Registers
 
 
 def attach(dut):
-    source = AxiStreamSource(AxiStreamBus.from_prefix(dut, 's_axis'), dut.aclk, dut.aresetn,
-                             reset_active_level=False)
-    sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, 'm_axis'), dut.aclk, dut.aresetn,
-                         reset_active_level=False)
-    axil = AxiLiteMaster(AxiLiteBus.from_prefix(dut, 's_axil'), dut.aclk, dut.aresetn,
-                         reset_active_level=False)
+    source = AxiStreamSource(
+        AxiStreamBus.from_prefix(dut, 's_axis'),
+        dut.aclk,
+        dut.aresetn,
+        reset_active_level=False,
+    )
+    sink = AxiStreamSink(
+        AxiStreamBus.from_prefix(dut, 'm_axis'),
+        dut.aclk,
+        dut.aresetn,
+        reset_active_level=False,
+    )
+    axil = AxiLiteMaster(
+        AxiLiteBus.from_prefix(dut, 's_axil'),
+        dut.aclk,
+        dut.aresetn,
+        reset_active_level=False,
+    )
     return source, sink, axil
 
 
@@ -47,15 +59,31 @@ async def registers_follow_the_contract(dut):
     _, _, axil = attach(dut)
     await start(dut)
 
-    assert await read_u32(axil, Registers.MODULE_ID) == (LOOPBACK.module_id, AxiResp.OKAY)
-    assert await read_u32(axil, Registers.VERSION) == (LOOPBACK.version, AxiResp.OKAY)
+    assert await read_u32(axil, Registers.MODULE_ID) == (
+        LOOPBACK.module_id,
+        AxiResp.OKAY,
+    )
+    assert await read_u32(axil, Registers.VERSION) == (
+        LOOPBACK.version,
+        AxiResp.OKAY,
+    )
     assert await read_u32(axil, Registers.CONTROL) == (0, AxiResp.OKAY)
     assert await read_u32(axil, Registers.STATUS) == (0, AxiResp.OKAY)
-    for offset in (Registers.FRAMES_LO, Registers.FRAMES_HI, Registers.BYTES_LO, Registers.BYTES_HI):
+    for offset in (
+        Registers.FRAMES_LO,
+        Registers.FRAMES_HI,
+        Registers.BYTES_LO,
+        Registers.BYTES_HI,
+    ):
         assert await read_u32(axil, offset) == (0, AxiResp.OKAY)
 
-    assert await write_u32(axil, Registers.MODULE_ID, 0x12345678) == AxiResp.OKAY
-    assert await read_u32(axil, Registers.MODULE_ID) == (LOOPBACK.module_id, AxiResp.OKAY)
+    assert (
+        await write_u32(axil, Registers.MODULE_ID, 0x12345678) == AxiResp.OKAY
+    )
+    assert await read_u32(axil, Registers.MODULE_ID) == (
+        LOOPBACK.module_id,
+        AxiResp.OKAY,
+    )
 
     for offset in (0x20, 0x100, 0xFFC):
         assert await read_u32(axil, offset) == (0, AxiResp.SLVERR)
@@ -73,7 +101,10 @@ async def random_backpressure_keeps_every_beat(dut):
     source.set_pause_generator(pauses(rng, 0.3))
     sink.set_pause_generator(pauses(rng, 0.4))
 
-    frames = random_frames(rng, 60) + [b'\xa5', bytes(range(256)) * 6 + b'\x01\x02']
+    frames = random_frames(rng, 60) + [
+        b'\xa5',
+        bytes(range(256)) * 6 + b'\x01\x02',
+    ]
     for frame in frames:
         await source.send(AxiStreamFrame(frame))
     for index, frame in enumerate(frames):
@@ -86,7 +117,12 @@ async def random_backpressure_keeps_every_beat(dut):
     assert await read_u64(axil, Registers.FRAMES_LO) == len(frames)
     assert await read_u64(axil, Registers.BYTES_LO) == sum(map(len, frames))
 
-    assert await write_u32(axil, Registers.CONTROL, Registers.CONTROL_CLEAR_COUNTERS) == AxiResp.OKAY
+    assert (
+        await write_u32(
+            axil, Registers.CONTROL, Registers.CONTROL_CLEAR_COUNTERS
+        )
+        == AxiResp.OKAY
+    )
     assert await read_u64(axil, Registers.FRAMES_LO) == 0
     assert await read_u64(axil, Registers.BYTES_LO) == 0
 

@@ -34,7 +34,9 @@ import vtc_captures
 import vtc_model
 
 #: a distinct DSCP per class, so every marked frame shows its flow's class
-ALL_MARKED = {name: 8 + number for number, name in enumerate(vtc_model.CLASSES) if number}
+ALL_MARKED = {
+    name: 8 + number for number, name in enumerate(vtc_model.CLASSES) if number
+}
 
 FLOW_COUNTERS = {
     'FLOWS_SEEN': VtcRegisters.FLOWS_SEEN,
@@ -49,12 +51,24 @@ FLOW_COUNTERS = {
 
 
 def attach(dut):
-    source = AxiStreamSource(AxiStreamBus.from_prefix(dut, 's_axis'), dut.aclk, dut.aresetn,
-                             reset_active_level=False)
-    sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, 'm_axis'), dut.aclk, dut.aresetn,
-                         reset_active_level=False)
-    axil = AxiLiteMaster(AxiLiteBus.from_prefix(dut, 's_axil'), dut.aclk, dut.aresetn,
-                         reset_active_level=False)
+    source = AxiStreamSource(
+        AxiStreamBus.from_prefix(dut, 's_axis'),
+        dut.aclk,
+        dut.aresetn,
+        reset_active_level=False,
+    )
+    sink = AxiStreamSink(
+        AxiStreamBus.from_prefix(dut, 'm_axis'),
+        dut.aclk,
+        dut.aresetn,
+        reset_active_level=False,
+    )
+    axil = AxiLiteMaster(
+        AxiLiteBus.from_prefix(dut, 's_axil'),
+        dut.aclk,
+        dut.aresetn,
+        reset_active_level=False,
+    )
     return source, sink, axil
 
 
@@ -74,7 +88,10 @@ async def start_vtc(dut, expect_clearing=False):
     source, sink, axil = attach(dut)
     await start(dut)
     status = await read_ok(axil, Registers.STATUS)
-    assert bool(status & VtcRegisters.STATUS_TABLE_CLEARING) or not expect_clearing
+    assert (
+        bool(status & VtcRegisters.STATUS_TABLE_CLEARING)
+        or not expect_clearing
+    )
     while status & VtcRegisters.STATUS_TABLE_CLEARING:
         await ClockCycles(dut.aclk, 64)
         status = await read_ok(axil, Registers.STATUS)
@@ -91,7 +108,10 @@ async def model_for(axil, policy=None):
         flow_timeout=await read_ok(axil, VtcRegisters.FLOW_TIMEOUT))
     for name, dscp in (policy or {}).items():
         value = VtcRegisters.POLICY_ENABLE | dscp
-        assert await write_u32(axil, VtcRegisters.policy(name), value) == AxiResp.OKAY
+        assert (
+            await write_u32(axil, VtcRegisters.policy(name), value)
+            == AxiResp.OKAY
+        )
         model.set_policy(name, value)
     return model
 
@@ -164,7 +184,9 @@ def ipv4_header_sum(frame):
     """
     parsed = vtc_model.parse(frame)
     header = frame[parsed.l3:parsed.l3 + (frame[parsed.l3] & 15) * 4]
-    return vtc_model._ones_add(*struct.unpack('!%dH' % (len(header) // 2), header))
+    return vtc_model._ones_add(
+        *struct.unpack('!%dH' % (len(header) // 2), header)
+    )
 
 
 #: a DNS query header: one question
@@ -177,9 +199,12 @@ def udp_frame(flow, payload=b'', size=None, dport=30000):
     """An Ethernet/IPv4/UDP frame of flow number `flow`, padded to `size` bytes
     if given.
     """
-    packet = Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02') \
-        / IP(src='10.0.%d.%d' % (flow >> 8 & 255, flow & 255), dst='10.1.0.1') \
-        / UDP(sport=20000, dport=dport) / Raw(payload)
+    packet = (
+        Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02')
+        / IP(src='10.0.%d.%d' % (flow >> 8 & 255, flow & 255), dst='10.1.0.1')
+        / UDP(sport=20000, dport=dport)
+        / Raw(payload)
+    )
     if size is not None:
         packet = packet / Raw(bytes(size - len(packet)))
     return bytes(packet)
@@ -205,23 +230,43 @@ async def registers_follow_the_contract(dut):
     assert await read_ok(axil, VtcRegisters.TIMESTAMP) == 0
     assert await read_counters(axil) == vtc_model.VtcModel().counters
 
-    assert await write_u32(axil, Registers.MODULE_ID, 0x12345678) == AxiResp.OKAY
+    assert (
+        await write_u32(axil, Registers.MODULE_ID, 0x12345678) == AxiResp.OKAY
+    )
     assert await read_ok(axil, Registers.MODULE_ID) == VTC.module_id
     assert await write_u32(axil, VtcRegisters.FLOWS_SEEN, 7) == AxiResp.OKAY
     assert await read_ok(axil, VtcRegisters.FLOWS_SEEN) == 0
-    assert await write_u32(axil, VtcRegisters.class_flows('tls'), 7) == AxiResp.OKAY
+    assert (
+        await write_u32(axil, VtcRegisters.class_flows('tls'), 7)
+        == AxiResp.OKAY
+    )
     assert await read_ok(axil, VtcRegisters.class_flows('tls')) == 0
 
     for klass in vtc_model.CLASSES[1:]:
         assert await read_ok(axil, VtcRegisters.policy(klass)) == 0
-        assert await write_u32(axil, VtcRegisters.policy(klass), 0xFFFFFF00 | len(klass)) \
+        assert (
+            await write_u32(
+                axil, VtcRegisters.policy(klass), 0xFFFFFF00 | len(klass)
+            )
             == AxiResp.OKAY
+        )
         assert await read_ok(axil, VtcRegisters.policy(klass)) == len(klass)
-    assert await write_u32(axil, VtcRegisters.policy('tls'), 0xFF) == AxiResp.OKAY
+    assert (
+        await write_u32(axil, VtcRegisters.policy('tls'), 0xFF) == AxiResp.OKAY
+    )
     assert await read_ok(axil, VtcRegisters.policy('tls')) == 0xBF
 
-    for offset in (0x30, VtcRegisters.POLICY, VtcRegisters.POLICY + 44, 0xD8, 0x158, 0x1A0,
-                   VtcRegisters.CLASS_FLOWS, VtcRegisters.CLASS_FLOWS + 44, 0xFFC):
+    for offset in (
+        0x30,
+        VtcRegisters.POLICY,
+        VtcRegisters.POLICY + 44,
+        0xD8,
+        0x158,
+        0x1A0,
+        VtcRegisters.CLASS_FLOWS,
+        VtcRegisters.CLASS_FLOWS + 44,
+        0xFFC,
+    ):
         assert await read_u32(axil, offset) == (0, AxiResp.SLVERR), hex(offset)
         assert await write_u32(axil, offset, 1) == AxiResp.SLVERR, hex(offset)
 
@@ -243,8 +288,12 @@ async def real_captures_match_the_model(dut):
     assert len(model.flows) == 45
     assert model.counters['UNPARSED_FRAMES'] == 2  # dns.pcap's PPPoE frames
 
-    assert await write_u32(axil, Registers.CONTROL, Registers.CONTROL_CLEAR_COUNTERS) \
+    assert (
+        await write_u32(
+            axil, Registers.CONTROL, Registers.CONTROL_CLEAR_COUNTERS
+        )
         == AxiResp.OKAY
+    )
     cleared = await read_counters(axil)
     assert cleared.pop('FLOW_OCCUPANCY') == len(model.flows)
     assert set(cleared.values()) == {0}
@@ -262,11 +311,17 @@ async def ipv6_and_qinq_variants_match_the_model(dut):
         if path.name in ('bittorrent.pcap', 'quic.pcap'):
             continue  # the two large ones: the default-policy replay covers them
         original = vtc_captures.read_frames(path)
-        frames += vtc_captures.ipv6_variant(original) + vtc_captures.qinq_variant(original)
+        frames += vtc_captures.ipv6_variant(
+            original
+        ) + vtc_captures.qinq_variant(original)
     outputs = await replay(dut, frames, model, source, sink)
     await check_against_model(axil, model, frames, outputs)
-    assert any(vtc_model.parse(out) and vtc_model.parse(out).version == 6 and out != frame
-               for frame, out in zip(frames, outputs)), 'no IPv6 frame was marked'
+    assert any(
+        vtc_model.parse(out)
+        and vtc_model.parse(out).version == 6
+        and out != frame
+        for frame, out in zip(frames, outputs)
+    ), 'no IPv6 frame was marked'
 
 
 @cocotb.test()
@@ -286,10 +341,17 @@ async def policy_writes_change_marking(dut):
     for dscp in (46, 10):
         value = VtcRegisters.POLICY_ENABLE | dscp
         for klass in ('ssh', 'bittorrent'):
-            assert await write_u32(axil, VtcRegisters.policy(klass), value) == AxiResp.OKAY
+            assert (
+                await write_u32(axil, VtcRegisters.policy(klass), value)
+                == AxiResp.OKAY
+            )
             model.set_policy(klass, value)
         outputs = await replay(dut, ssh + torrent, model, source, sink)
-        changed = [(frame, out) for frame, out in zip(ssh + torrent, outputs) if out != frame]
+        changed = [
+            (frame, out)
+            for frame, out in zip(ssh + torrent, outputs)
+            if out != frame
+        ]
         assert len(changed) >= 60
         for frame, out in changed:
             tos = vtc_model.parse(out).l3 + 1
@@ -301,7 +363,10 @@ async def policy_writes_change_marking(dut):
         assert 0xFFFF in sums and len(sums) > 1
 
     value = 10  # enable bit clear: no marking
-    assert await write_u32(axil, VtcRegisters.policy('ssh'), value) == AxiResp.OKAY
+    assert (
+        await write_u32(axil, VtcRegisters.policy('ssh'), value)
+        == AxiResp.OKAY
+    )
     model.set_policy('ssh', value)
     assert await replay(dut, ssh, model, source, sink) == ssh
     assert await read_counters(axil) == model.counters
@@ -315,14 +380,24 @@ async def long_frames_are_forwarded_and_counted(dut):
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     ssh = vtc_captures.read_frames(
-        [p for p in vtc_captures.ndpi_capture_paths() if p.name == 'ssh.pcap'][0])
+        [p for p in vtc_captures.ndpi_capture_paths() if p.name == 'ssh.pcap'][
+            0
+        ]
+    )
     assert max(map(len, ssh)) == 1602
     rtp = RTP_HEADER
-    jumbo = [udp_frame(1, rtp + bytes(64), size=9018), udp_frame(1, rtp, size=9018),
-             udp_frame(2, rtp, size=9019), udp_frame(3, rtp), udp_frame(3, rtp, size=9100)]
+    jumbo = [
+        udp_frame(1, rtp + bytes(64), size=9018),
+        udp_frame(1, rtp, size=9018),
+        udp_frame(2, rtp, size=9019),
+        udp_frame(3, rtp),
+        udp_frame(3, rtp, size=9100),
+    ]
     frames = ssh + jumbo
     outputs = await replay(dut, frames, model, source, sink)
-    assert outputs[-4] != frames[-4], 'the second 9,018-byte frame is marked as RTP'
+    assert (
+        outputs[-4] != frames[-4]
+    ), 'the second 9,018-byte frame is marked as RTP'
     assert outputs[-3] == frames[-3] and outputs[-1] == frames[-1]
     assert model.counters['OVERSIZE_FRAMES'] == 2
     assert model.counters['UNPARSED_FRAMES'] == 2
@@ -354,7 +429,9 @@ async def one_beat_per_cycle_at_a_fixed_latency(dut):
         assert dut.m_axis_tvalid.value and dut.m_axis_tready.value, \
             'bubble after %d of %d beats' % (cycles, beats)
         cycles += 1
-    dut._log.info('first beat out %d cycles after the first beat in', cycles_in)
+    dut._log.info(
+        'first beat out %d cycles after the first beat in', cycles_in
+    )
     assert 128 // beat_bytes <= cycles_in <= 128 // beat_bytes + 12
     expected = [model.process(frame) for frame in frames]
     assert [(await sink.recv()).tdata for _ in frames] == expected
@@ -371,14 +448,20 @@ async def inspection_stops_after_inspect_packets(dut):
     model = await model_for(axil, ALL_MARKED)
     limit = await read_ok(axil, VtcRegisters.INSPECT_PACKETS)
     opaque = bytes(range(0x30, 0x3C))  # matches no signature
-    frames = ([udp_frame(1, b'', dport=53)] * 3  # no payload: not inspected
-              + [udp_frame(1, opaque, dport=53)] * (limit - 1)
-              + [dns_frame(1)] * 2  # the limit-th inspection classifies, the next is marked
-              + [udp_frame(2, opaque, dport=53)] * limit + [dns_frame(2)] * 2)  # too late
+    frames = (
+        [udp_frame(1, b'', dport=53)] * 3  # no payload: not inspected
+        + [udp_frame(1, opaque, dport=53)] * (limit - 1)
+        + [dns_frame(1)]
+        * 2  # the limit-th inspection classifies, the next is marked
+        + [udp_frame(2, opaque, dport=53)] * limit
+        + [dns_frame(2)] * 2
+    )  # too late
     outputs = await replay(dut, frames, model, source, sink)
     assert model.flow_class(vtc_model.parse(dns_frame(1)).key) == 'dns'
     assert model.flow_class(vtc_model.parse(dns_frame(2)).key) == 'unknown'
-    assert outputs[-1] == frames[-1] and outputs[3 + limit] != frames[3 + limit]
+    assert (
+        outputs[-1] == frames[-1] and outputs[3 + limit] != frames[3 + limit]
+    )
     await check_against_model(axil, model, frames, outputs)
 
 
@@ -430,6 +513,10 @@ async def idle_flows_age_out(dut):
     outputs += await replay(dut, more, model, source, sink, now=now)
     assert model.counters['FLOW_EVICTIONS'] == 3
     assert model.counters['FLOW_FAILED_INSERTIONS'] == 0
-    assert model.flow_class(vtc_model.parse(frames[1]).key) == 'unknown'  # evicted
+    assert (
+        model.flow_class(vtc_model.parse(frames[1]).key) == 'unknown'
+    )  # evicted
     assert model.flow_class(vtc_model.parse(frames[3]).key) == 'dns'
-    await check_against_model(axil, model, frames[:4] + more, outputs, marked=False)
+    await check_against_model(
+        axil, model, frames[:4] + more, outputs, marked=False
+    )

@@ -32,8 +32,17 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 #: The nine shared captures with nDPI's ground truth beside each
 #: (<capture>.out).
-NDPI_CAPTURES = ('NTPv4.pcap', 'bittorrent.pcap', 'dns.pcap', 'exe_download.pcap',
-                 'google_ssl.pcap', 'quic.pcap', 'sip.pcap', 'smtp.pcap', 'ssh.pcap')
+NDPI_CAPTURES = (
+    'NTPv4.pcap',
+    'bittorrent.pcap',
+    'dns.pcap',
+    'exe_download.pcap',
+    'google_ssl.pcap',
+    'quic.pcap',
+    'sip.pcap',
+    'smtp.pcap',
+    'ssh.pcap',
+)
 
 #: pcap/pcapng link type of Ethernet (LINKTYPE_ETHERNET).
 LINKTYPE_ETHERNET = 1
@@ -91,11 +100,15 @@ def read_frames(path):
             else:
                 reader = dpkt.pcap.Reader(stream)
         except (ValueError, dpkt.Error) as exc:
-            raise CaptureError('%s is not a pcap or pcapng capture: %s' % (path, exc))
+            raise CaptureError(
+                '%s is not a pcap or pcapng capture: %s' % (path, exc)
+            )
         if reader.datalink() != LINKTYPE_ETHERNET:
-            raise CaptureError('%s: link type %d, not Ethernet (%d): the vTC takes '
-                               'Ethernet frames only' % (path, reader.datalink(),
-                                                         LINKTYPE_ETHERNET))
+            raise CaptureError(
+                '%s: link type %d, not Ethernet (%d): the vTC takes '
+                'Ethernet frames only'
+                % (path, reader.datalink(), LINKTYPE_ETHERNET)
+            )
         return [bytes(data) for _, data in reader]
 
 
@@ -103,7 +116,9 @@ def ipv6_address(ipv4):
     """The IPv6 address an IPv4 address becomes in the IPv6 variant
     (injective).
     """
-    return ipaddress.IPv6Address(int(IPV6_PREFIX) | int(ipaddress.IPv4Address(ipv4)))
+    return ipaddress.IPv6Address(
+        int(IPV6_PREFIX) | int(ipaddress.IPv4Address(ipv4))
+    )
 
 
 def _is_fragment(ip):
@@ -183,14 +198,23 @@ def qinq_variant(frames, outer=100, inner=200):
 #: first), its protocol name ("DNS.WhatsApp": master.application), packets both
 #: ways.
 NdpiFlow = collections.namedtuple(
-    'NdpiFlow', 'number transport addr_1 port_1 addr_2 port_2 bidirectional vlan protocol '
-                'confidence dpi_packets packets')
+    'NdpiFlow',
+    'number transport addr_1 port_1 addr_2 port_2 bidirectional vlan protocol '
+    'confidence dpi_packets packets',
+)
 
 _ENDPOINT = r'(\[[0-9A-Fa-f:.]+\]|[0-9.]+):(\d+)'
-_FLOW_LINE = re.compile(r'^\s+(\d+)\s+(TCP|UDP)\s+' + _ENDPOINT + r'\s+(<->|->)\s+'
-                        + _ENDPOINT + r'\s+(\[.*)$')
+_FLOW_LINE = re.compile(
+    r'^\s+(\d+)\s+(TCP|UDP)\s+'
+    + _ENDPOINT
+    + r'\s+(<->|->)\s+'
+    + _ENDPOINT
+    + r'\s+(\[.*)$'
+)
 _FIELD = re.compile(r'\[([A-Za-z /]+): ([^\]]*)\]')
-_PACKETS = re.compile(r'\[(\d+) pkts/\d+ bytes (?:<->|->) (\d+) pkts/\d+ bytes\]')
+_PACKETS = re.compile(
+    r'\[(\d+) pkts/\d+ bytes (?:<->|->) (\d+) pkts/\d+ bytes\]'
+)
 
 
 def _address(text):
@@ -216,13 +240,20 @@ def ndpi_flows(path):
             packets = _PACKETS.search(rest)
             if 'proto' not in fields or not packets:
                 raise ValueError('%s: cannot read flow line %r' % (path, line))
-            flows.append(NdpiFlow(
-                number=int(number), transport=transport,
-                addr_1=_address(a1), port_1=int(p1), addr_2=_address(a2), port_2=int(p2),
-                bidirectional=arrow == '<->',
-                vlan=int(fields['VLAN']) if 'VLAN' in fields else None,
-                protocol=fields['proto'].split('/', 1)[1],
-                confidence=fields.get('Confidence', ''),
-                dpi_packets=int(fields.get('DPI packets', 0)),
-                packets=int(packets.group(1)) + int(packets.group(2))))
+            flows.append(
+                NdpiFlow(
+                    number=int(number),
+                    transport=transport,
+                    addr_1=_address(a1),
+                    port_1=int(p1),
+                    addr_2=_address(a2),
+                    port_2=int(p2),
+                    bidirectional=arrow == '<->',
+                    vlan=int(fields['VLAN']) if 'VLAN' in fields else None,
+                    protocol=fields['proto'].split('/', 1)[1],
+                    confidence=fields.get('Confidence', ''),
+                    dpi_packets=int(fields.get('DPI packets', 0)),
+                    packets=int(packets.group(1)) + int(packets.group(2)),
+                )
+            )
     return flows

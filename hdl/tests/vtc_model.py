@@ -33,11 +33,24 @@ the gaps are far longer than the timeout.
 import collections
 import ipaddress
 
-CLASSES = ('unknown', 'http', 'tls', 'dns', 'ssh', 'quic', 'sip', 'rtp', 'bittorrent', 'smtp',
-           'ntp')
+CLASSES = (
+    'unknown',
+    'http',
+    'tls',
+    'dns',
+    'ssh',
+    'quic',
+    'sip',
+    'rtp',
+    'bittorrent',
+    'smtp',
+    'ntp',
+)
 CLASS_NUMBER = {name: number for number, name in enumerate(CLASSES)}
 
-FlowKey = collections.namedtuple('FlowKey', 'ip_version proto addr_a port_a addr_b port_b')
+FlowKey = collections.namedtuple(
+    'FlowKey', 'ip_version proto addr_a port_a addr_b port_b'
+)
 
 WINDOW_BYTES = 128
 SIGNATURE_BYTES = 12
@@ -50,17 +63,53 @@ ETH_VLAN_TYPES = (0x8100, 0x88A8)
 ETH_IPV4, ETH_IPV6 = 0x0800, 0x86DD
 TCP, UDP = 6, 17
 
-HTTP_STARTS = (b'GET ', b'POST', b'HEAD', b'PUT ', b'HTTP', b'DELE', b'OPTI', b'CONN', b'PATC')
-SIP_STARTS = (b'SIP/', b'INVI', b'REGI', b'ACK ', b'BYE ', b'CANC', b'OPTI', b'NOTI', b'SUBS',
-              b'MESS', b'INFO', b'PRAC', b'REFE', b'UPDA', b'PUBL')
+HTTP_STARTS = (
+    b'GET ',
+    b'POST',
+    b'HEAD',
+    b'PUT ',
+    b'HTTP',
+    b'DELE',
+    b'OPTI',
+    b'CONN',
+    b'PATC',
+)
+SIP_STARTS = (
+    b'SIP/',
+    b'INVI',
+    b'REGI',
+    b'ACK ',
+    b'BYE ',
+    b'CANC',
+    b'OPTI',
+    b'NOTI',
+    b'SUBS',
+    b'MESS',
+    b'INFO',
+    b'PRAC',
+    b'REFE',
+    b'UPDA',
+    b'PUBL',
+)
 BITTORRENT_START = b'\x13BitTorrent '  # the handshake's first 12 bytes
 
 COUNTER_NAMES = (
-    'FRAMES', 'BYTES', 'FLOWS_SEEN', 'FLOWS_CLASSIFIED', 'FLOW_OCCUPANCY', 'FLOW_INSERTIONS',
-    'FLOW_EVICTIONS', 'FLOW_FAILED_INSERTIONS', 'UNPARSED_FRAMES', 'OVERSIZE_FRAMES',
-) + tuple('CLASS_PACKETS_%s' % name.upper() for name in CLASSES) \
-  + tuple('CLASS_BYTES_%s' % name.upper() for name in CLASSES) \
-  + tuple('CLASS_FLOWS_%s' % name.upper() for name in CLASSES[1:])
+    (
+        'FRAMES',
+        'BYTES',
+        'FLOWS_SEEN',
+        'FLOWS_CLASSIFIED',
+        'FLOW_OCCUPANCY',
+        'FLOW_INSERTIONS',
+        'FLOW_EVICTIONS',
+        'FLOW_FAILED_INSERTIONS',
+        'UNPARSED_FRAMES',
+        'OVERSIZE_FRAMES',
+    )
+    + tuple('CLASS_PACKETS_%s' % name.upper() for name in CLASSES)
+    + tuple('CLASS_BYTES_%s' % name.upper() for name in CLASSES)
+    + tuple('CLASS_FLOWS_%s' % name.upper() for name in CLASSES[1:])
+)
 
 MASK32 = 0xFFFFFFFF
 
@@ -78,13 +127,25 @@ class FlowState:
         self.last_seen = now
 
     def __repr__(self):
-        return 'FlowState(%s, %s, inspected=%d)' % (self.key, self.klass, self.inspected)
+        return 'FlowState(%s, %s, inspected=%d)' % (
+            self.key,
+            self.klass,
+            self.inspected,
+        )
 
 
 class Parsed:
     """What the RTL's parser extracts from a frame's window."""
 
-    __slots__ = ('key', 'l3', 'version', 'payload_len', 'payload', 'sport', 'dport')
+    __slots__ = (
+        'key',
+        'l3',
+        'version',
+        'payload_len',
+        'payload',
+        'sport',
+        'dport',
+    )
 
 
 def _be16(data, offset):
@@ -147,7 +208,9 @@ def parse(frame, max_frame_len=9018):
     else:
         a, b = (dst, parsed.dport), (src, parsed.sport)
     address = ipaddress.IPv4Address if version == 4 else ipaddress.IPv6Address
-    parsed.key = FlowKey(version, proto, address(a[0]), a[1], address(b[0]), b[1])
+    parsed.key = FlowKey(
+        version, proto, address(a[0]), a[1], address(b[0]), b[1]
+    )
     parsed.l3 = l3
     parsed.version = version
     parsed.payload_len = payload_len
@@ -169,8 +232,14 @@ def stored_key(key):
     """The 105-bit key the table stores: {is_ipv6, proto, addr_a, port_a,
     addr_b, port_b}.
     """
-    return ((key.ip_version == 6) << 104 | key.proto << 96 | fold(key.addr_a) << 64
-            | key.port_a << 48 | fold(key.addr_b) << 16 | key.port_b)
+    return (
+        (key.ip_version == 6) << 104
+        | key.proto << 96
+        | fold(key.addr_a) << 64
+        | key.port_a << 48
+        | fold(key.addr_b) << 16
+        | key.port_b
+    )
 
 
 def crc32(value, bits=105):
@@ -207,23 +276,42 @@ def signature(parsed):
     upper = bytes(byte & 0xDF for byte in p[:4])
     matches = {
         'http': tcp and 5060 not in ports and _starts(p, HTTP_STARTS),
-        'tls': tcp and ((0x14 <= p[0] <= 0x17 and p[1] == 3 and p[2] <= 4)
-                        or (p[0] & 0x80 and p[2] == 1 and p[3] == 3 and p[4] <= 4)),
-        'dns': udp and 53 in ports and parsed.payload_len >= 12 and p[2] & 0x78 == 0
-               and p[4] == 0 and p[5] == 1,
+        'tls': tcp
+        and (
+            (0x14 <= p[0] <= 0x17 and p[1] == 3 and p[2] <= 4)
+            or (p[0] & 0x80 and p[2] == 1 and p[3] == 3 and p[4] <= 4)
+        ),
+        'dns': udp
+        and 53 in ports
+        and parsed.payload_len >= 12
+        and p[2] & 0x78 == 0
+        and p[4] == 0
+        and p[5] == 1,
         'ssh': tcp and p[:4] == b'SSH-',
-        'quic': udp and ((p[0] & 0x08 and p[9] == ord('Q') and p[10] == ord('0'))
-                         or (p[0] & 0xC0 == 0xC0 and p[1:5] == b'\x00\x00\x00\x01')
-                         or 443 in ports),
+        'quic': udp
+        and (
+            (p[0] & 0x08 and p[9] == ord('Q') and p[10] == ord('0'))
+            or (p[0] & 0xC0 == 0xC0 and p[1:5] == b'\x00\x00\x00\x01')
+            or 443 in ports
+        ),
         'sip': (udp or (tcp and 5060 in ports)) and _starts(p, SIP_STARTS),
-        'rtp': udp and parsed.payload_len >= 12 and p[0] & 0xC0 == 0x80
-               and ((p[1] & 0x7F) <= 34 or (p[1] & 0x7F) >= 96)
-               and parsed.sport >= 1024 and parsed.dport >= 1024,
+        'rtp': udp
+        and parsed.payload_len >= 12
+        and p[0] & 0xC0 == 0x80
+        and ((p[1] & 0x7F) <= 34 or (p[1] & 0x7F) >= 96)
+        and parsed.sport >= 1024
+        and parsed.dport >= 1024,
         'bittorrent': tcp and p[:12] == BITTORRENT_START,
-        'smtp': tcp and (upper in (b'EHLO', b'HELO')
-                         or (p[:4] == b'220 ' and (25 in ports or 587 in ports))),
-        'ntp': udp and 123 in ports and parsed.payload_len >= 48 and 1 <= (p[0] >> 3) & 7 <= 4
-               and p[0] & 7 != 0,
+        'smtp': tcp
+        and (
+            upper in (b'EHLO', b'HELO')
+            or (p[:4] == b'220 ' and (25 in ports or 587 in ports))
+        ),
+        'ntp': udp
+        and 123 in ports
+        and parsed.payload_len >= 48
+        and 1 <= (p[0] >> 3) & 7 <= 4
+        and p[0] & 7 != 0,
     }
     for number, name in enumerate(CLASSES[1:], start=1):
         if matches[name]:
@@ -248,7 +336,10 @@ def mark(frame, l3, version, dscp):
         out[l3 + 1] = dscp << 2 | out[l3 + 1] & 3
         new_word = out[l3] << 8 | out[l3 + 1]
         checksum = _be16(out, l3 + 10)
-        checksum = ~_ones_add(~checksum & 0xFFFF, ~old_word & 0xFFFF, new_word) & 0xFFFF
+        checksum = (
+            ~_ones_add(~checksum & 0xFFFF, ~old_word & 0xFFFF, new_word)
+            & 0xFFFF
+        )
         out[l3 + 10], out[l3 + 11] = checksum >> 8, checksum & 0xFF
     else:
         out[l3] = out[l3] & 0xF0 | dscp >> 2
@@ -259,10 +350,20 @@ def mark(frame, l3, version, dscp):
 class VtcModel:
     """The classifier as the RTL implements it; see the module docstring."""
 
-    def __init__(self, flow_table_depth=4096, inspect_packets=8, max_frame_len=9018, policy=None,
-                 flow_timeout=4096):
-        if flow_table_depth < WAYS or flow_table_depth & (flow_table_depth - 1):
-            raise ValueError('flow_table_depth must be a power of two >= %d' % WAYS)
+    def __init__(
+        self,
+        flow_table_depth=4096,
+        inspect_packets=8,
+        max_frame_len=9018,
+        policy=None,
+        flow_timeout=4096,
+    ):
+        if flow_table_depth < WAYS or flow_table_depth & (
+            flow_table_depth - 1
+        ):
+            raise ValueError(
+                'flow_table_depth must be a power of two >= %d' % WAYS
+            )
         self.buckets = flow_table_depth // WAYS
         self.inspect_packets = inspect_packets
         self.max_frame_len = max_frame_len
@@ -280,11 +381,18 @@ class VtcModel:
         """
         if name == 'unknown':
             raise ValueError('the unknown class has no policy entry')
-        self.policy[CLASS_NUMBER[name]] = register_value & (POLICY_ENABLE | 0x3F)
+        self.policy[CLASS_NUMBER[name]] = register_value & (
+            POLICY_ENABLE | 0x3F
+        )
 
     @property
     def flows(self):
-        return {entry.key: entry for bucket in self.table for entry in bucket if entry}
+        return {
+            entry.key: entry
+            for bucket in self.table
+            for entry in bucket
+            if entry
+        }
 
     @staticmethod
     def flow_key(frame):
@@ -306,7 +414,9 @@ class VtcModel:
         return 'unknown'
 
     def _expired(self, entry):
-        return (self.now - entry.last_seen) % (1 << TIMESTAMP_BITS) > self.flow_timeout
+        return (self.now - entry.last_seen) % (
+            1 << TIMESTAMP_BITS
+        ) > self.flow_timeout
 
     def _lookup(self, parsed):
         """Update the table for one parsed frame; return (class before, class
@@ -321,7 +431,11 @@ class VtcModel:
         for entry in bucket:
             if entry and entry.stored_key == wanted:
                 before = CLASS_NUMBER[entry.klass]
-                if before == 0 and carries_payload and entry.inspected < self.inspect_packets:
+                if (
+                    before == 0
+                    and carries_payload
+                    and entry.inspected < self.inspect_packets
+                ):
                     entry.inspected += 1
                     if match:
                         entry.klass = CLASSES[match]
@@ -331,7 +445,11 @@ class VtcModel:
                 return before, CLASS_NUMBER[entry.klass]
         c['FLOWS_SEEN'] += 1
         free = [way for way, entry in enumerate(bucket) if entry is None]
-        expired = [way for way, entry in enumerate(bucket) if entry and self._expired(entry)]
+        expired = [
+            way
+            for way, entry in enumerate(bucket)
+            if entry and self._expired(entry)
+        ]
         if free:
             way = free[0]
             c['FLOW_OCCUPANCY'] += 1

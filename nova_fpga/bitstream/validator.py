@@ -176,7 +176,9 @@ class Validator:
         """Bytes of the last chunk beyond the length a .bit header declares."""
         if self._header is None:
             return 0
-        beyond = self._size - self._payload_offset - self._header.payload_length
+        beyond = (
+            self._size - self._payload_offset - self._header.payload_length
+        )
         return min(max(beyond, 0), just_fed)
 
     def _take_payload(self, data):
@@ -386,7 +388,9 @@ class Validator:
                     if self._crc_from is not None else 'no register writes')
             raise errors.CrcError(
                 'CRC check word 0x%08X does not match 0x%08X computed over the '
-                'register writes in %s' % (value, self._crc, span), offset)
+                'register writes in %s' % (value, self._crc, span),
+                offset,
+            )
         self._crc = 0
         self._crc_from = None
         self._crc_checks += 1
@@ -462,7 +466,9 @@ class Validator:
         if header is not None and header.partial_flag and not partial:
             raise errors.HeaderError(
                 'the header says PARTIAL=TRUE but the packets carry the device '
-                'set-up block of a full bitstream', self._setup_at)
+                'set-up block of a full bitstream',
+                self._setup_at,
+            )
         return Bitstream(
             container=self._container, device=self._device,
             idcode=self._idcode, partial=partial,

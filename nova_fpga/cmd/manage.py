@@ -136,9 +136,18 @@ def main(argv=None):
                 visibility='public' if args.public else 'private',
                 timeout=args.timeout)
             props = image.properties or {}
-            print('image %s (%s) active: %s' % (image.name, image.id, ', '.join(
-                '%s=%s' % (k, props[k]) for k in sorted(props)
-                if k.startswith(('fpga_', 'trait:')))))
+            print(
+                'image %s (%s) active: %s'
+                % (
+                    image.name,
+                    image.id,
+                    ', '.join(
+                        '%s=%s' % (k, props[k])
+                        for k in sorted(props)
+                        if k.startswith(('fpga_', 'trait:'))
+                    ),
+                )
+            )
     except (ConventionError, errors.BitstreamError, OSError,
             sdk_exceptions.SDKException) as exc:
         print('nova-fpga-manage: %s' % exc, file=sys.stderr)

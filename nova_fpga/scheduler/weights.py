@@ -27,6 +27,5 @@ class CachedBitstreamWeigher(weights.BaseHostWeigher):
         image = spec_obj.image
         if image is None or 'id' not in image:
             return 0.0
-        cached = (host_state.stats or {}).get(placement.STAT_CACHED_IMAGES,
-                                             '')
+        cached = (host_state.stats or {}).get(placement.STAT_CACHED_IMAGES, '')
         return 1.0 if image.id in cached.split(',') else 0.0

@@ -18,8 +18,11 @@ def get_transport(conf):
 
 
 def make_client(conf):
-    return agent_api.AgentAPI(get_transport(conf), topic=conf.zynq.topic,
-                                 timeout=conf.zynq.rpc_timeout)
+    return agent_api.AgentAPI(
+        get_transport(conf),
+        topic=conf.zynq.topic,
+        timeout=conf.zynq.rpc_timeout,
+    )
 
 
 def rpc_context(context):

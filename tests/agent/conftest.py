@@ -19,8 +19,9 @@ REFERENCE = mf.load(mf.REFERENCE)
 
 
 @functools.lru_cache(maxsize=None)
-def module_for(region, module_id=modules.LOOPBACK_MODULE_ID, part='7z020clg400',
-               seed=0):
+def module_for(
+    region, module_id=modules.LOOPBACK_MODULE_ID, part='7z020clg400', seed=0
+):
     """A builder-made partial for a reference-shell region."""
     footprint = REFERENCE.region(region).footprint
     return builder.build_partial(part, 'loopback_%s' % region, module_id,

@@ -67,5 +67,8 @@ class AgentProcess:
 
 def client_for(url, timeout=30):
     transport = messaging.get_rpc_transport(
-        cfg.CONF, url=url, allowed_remote_exmods=['nova_fpga.contract.agent_api'])
+        cfg.CONF,
+        url=url,
+        allowed_remote_exmods=['nova_fpga.contract.agent_api'],
+    )
     return api.AgentAPI(transport, timeout=timeout), transport

@@ -67,7 +67,9 @@ def test_load_stats_power_reset_unload(cloud):
     assert freed['state'] == states.FREE and freed['instance_uuid'] is None
     assert agent.manager.backend.is_decoupled('rp0')
     # unloading a free region again is harmless
-    assert cloud.client.unload({}, 'b0', 'rp0', instance)['state'] == states.FREE
+    assert (
+        cloud.client.unload({}, 'b0', 'rp0', instance)['state'] == states.FREE
+    )
 
 
 def test_real_partial_loads_as_an_opaque_module(cloud):
@@ -232,7 +234,10 @@ def test_corrupt_state_file_starts_safe(cloud, tmp_path):
     assert list((tmp_path / 'b0').glob('regions.json.corrupt-*'))
     # an operator (or nova) clears a region, then it loads again
     cloud.client.unload({}, 'b0', 'rp0', str(uuid.uuid4()))
-    assert load(cloud, 'b0', 'rp0', module_for('rp0'))[1]['state'] == states.ACTIVE
+    assert (
+        load(cloud, 'b0', 'rp0', module_for('rp0'))[1]['state']
+        == states.ACTIVE
+    )
 
 
 def test_board_reboot_is_noticed(cloud, tmp_path):

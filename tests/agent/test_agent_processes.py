@@ -129,8 +129,9 @@ def test_corrupt_state_file_no_crash_loop(client, agents, tmp_path, rabbitmq):
     assert region_of(client, board, 'rp0')['state'] == states.FAILED
 
 
-def test_agent_refuses_to_start_on_the_wrong_device(tmp_path, rabbitmq,
-                                                     client):
+def test_agent_refuses_to_start_on_the_wrong_device(
+    tmp_path, rabbitmq, client
+):
     agent = AgentProcess(tmp_path, 'wrongdev', rabbitmq.user('wrongdev'),
                          {('emulator', 'part'): 'xc7z010clg400-1'})
     with pytest.raises(RuntimeError, match='exited 1'):

@@ -69,12 +69,17 @@ def test_load_by_digest_over_rpc(cloud):
     second = str(uuid.uuid4())
     result = cloud.client.load({}, 'b0', 'rp0', second, 'img-1',
                                digest(data), None)
-    assert (result['state'], result['instance_uuid']) == (states.ACTIVE, second)
+    assert (result['state'], result['instance_uuid']) == (
+        states.ACTIVE,
+        second,
+    )
     other = module_for('rp1')
     with pytest.raises(api.NotCached):
         cloud.client.load({}, 'b0', 'rp1', str(uuid.uuid4()), 'img-2',
                           digest(other), None)
-    assert cloud.client.describe({}, 'b0')['regions'][1]['state'] == states.FREE
+    assert (
+        cloud.client.describe({}, 'b0')['regions'][1]['state'] == states.FREE
+    )
 
 
 def test_version_cap_1_0_never_asks_for_a_cached_load(cloud):

@@ -73,8 +73,10 @@ class Capture:
             if addr[2] == dataplane.PACKET_OUTGOING:
                 continue
             frame = dataplane._with_vlan_tag(data, anc)
-            if frame[12:14] == b'\x81\x00' and \
-                    struct.unpack_from('>H', frame, 14)[0] & 0xFFF == self.vlan:
+            if (
+                frame[12:14] == b'\x81\x00'
+                and struct.unpack_from('>H', frame, 14)[0] & 0xFFF == self.vlan
+            ):
                 self.frames.append(frame)
 
     def wait_for(self, count, timeout=60):
@@ -121,7 +123,9 @@ def test_real_captures_come_back_through_the_loopback(tmp_path, rabbitmq,
               iface=peer_if, verbose=False)
         time.sleep(0.5)
         stats = client.stats({}, 'dp0', 'rp0')
-        size = sum(len(p) for c in captures for p in map(bytes, rdpcap(str(c))))
+        size = sum(
+            len(p) for c in captures for p in map(bytes, rdpcap(str(c)))
+        )
         assert stats['dataplane']['frames_in'] == total
         assert stats['dataplane']['frames_out'] == total
         assert stats['dataplane']['dropped'] == 0

@@ -24,15 +24,26 @@ VTC = modules.VtcRegisters
 
 def model_counters(model):
     """The model's counters under the names the agent reports."""
-    out = {'frames': model.counters['FRAMES'], 'bytes': model.counters['BYTES']}
+    out = {
+        'frames': model.counters['FRAMES'],
+        'bytes': model.counters['BYTES'],
+    }
     for name in modules.VTC_COUNTERS:
-        register = {'flow_table_occupancy': 'FLOW_OCCUPANCY'}.get(name, name.upper())
+        register = {'flow_table_occupancy': 'FLOW_OCCUPANCY'}.get(
+            name, name.upper()
+        )
         out[name] = model.counters[register]
     for klass in VTC.CLASSES:
-        out['%s_packets' % klass] = model.counters['CLASS_PACKETS_%s' % klass.upper()]
-        out['%s_bytes' % klass] = model.counters['CLASS_BYTES_%s' % klass.upper()]
+        out['%s_packets' % klass] = model.counters[
+            'CLASS_PACKETS_%s' % klass.upper()
+        ]
+        out['%s_bytes' % klass] = model.counters[
+            'CLASS_BYTES_%s' % klass.upper()
+        ]
     for klass in VTC.CLASSES[1:]:
-        out['%s_flows' % klass] = model.counters['CLASS_FLOWS_%s' % klass.upper()]
+        out['%s_flows' % klass] = model.counters[
+            'CLASS_FLOWS_%s' % klass.upper()
+        ]
     return out
 
 
@@ -59,7 +70,10 @@ def test_vtc_region_classifies_real_captures_like_the_model(cloud, report):
         for frame in vtc_captures.read_frames(path):
             now = backend.read_register('rp1', VTC.TIMESTAMP)
             expected = model.process(frame, now=now)
-            assert backend.transfer('rp1', frame) == [expected], (path.name, frames)
+            assert backend.transfer('rp1', frame) == [expected], (
+                path.name,
+                frames,
+            )
             frames += 1
             marked += expected != frame
     assert marked > 0  # the policy did mark classified flows

@@ -83,8 +83,10 @@ def test_a_dead_board_keeps_its_servers_and_new_ones_go_elsewhere(
     # usable again for whatever test comes next
     wait_until(lambda: reserved_regions(cloud, board) == 0, 60,
                "%s's regions usable again" % board)
-    report('e2e: host_status of a server on %s (microversion 2.16): %s'
-           % (board, ', '.join('%s %r' % item for item in host_status.items())))
+    report(
+        'e2e: host_status of a server on %s (microversion 2.16): %s'
+        % (board, ', '.join('%s %r' % item for item in host_status.items()))
+    )
 
 
 def server_states(cloud, servers, ids):

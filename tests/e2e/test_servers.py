@@ -123,7 +123,9 @@ def test_delete_frees_the_region(cloud, servers, images, bob):
 def test_four_servers_fill_two_boards_and_the_fifth_finds_no_host(
         cloud, servers, images):
     placed = set()
-    for index, image in enumerate(['e2e-loopback-rp0', 'e2e-loopback-rp1'] * 2):
+    for index, image in enumerate(
+        ['e2e-loopback-rp0', 'e2e-loopback-rp1'] * 2
+    ):
         server_id = servers.create('e2e-fill%d' % index, images[image])
         board = servers.show(server_id)['OS-EXT-SRV-ATTR:hypervisor_hostname']
         placed.add((board, cloud.region_holding(board, server_id)))

@@ -96,4 +96,3 @@ class ZynqTestBase(integrated_helpers._IntegratedTestBase):
             if uuid == server['id']:
                 return where
         return None
-

@@ -27,8 +27,10 @@ def spec(props, extra_specs):
 
 
 def host(hypervisor_type, agent='up', shell_id=None):
-    stats = {placement.STAT_AGENT: agent,
-             placement.STAT_SHELL_ID: shell_id or agent_fixtures.REFERENCE.shell_id}
+    stats = {
+        placement.STAT_AGENT: agent,
+        placement.STAT_SHELL_ID: shell_id or agent_fixtures.REFERENCE.shell_id,
+    }
     return fakes.FakeHostState('compute', 'node', {
         'hypervisor_type': hypervisor_type,
         'stats': stats if hypervisor_type == 'zynq' else {}})

@@ -41,8 +41,9 @@ class TwoBoardsTest(base.ZynqTestBase):
         self.api.post_server_action(server['id'], {'os-stop': None})
         server = self._wait_for_state_change(server, 'SHUTOFF')
         state = self.cloud.client.describe({}, board)['regions']
-        self.assertEqual(states.STOPPED, {r['name']: r['state']
-                                     for r in state}[region])
+        self.assertEqual(
+            states.STOPPED, {r['name']: r['state'] for r in state}[region]
+        )
         self.api.post_server_action(server['id'], {'os-start': None})
         server = self._wait_for_state_change(server, 'ACTIVE')
 

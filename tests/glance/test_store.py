@@ -112,8 +112,7 @@ def test_validation_streams_with_bounded_reads(fpga_store):
     (lambda: module_for('rp0', part='7z010clg400'),
      'bitstream for xc7z010: this cloud takes bitstreams for xc7z020 only'),
 ])
-def test_invalid_data_is_refused_and_nothing_stays(fpga_store, data,
-                                                  message):
+def test_invalid_data_is_refused_and_nothing_stays(fpga_store, data, message):
     store, datadir = fpga_store
     with pytest.raises(bitstream_store.BitstreamRejected) as exc:
         add(store, 'bad', data())

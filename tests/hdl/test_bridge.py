@@ -12,8 +12,17 @@ from tests.conftest import realdata_path
 
 pytestmark = pytest.mark.hdl
 
-CAPTURES = ['NTPv4.pcap', 'bittorrent.pcap', 'dns.pcap', 'exe_download.pcap', 'google_ssl.pcap',
-            'quic.pcap', 'sip.pcap', 'smtp.pcap', 'ssh.pcap']
+CAPTURES = [
+    'NTPv4.pcap',
+    'bittorrent.pcap',
+    'dns.pcap',
+    'exe_download.pcap',
+    'google_ssl.pcap',
+    'quic.pcap',
+    'sip.pcap',
+    'smtp.pcap',
+    'ssh.pcap',
+]
 ETHERNET = 1
 
 
@@ -25,7 +34,11 @@ def read_capture(path):
     with open(path, 'rb') as stream:
         magic = stream.read(4)
         stream.seek(0)
-        reader = (dpkt.pcapng.Reader if magic == b'\x0a\x0d\x0d\x0a' else dpkt.pcap.Reader)(stream)
+        reader = (
+            dpkt.pcapng.Reader
+            if magic == b'\x0a\x0d\x0d\x0a'
+            else dpkt.pcap.Reader
+        )(stream)
         assert reader.datalink() == ETHERNET
         assert [bytes(data) for _, data in reader] == frames
     return frames
@@ -38,7 +51,9 @@ def read_u64(bridge, lo_offset):
 
 @pytest.fixture(scope='module')
 def loopback():
-    with hdl_bridge.HdlBridge.for_module_id(modules.LOOPBACK_MODULE_ID) as bridge:
+    with hdl_bridge.HdlBridge.for_module_id(
+        modules.LOOPBACK_MODULE_ID
+    ) as bridge:
         yield bridge
 
 
@@ -46,7 +61,9 @@ def test_module_id_reads_back_over_axi_lite(loopback):
     """Register 0 of the running HDL is the ID the registry gave it, as a
     bitstream's UserID.
     """
-    assert loopback.axil_read(Registers.MODULE_ID) == modules.LOOPBACK_MODULE_ID
+    assert (
+        loopback.axil_read(Registers.MODULE_ID) == modules.LOOPBACK_MODULE_ID
+    )
     assert loopback.axil_read(Registers.VERSION) == modules.LOOPBACK.version
 
 
@@ -75,15 +92,27 @@ def test_real_capture_comes_back_unchanged(loopback, capture, report):
 
     assert len(returned) == len(frames)
     for index, (sent, got) in enumerate(zip(frames, returned)):
-        assert got == sent, '%s frame %d (%d bytes) changed' % (capture, index, len(sent))
+        assert got == sent, '%s frame %d (%d bytes) changed' % (
+            capture,
+            index,
+            len(sent),
+        )
     assert read_u64(loopback, Registers.FRAMES_LO) == len(frames)
     assert read_u64(loopback, Registers.BYTES_LO) == sum(map(len, frames))
     beat_bytes = modules.LOOPBACK.data_width // 8
     beats = sum(-(-len(frame) // beat_bytes) for frame in frames)
     # one beat per cycle: only the register slice's latency on top
     assert cycles - quiet <= beats + 4
-    report('bridge %s: %d frames (%d bytes, largest %d) unchanged in %d cycles'
-           % (capture, len(frames), sum(map(len, frames)), max(map(len, frames)), cycles))
+    report(
+        'bridge %s: %d frames (%d bytes, largest %d) unchanged in %d cycles'
+        % (
+            capture,
+            len(frames),
+            sum(map(len, frames)),
+            max(map(len, frames)),
+            cycles,
+        )
+    )
 
 
 def test_counters_clear(loopback):
@@ -108,8 +137,12 @@ def test_build_is_cached_and_keyed_on_what_changes_it():
     built_at = library.stat().st_mtime_ns
     assert hdl_bridge.build(modules.LOOPBACK) == library
     assert library.stat().st_mtime_ns == built_at
-    other_id = modules.HdlModule(**dict(vars(modules.LOOPBACK), module_id=0x4E46FFFF))
-    assert hdl_bridge.build_key(other_id) != hdl_bridge.build_key(modules.LOOPBACK)
+    other_id = modules.HdlModule(
+        **dict(vars(modules.LOOPBACK), module_id=0x4E46FFFF)
+    )
+    assert hdl_bridge.build_key(other_id) != hdl_bridge.build_key(
+        modules.LOOPBACK
+    )
 
 
 def test_fresh_machine_builds_on_first_use(tmp_path, monkeypatch):
@@ -118,8 +151,12 @@ def test_fresh_machine_builds_on_first_use(tmp_path, monkeypatch):
     """
     monkeypatch.setattr(hdl_bridge, 'BUILD_DIR', tmp_path / 'hdl_bridge')
     with hdl_bridge.HdlBridge(modules.LOOPBACK) as bridge:
-        assert bridge.axil_read(Registers.MODULE_ID) == modules.LOOPBACK_MODULE_ID
-    built = list((tmp_path / 'hdl_bridge').glob('loopback-*/' + hdl_bridge.LIBRARY))
+        assert (
+            bridge.axil_read(Registers.MODULE_ID) == modules.LOOPBACK_MODULE_ID
+        )
+    built = list(
+        (tmp_path / 'hdl_bridge').glob('loopback-*/' + hdl_bridge.LIBRARY)
+    )
     assert len(built) == 1
 
 

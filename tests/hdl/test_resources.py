@@ -12,7 +12,9 @@ from tests.conftest import realdata_path
 pytestmark = pytest.mark.hdl
 
 RP1_XDC = resources.ROOT / 'hdl' / 'pblocks' / 'rp1.xdc'
-DECOUPLER_SOURCES = [modules.RTL_DIR / source for source in modules.DECOUPLER_SOURCES]
+DECOUPLER_SOURCES = [
+    modules.RTL_DIR / source for source in modules.DECOUPLER_SOURCES
+]
 
 # xc7z020 fabric: slice rows Y0..Y149 in three clock-region rows of 50
 XC7Z020_SLICE_X_MAX, XC7Z020_SLICE_Y_MAX = 113, 149
@@ -30,9 +32,13 @@ def rp1():
 @functools.lru_cache(maxsize=None)
 def synthesized(top):
     if top == modules.LOOPBACK.top:
-        return resources.synthesize(top, modules.LOOPBACK.source_paths, modules.LOOPBACK.parameters)
+        return resources.synthesize(
+            top, modules.LOOPBACK.source_paths, modules.LOOPBACK.parameters
+        )
     if top == modules.VTC.top:
-        return resources.synthesize(top, modules.VTC.source_paths, modules.VTC.parameters)
+        return resources.synthesize(
+            top, modules.VTC.source_paths, modules.VTC.parameters
+        )
     return resources.synthesize(modules.DECOUPLER_TOP, DECOUPLER_SOURCES)
 
 
@@ -41,8 +47,13 @@ def test_real_pr_0_budget_is_read_from_its_xdc():
     for it.
     """
     budget = pr_0()
-    assert (budget.slices, budget.luts, budget.ffs, budget.ramb36, budget.dsp48) == \
-        (396, 1584, 3168, 4, 8)
+    assert (
+        budget.slices,
+        budget.luts,
+        budget.ffs,
+        budget.ramb36,
+        budget.dsp48,
+    ) == (396, 1584, 3168, 4, 8)
 
 
 def test_rp1_is_a_large_region_beside_pr_0():
@@ -61,7 +72,9 @@ def test_rp1_is_a_large_region_beside_pr_0():
 
 def test_xdc_parser_refuses_what_it_cannot_count():
     with pytest.raises(resources.XdcError):
-        resources.pblock_budgets('resize_pblock p -add {CLOCKREGION_X0Y0:CLOCKREGION_X0Y1}')
+        resources.pblock_budgets(
+            'resize_pblock p -add {CLOCKREGION_X0Y0:CLOCKREGION_X0Y1}'
+        )
     with pytest.raises(resources.XdcError):
         resources.pblock_budgets('create_pblock p')
 
@@ -82,8 +95,10 @@ def test_vtc_fits_rp1(report):
     """
     budget = rp1()
     usage = synthesized(modules.VTC.top)
-    report('yosys vTC: %s vs %s (%.0f%% of the LUTs)' % (usage, budget,
-                                                          100.0 * usage.luts / budget.luts))
+    report(
+        'yosys vTC: %s vs %s (%.0f%% of the LUTs)'
+        % (usage, budget, 100.0 * usage.luts / budget.luts)
+    )
     assert resources.overruns(usage, budget) == []
     # 4,096 entries of 130 bits in four ways: 16 RAMB36, not LUTs
     assert usage.ramb36 >= 16
@@ -102,7 +117,14 @@ def test_decoupler_estimate_uses_block_ram(report):
 
 def test_overrun_is_reported():
     budget = pr_0()
-    usage = resources.Usage(luts=budget.luts + 1, ffs=10, ramb36=budget.ramb36 + 0.5, dsp48=0,
-                            cells={})
+    usage = resources.Usage(
+        luts=budget.luts + 1,
+        ffs=10,
+        ramb36=budget.ramb36 + 0.5,
+        dsp48=0,
+        cells={},
+    )
     assert resources.overruns(usage, budget) == [
-        'LUTs: needs 1585, pblock_pr_0 has 1584', 'RAMB36: needs 4.5, pblock_pr_0 has 4']
+        'LUTs: needs 1585, pblock_pr_0 has 1584',
+        'RAMB36: needs 4.5, pblock_pr_0 has 4',
+    ]

@@ -85,15 +85,22 @@ def flow_key(flow, address=lambda a: a):
     """The model's key for an nDPI flow, endpoints through `address` (for the
     variants).
     """
-    a, b = (address(flow.addr_1), flow.port_1), (address(flow.addr_2), flow.port_2)
+    a, b = (address(flow.addr_1), flow.port_1), (
+        address(flow.addr_2),
+        flow.port_2,
+    )
     if (int(b[0]), b[1]) < (int(a[0]), a[1]):
         a, b = b, a
-    return FlowKey(a[0].version, TRANSPORT[flow.transport], a[0], a[1], b[0], b[1])
+    return FlowKey(
+        a[0].version, TRANSPORT[flow.transport], a[0], a[1], b[0], b[1]
+    )
 
 
 #: A TCP/UDP frame as scapy reads it (through encapsulations the vTC does not
 #: parse).
-Dissected = collections.namedtuple('Dissected', 'frame transport ends layers payload')
+Dissected = collections.namedtuple(
+    'Dissected', 'frame transport ends layers payload'
+)
 
 
 def dissect(frames):
@@ -110,20 +117,38 @@ def dissect(frames):
         else:
             segment = bytes(ip)[40:40 + ip.plen]
         header = (segment[12] >> 4) * 4 if isinstance(transport, TCP) else 8
-        out.append(Dissected(
-            frame=frame, transport='TCP' if isinstance(transport, TCP) else 'UDP',
-            ends=frozenset({(ipaddress.ip_address(ip.src), transport.sport),
-                            (ipaddress.ip_address(ip.dst), transport.dport)}),
-            layers=' / '.join(layer.__name__ for layer in packet.layers()
-                              if layer.__name__ not in ('Raw', 'Padding')),
-            payload=segment[header:]))
+        out.append(
+            Dissected(
+                frame=frame,
+                transport='TCP' if isinstance(transport, TCP) else 'UDP',
+                ends=frozenset(
+                    {
+                        (ipaddress.ip_address(ip.src), transport.sport),
+                        (ipaddress.ip_address(ip.dst), transport.dport),
+                    }
+                ),
+                layers=' / '.join(
+                    layer.__name__
+                    for layer in packet.layers()
+                    if layer.__name__ not in ('Raw', 'Padding')
+                ),
+                payload=segment[header:],
+            )
+        )
     return out
 
 
 def frames_of(flow, dissected, address):
     """The dissected frames of one nDPI flow (endpoints through `address`)."""
-    ends = {(address(flow.addr_1), flow.port_1), (address(flow.addr_2), flow.port_2)}
-    return [d for d in dissected if d.transport == flow.transport and d.ends == ends]
+    ends = {
+        (address(flow.addr_1), flow.port_1),
+        (address(flow.addr_2), flow.port_2),
+    }
+    return [
+        d
+        for d in dissected
+        if d.transport == flow.transport and d.ends == ends
+    ]
 
 
 def reason(flow, key, got, dissected, address, inspect_packets):
@@ -133,19 +158,27 @@ def reason(flow, key, got, dissected, address, inspect_packets):
         return 'no frame of this flow in the capture'
     parsed = [d.payload for d in mine if VtcModel.flow_key(d.frame) == key]
     if not parsed:
-        return ('none of its %d frames is parsed by the vTC (%s: an encapsulation the '
-                'vTC forwards unparsed)' % (len(mine), mine[0].layers))
+        return (
+            'none of its %d frames is parsed by the vTC (%s: an encapsulation the '
+            'vTC forwards unparsed)' % (len(mine), mine[0].layers)
+        )
     inspected = [payload for payload in parsed if payload][:inspect_packets]
     if not inspected:
-        return 'no payload in any of its %d frames: nothing to inspect' % len(parsed)
+        return 'no payload in any of its %d frames: nothing to inspect' % len(
+            parsed
+        )
     preview = ', '.join(repr(p[:SIGNATURE_PREVIEW]) for p in inspected[:3])
     by_port = (' (nDPI itself matched it by port only)'
                if flow.confidence == 'Match by port' else '')
     if got == 'unknown':
-        return ('no signature matched in its first %d payload packets%s; payloads start %s'
-                % (len(inspected), by_port, preview))
-    return ('a %s signature matched first in its first %d payload packets%s; payloads '
-            'start %s' % (got, len(inspected), by_port, preview))
+        return (
+            'no signature matched in its first %d payload packets%s; payloads start %s'
+            % (len(inspected), by_port, preview)
+        )
+    return (
+        'a %s signature matched first in its first %d payload packets%s; payloads '
+        'start %s' % (got, len(inspected), by_port, preview)
+    )
 
 
 def replay(frames):
@@ -172,13 +205,26 @@ def verdicts(variant):
     for path in vtc_captures.ndpi_capture_paths():
         frames = make(vtc_captures.read_frames(path))
         model = replay(frames)
-        for flow in vtc_captures.ndpi_flows(vtc_captures.ndpi_result_path(path)):
+        for flow in vtc_captures.ndpi_flows(
+            vtc_captures.ndpi_result_path(path)
+        ):
             key = flow_key(flow, address)
-            verdict = Verdict(path.name, flow, vtc_class(flow.protocol), model.flow_class(key))
+            verdict = Verdict(
+                path.name,
+                flow,
+                vtc_class(flow.protocol),
+                model.flow_class(key),
+            )
             if verdict.expected and not verdict.agrees:
                 dissected = dissect(frames)
-                verdict.reason = reason(flow, key, verdict.got, dissected, address,
-                                        model.inspect_packets)
+                verdict.reason = reason(
+                    flow,
+                    key,
+                    verdict.got,
+                    dissected,
+                    address,
+                    model.inspect_packets,
+                )
                 verdict.unparsed = not any(
                     VtcModel.flow_key(d.frame) == key
                     for d in frames_of(flow, dissected, address))
@@ -199,27 +245,55 @@ def agreement(all_verdicts):
 
 def describe(variant, all_verdicts):
     """The per-protocol table and every disagreement, as printed lines."""
-    lines = ['vTC accuracy against nDPI, %s (%d flows in 9 captures, reference model, '
-             'default parameters):' % (variant, len(all_verdicts)),
-             '  %-11s %8s %6s %7s' % ('protocol', 'ground', 'agree', '%')]
+    lines = [
+        'vTC accuracy against nDPI, %s (%d flows in 9 captures, reference model, '
+        'default parameters):' % (variant, len(all_verdicts)),
+        '  %-11s %8s %6s %7s' % ('protocol', 'ground', 'agree', '%'),
+    ]
     for name, (flows, agree) in agreement(all_verdicts).items():
-        lines.append('  %-11s %8d %6d %6.1f%%' % (name, flows, agree, 100.0 * agree / flows))
+        lines.append(
+            '  %-11s %8d %6d %6.1f%%'
+            % (name, flows, agree, 100.0 * agree / flows)
+        )
     uncovered = [v for v in all_verdicts if not v.expected]
     for v in uncovered:
         lines.append('  not covered: %s flow %d, nDPI %s, vTC says %s'
                      % (v.capture, v.flow.number, v.flow.protocol, v.got))
     for v in all_verdicts:
         if v.unparsed:
-            lines.append('  NOT SEEN %s flow %d %s %s:%d <-> %s:%d (nDPI %s): %s; not counted'
-                         % (v.capture, v.flow.number, v.flow.transport, v.flow.addr_1,
-                            v.flow.port_1, v.flow.addr_2, v.flow.port_2, v.flow.protocol,
-                            v.reason))
+            lines.append(
+                '  NOT SEEN %s flow %d %s %s:%d <-> %s:%d (nDPI %s): %s; not counted'
+                % (
+                    v.capture,
+                    v.flow.number,
+                    v.flow.transport,
+                    v.flow.addr_1,
+                    v.flow.port_1,
+                    v.flow.addr_2,
+                    v.flow.port_2,
+                    v.flow.protocol,
+                    v.reason,
+                )
+            )
         elif v.expected and not v.agrees:
-            lines.append('  DISAGREE %s flow %d %s %s:%d <-> %s:%d (nDPI %s, %d pkts, confidence '
-                         '%s): vTC says %s: %s'
-                         % (v.capture, v.flow.number, v.flow.transport, v.flow.addr_1,
-                            v.flow.port_1, v.flow.addr_2, v.flow.port_2, v.flow.protocol,
-                            v.flow.packets, v.flow.confidence, v.got, v.reason))
+            lines.append(
+                '  DISAGREE %s flow %d %s %s:%d <-> %s:%d (nDPI %s, %d pkts, confidence '
+                '%s): vTC says %s: %s'
+                % (
+                    v.capture,
+                    v.flow.number,
+                    v.flow.transport,
+                    v.flow.addr_1,
+                    v.flow.port_1,
+                    v.flow.addr_2,
+                    v.flow.port_2,
+                    v.flow.protocol,
+                    v.flow.packets,
+                    v.flow.confidence,
+                    v.got,
+                    v.reason,
+                )
+            )
     return lines
 
 
@@ -229,7 +303,9 @@ def test_mapping_covers_every_class_and_goes_by_master_protocol():
     assert vtc_class('TLS.Google') == 'tls'
     assert vtc_class('QUIC.YouTube') == 'quic'
     assert vtc_class('HTTP.Microsoft') == 'http'
-    assert vtc_class('RTP') == 'rtp' and vtc_class('BitTorrent') == 'bittorrent'
+    assert (
+        vtc_class('RTP') == 'rtp' and vtc_class('BitTorrent') == 'bittorrent'
+    )
     assert vtc_class('STUN') is None and vtc_class('Unknown') is None
     assert vtc_class('Google') is None
 
@@ -250,13 +326,17 @@ def test_ground_truth_is_read_whole():
             # nDPI totals a flow under its application (the part after the dot)
             counted[flow.protocol.split('.')[-1]][0] += flow.packets
             counted[flow.protocol.split('.')[-1]][1] += 1
-        assert {name: tuple(c) for name, c in counted.items()} == totals, path.name
+        assert {
+            name: tuple(c) for name, c in counted.items()
+        } == totals, path.name
 
 
 def test_ipv6_addresses_in_brackets_are_read(tmp_path):
     out = tmp_path / 'v6.pcap.out'
-    out.write_text('\t1\tTCP [2001:db8::1]:443 <-> [2001:db8::2]:51000 [proto: 91.126/TLS.Google]'
-                   '[Confidence: DPI][DPI packets: 5][3 pkts/400 bytes <-> 2 pkts/300 bytes]\n')
+    out.write_text(
+        '\t1\tTCP [2001:db8::1]:443 <-> [2001:db8::2]:51000 [proto: 91.126/TLS.Google]'
+        '[Confidence: DPI][DPI packets: 5][3 pkts/400 bytes <-> 2 pkts/300 bytes]\n'
+    )
     (flow,) = vtc_captures.ndpi_flows(out)
     assert str(flow.addr_1) == '2001:db8::1' and flow.port_2 == 51000
     assert flow_key(flow).ip_version == 6 and vtc_class(flow.protocol) == 'tls'
@@ -270,7 +350,9 @@ def test_ndpi_flows_are_keyed_like_the_model_keys_their_frames():
     unparsed = []
     for path in vtc_captures.ndpi_capture_paths():
         dissected = dissect(vtc_captures.read_frames(path))
-        for flow in vtc_captures.ndpi_flows(vtc_captures.ndpi_result_path(path)):
+        for flow in vtc_captures.ndpi_flows(
+            vtc_captures.ndpi_result_path(path)
+        ):
             mine = frames_of(flow, dissected, lambda a: a)
             assert mine, (path.name, flow.number)
             keys = {VtcModel.flow_key(d.frame) for d in mine} - {None}
@@ -296,10 +378,15 @@ def test_accuracy_against_ndpi_per_protocol(report):
              for name, (flows, agree) in agreement(all_verdicts).items()
              if agree < REQUIRED_AGREEMENT * flows}
     # the flows the module cannot see are exactly the PPPoE-carried one
-    assert [(v.capture, v.flow.number) for v in all_verdicts if v.unparsed] == [
-        ('dns.pcap', 1)]
-    assert not below, 'protocols below %d %% agreement with nDPI: %s (reasons above)' % (
-        REQUIRED_AGREEMENT * 100, below)
+    assert [
+        (v.capture, v.flow.number) for v in all_verdicts if v.unparsed
+    ] == [('dns.pcap', 1)]
+    assert (
+        not below
+    ), 'protocols below %d %% agreement with nDPI: %s (reasons above)' % (
+        REQUIRED_AGREEMENT * 100,
+        below,
+    )
 
 
 def _same_classes_as_captured(variant, report):
@@ -308,9 +395,12 @@ def _same_classes_as_captured(variant, report):
     for line in describe(variant, changed):
         print(line)
         report(line)
-    differ = ['%s flow %d (%s): %s as captured, %s in the %s'
-              % (a.capture, a.flow.number, a.flow.protocol, a.got, b.got, variant)
-              for a, b in zip(original, changed) if a.got != b.got]
+    differ = [
+        '%s flow %d (%s): %s as captured, %s in the %s'
+        % (a.capture, a.flow.number, a.flow.protocol, a.got, b.got, variant)
+        for a, b in zip(original, changed)
+        if a.got != b.got
+    ]
     assert len(changed) == len(original)
     assert not differ, differ
 

@@ -46,8 +46,12 @@ def tool_path(name):
 
 
 def tcpdump_count(path):
-    result = subprocess.run([tool_path('tcpdump'), '-n', '-q', '-r', str(path)],
-                            capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [tool_path('tcpdump'), '-n', '-q', '-r', str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return len(result.stdout.splitlines())
 
 
@@ -67,7 +71,9 @@ def ipv6_transport_checksum_ok(ipv6_bytes):
     payload_len = struct.unpack('!H', ipv6_bytes[4:6])[0]
     next_header = ipv6_bytes[6]
     segment = ipv6_bytes[40:40 + payload_len]
-    pseudo = ipv6_bytes[8:40] + struct.pack('!IxxxB', len(segment), next_header)
+    pseudo = ipv6_bytes[8:40] + struct.pack(
+        '!IxxxB', len(segment), next_header
+    )
     return ones_complement_sum(pseudo + segment) == 0xFFFF
 
 
@@ -132,8 +138,12 @@ def test_capture_with_another_link_type_is_refused(tmp_path):
 
 
 def test_ipv4_addresses_map_into_the_documentation_prefix():
-    assert vtc_captures.ipv6_address('192.168.1.3') == ipaddress.IPv6Address('2001:db8::c0a8:103')
-    assert vtc_captures.ipv6_address('0.0.0.1') != vtc_captures.ipv6_address('0.0.0.2')
+    assert vtc_captures.ipv6_address('192.168.1.3') == ipaddress.IPv6Address(
+        '2001:db8::c0a8:103'
+    )
+    assert vtc_captures.ipv6_address('0.0.0.1') != vtc_captures.ipv6_address(
+        '0.0.0.2'
+    )
 
 
 @pytest.mark.parametrize('name', CAPTURES)
@@ -152,14 +162,29 @@ def test_ipv6_variant_is_valid_ipv6_with_the_same_flows_and_payloads(name):
         # VLAN tags and PPPoE stay where they were, pointing at IPv6 now
         assert encapsulation(after) == encapsulation(before), where
         below = ipv6.underlayer
-        assert (below.proto == 0x0057) if isinstance(below, PPP) else (below.type == 0x86DD)
+        assert (
+            (below.proto == 0x0057)
+            if isinstance(below, PPP)
+            else (below.type == 0x86DD)
+        )
         if after.haslayer(PPPoE):
             assert after[PPPoE].len == len(bytes(after[PPPoE].payload)), where
         # same endpoints (mapped), ports, hop limit, class, payload bytes
-        assert ipaddress.ip_address(ipv6.src) == vtc_captures.ipv6_address(ip.src), where
-        assert ipaddress.ip_address(ipv6.dst) == vtc_captures.ipv6_address(ip.dst), where
-        assert (ipv6.hlim, ipv6.tc, ipv6.nh) == (ip.ttl, ip.tos, ip.proto), where
-        assert (ipv6.payload.sport, ipv6.payload.dport) == (ip.payload.sport, ip.payload.dport)
+        assert ipaddress.ip_address(ipv6.src) == vtc_captures.ipv6_address(
+            ip.src
+        ), where
+        assert ipaddress.ip_address(ipv6.dst) == vtc_captures.ipv6_address(
+            ip.dst
+        ), where
+        assert (ipv6.hlim, ipv6.tc, ipv6.nh) == (
+            ip.ttl,
+            ip.tos,
+            ip.proto,
+        ), where
+        assert (ipv6.payload.sport, ipv6.payload.dport) == (
+            ip.payload.sport,
+            ip.payload.dport,
+        )
         segment_v4 = bytes(ip)[ip.ihl * 4:ip.len]
         ipv6_bytes = bytes(ipv6)
         segment_v6 = ipv6_bytes[40:40 + ipv6.plen]
@@ -170,14 +195,27 @@ def test_ipv6_variant_is_valid_ipv6_with_the_same_flows_and_payloads(name):
         # length right
         assert ipv6_transport_checksum_ok(ipv6_bytes), where
         if ip.proto == UDP_PROTO:
-            assert ipv6.payload.chksum != 0 and ipv6.payload.len == ipv6.plen, where
+            assert (
+                ipv6.payload.chksum != 0 and ipv6.payload.len == ipv6.plen
+            ), where
         # TCP header (options included) unchanged but for the checksum
         if ip.proto == TCP_PROTO:
-            assert segment_v6[:16] == segment_v4[:16] and segment_v6[18:header] == \
-                segment_v4[18:header], where
+            assert (
+                segment_v6[:16] == segment_v4[:16]
+                and segment_v6[18:header] == segment_v4[18:header]
+            ), where
     # flow structure preserved: distinct 5-tuples map one to one
-    v4_flows = {(6, p, vtc_captures.ipv6_address(s), sp, vtc_captures.ipv6_address(d), dp)
-                for _, p, s, sp, d, dp in five_tuples(frames)}
+    v4_flows = {
+        (
+            6,
+            p,
+            vtc_captures.ipv6_address(s),
+            sp,
+            vtc_captures.ipv6_address(d),
+            dp,
+        )
+        for _, p, s, sp, d, dp in five_tuples(frames)
+    }
     v6_flows = set(five_tuples(variant))
     assert v6_flows == v4_flows
     assert len(v6_flows) == len(set(five_tuples(frames)))
@@ -191,11 +229,19 @@ def test_tcpdump_finds_every_ipv6_variant_checksum_correct(tmp_path):
         path = tmp_path / ('ipv6_' + name)
         with open(path, 'wb') as stream:
             writer = dpkt.pcap.Writer(stream, snaplen=65535)
-            for frame in vtc_captures.ipv6_variant(vtc_captures.read_frames(capture(name))):
+            for frame in vtc_captures.ipv6_variant(
+                vtc_captures.read_frames(capture(name))
+            ):
                 writer.writepkt(frame, ts=0)
-        lines = subprocess.run([tool_path('tcpdump'), '-vv', '-n', '-r', str(path)],
-                               capture_output=True, text=True, check=True).stdout
-        correct = len(re.findall(r'cksum 0x[0-9a-f]+ \(correct\)|\[udp sum ok\]', lines))
+        lines = subprocess.run(
+            [tool_path('tcpdump'), '-vv', '-n', '-r', str(path)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        correct = len(
+            re.findall(r'cksum 0x[0-9a-f]+ \(correct\)|\[udp sum ok\]', lines)
+        )
         assert 'incorrect' not in lines and 'bad udp' not in lines, name
         assert correct == tcpdump_count(path), name
 
@@ -204,8 +250,13 @@ def ndpi_reader_flows(path, tmp_path):
     """The flows Debian's nDPI (ndpiReader) finds in a capture, read like the
     .out files.
     """
-    result = subprocess.run([tool_path('ndpiReader'), '-i', str(path), '-v', '2'],
-                            capture_output=True, text=True, check=True, timeout=120)
+    result = subprocess.run(
+        [tool_path('ndpiReader'), '-i', str(path), '-v', '2'],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     out = tmp_path / (path.name + '.ndpi.out')
     out.write_text(result.stdout)
     return vtc_captures.ndpi_flows(out)
@@ -222,7 +273,9 @@ def test_ndpi_classifies_the_ipv6_variant_like_the_capture(tmp_path, report):
         variant = tmp_path / ('ipv6_' + name)
         with open(variant, 'wb') as stream:
             writer = dpkt.pcap.Writer(stream, snaplen=65535)
-            for frame in vtc_captures.ipv6_variant(vtc_captures.read_frames(capture(name))):
+            for frame in vtc_captures.ipv6_variant(
+                vtc_captures.read_frames(capture(name))
+            ):
                 writer.writepkt(frame, ts=0)
         v4 = {frozenset({(vtc_captures.ipv6_address(f.addr_1), f.port_1),
                          (vtc_captures.ipv6_address(f.addr_2), f.port_2)}): f
@@ -233,10 +286,16 @@ def test_ndpi_classifies_the_ipv6_variant_like_the_capture(tmp_path, report):
         assert all(f.addr_1.version == 6 for f in v6.values())
         for ends, flow in v4.items():
             if flow.confidence.startswith('DPI'):  # 'DPI' or 'DPI (cache)'
-                assert v6[ends].protocol == flow.protocol, (name, flow, v6[ends])
+                assert v6[ends].protocol == flow.protocol, (
+                    name,
+                    flow,
+                    v6[ends],
+                )
                 compared += 1
-    report('nDPI (ndpiReader) on the IPv6 variants: %d flows classified by DPI, all alike'
-           % compared)
+    report(
+        'nDPI (ndpiReader) on the IPv6 variants: %d flows classified by DPI, all alike'
+        % compared
+    )
     assert compared >= 40
 
 
@@ -246,12 +305,17 @@ def test_ipv6_variant_leaves_frames_it_cannot_carry_over():
     """
     # explicit MACs: scapy would otherwise resolve them over the network
     ether = Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02')
-    arp = bytes(ether / ARP(hwsrc=ether.src, psrc='192.0.2.1', pdst='192.0.2.2'))
+    arp = bytes(
+        ether / ARP(hwsrc=ether.src, psrc='192.0.2.1', pdst='192.0.2.2')
+    )
     icmp = bytes(ether / IP(src='192.0.2.1', dst='192.0.2.2') / ICMP())
     fragment = bytes(ether / IP(src='192.0.2.1', dst='192.0.2.2', flags='MF')
                      / UDP(sport=1, dport=2) / (b'x' * 32))
-    later_fragment = bytes(ether / IP(src='192.0.2.1', dst='192.0.2.2', frag=4, proto=17)
-                           / (b'y' * 32))
+    later_fragment = bytes(
+        ether
+        / IP(src='192.0.2.1', dst='192.0.2.2', frag=4, proto=17)
+        / (b'y' * 32)
+    )
     frames = [arp, icmp, fragment, later_fragment]
     assert vtc_captures.ipv6_variant(frames) == frames
 

@@ -24,8 +24,10 @@ POLICY = '"delete_image": "role:admin"\n'
 def glance(glance_api, keystone):
     api = glance_api(extra_conf={('DEFAULT', 'debug'): True},
                      extra_files={'policy.yaml': POLICY})
-    REPORT.append('localcloud: keystone started in %.1f s, glance-api in %.1f s'
-           % (keystone.startup_seconds, api.startup_seconds))
+    REPORT.append(
+        'localcloud: keystone started in %.1f s, glance-api in %.1f s'
+        % (keystone.startup_seconds, api.startup_seconds)
+    )
     return api
 
 
@@ -83,8 +85,9 @@ def test_upload_goes_active_in_the_file_store(glance, tmp_path):
     assert hidden.returncode != 0
 
 
-def test_glance_direct_import_goes_active_through_the_plugins(glance,
-                                                             tmp_path):
+def test_glance_direct_import_goes_active_through_the_plugins(
+    glance, tmp_path
+):
     data = raw_file(tmp_path)
     alice = CLI(glance.openrc('alice'))
     image = image_create(alice, 'imported', '--import', '--file', str(data))
@@ -132,8 +135,10 @@ def test_services_stop_by_pid_leaving_nothing(glance_api, tmp_path):
     assert sorted(running) == ['glance/glance-api', 'keystone/keystone']
     pids = running['glance/glance-api'] + running['keystone/keystone']
     assert len(pids) >= 4, running
-    assert process.stop_all(tmp_path) == ['glance/glance-api',
-                                        'keystone/keystone']
+    assert process.stop_all(tmp_path) == [
+        'glance/glance-api',
+        'keystone/keystone',
+    ]
     assert not [pid for pid in pids if alive(pid)]
     assert process.services(tmp_path) == {}
     assert process.stop_all(tmp_path) == []

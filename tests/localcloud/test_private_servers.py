@@ -45,7 +45,9 @@ def servers(tmp_path):
 def test_private_servers_serve_the_cloud_and_stop_by_pid(servers):
     state = servers.state
     assert state['database']['private'] and state['rabbitmq']['private']
-    assert state['database']['url'].startswith('mysql+pymysql://root@127.0.0.1:')
+    assert state['database']['url'].startswith(
+        'mysql+pymysql://root@127.0.0.1:'
+    )
     servers.prepare()
     assert set(state['databases'].values()) <= mariadb.list_databases(
         state['database']['url'])

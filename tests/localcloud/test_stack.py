@@ -203,4 +203,3 @@ def test_down_stops_everything_and_up_resumes_the_same_cloud(cloud, admin):
                              admin.json('flavor', 'list')]
     assert sorted(hyp['Hypervisor Hostname'] for hyp in admin.json(
         'hypervisor', 'list')) == ['board0', 'board1']
-

@@ -21,7 +21,9 @@ def test_demo_runs_the_scenario_and_leaves_nothing_behind(tmp_path):
     assert out.returncode == 0, text[-3000:] + out.stderr[-3000:]
     assert '$ openstack server create --image vtc-bitstream --flavor ' \
            'fpga.region --nic none vtc1 --wait' in text
-    assert 'vtc-bitstream active' in text and 'pr0-add-bitstream active' in text
+    assert (
+        'vtc-bitstream active' in text and 'pr0-add-bitstream active' in text
+    )
     assert 'wrong-device-bitstream refused: ' in text and 'xc7z010' in text
     assert re.search(r'vtc1 is ACTIVE on board board\d, region rp1', text)
     sent = re.search(r'sent (\d+) frames', text)

@@ -21,7 +21,10 @@ from nova_fpga_emulator import toolchain
 
 ROOT = modules.RTL_DIR.parents[1]
 HARNESS = ROOT / 'hdl' / 'bridge' / 'region_bridge.cpp'
-BUILD_DIR = pathlib.Path(os.environ.get('NOVA_FPGA_BUILD_DIR', ROOT / '.build')) / 'hdl_bridge'
+BUILD_DIR = (
+    pathlib.Path(os.environ.get('NOVA_FPGA_BUILD_DIR', ROOT / '.build'))
+    / 'hdl_bridge'
+)
 LIBRARY = 'libregion.so'
 
 VERILATOR_FLAGS = ('-O3', '--x-assign', 'fast', '--x-initial', 'fast')
@@ -29,14 +32,21 @@ CXXFLAGS = '-fPIC -O2'
 
 #: AXI4-Lite responses.
 OKAY, EXOKAY, SLVERR, DECERR = 0, 1, 2, 3
-_RESP_NAMES = {SLVERR: 'SLVERR', DECERR: 'DECERR', -1: 'no answer', -2: 'bus busy'}
+_RESP_NAMES = {
+    SLVERR: 'SLVERR',
+    DECERR: 'DECERR',
+    -1: 'no answer',
+    -2: 'bus busy',
+}
 
 
 class AxiLiteError(IOError):
     """A register access was refused (SLVERR/DECERR) or not answered."""
 
     def __init__(self, op, address, resp):
-        super().__init__('%s 0x%03X: %s' % (op, address, _RESP_NAMES.get(resp, resp)))
+        super().__init__(
+            '%s 0x%03X: %s' % (op, address, _RESP_NAMES.get(resp, resp))
+        )
         self.address = address
         self.resp = resp
 
@@ -48,8 +58,9 @@ class BuildError(RuntimeError):
 def _compiler_version():
     toolchain.require('make')
     compiler = toolchain.require(os.environ.get('CXX', 'g++'))
-    return subprocess.run([compiler, '--version'], check=True, capture_output=True,
-                          text=True).stdout.splitlines()[0]
+    return subprocess.run(
+        [compiler, '--version'], check=True, capture_output=True, text=True
+    ).stdout.splitlines()[0]
 
 
 def build_key(module):
@@ -86,7 +97,9 @@ def build(module):
         fcntl.flock(lock, fcntl.LOCK_EX)
         if library.exists():  # built by another process while we waited
             return library
-        work = pathlib.Path(tempfile.mkdtemp(prefix='.%s-' % module.name, dir=BUILD_DIR))
+        work = pathlib.Path(
+            tempfile.mkdtemp(prefix='.%s-' % module.name, dir=BUILD_DIR)
+        )
         try:
             _verilate(module, work)
             (work / 'obj_dir' / LIBRARY).rename(work / LIBRARY)
@@ -131,11 +144,20 @@ def _verilate(module, work):
         *[str(path) for path in module.source_paths],
         str(HARNESS),
     ]
-    result = subprocess.run(command, env=toolchain.verilator_env(), capture_output=True,
-                            text=True, cwd=work)
-    (work / 'build.log').write_text(' '.join(command) + '\n' + result.stdout + result.stderr)
+    result = subprocess.run(
+        command,
+        env=toolchain.verilator_env(),
+        capture_output=True,
+        text=True,
+        cwd=work,
+    )
+    (work / 'build.log').write_text(
+        ' '.join(command) + '\n' + result.stdout + result.stderr
+    )
     if result.returncode != 0:
-        raise BuildError('building %s failed:\n%s' % (module.name, result.stderr[-4000:]))
+        raise BuildError(
+            'building %s failed:\n%s' % (module.name, result.stderr[-4000:])
+        )
 
 
 def _bind(library):
@@ -147,17 +169,41 @@ def _bind(library):
         'region_free': (None, [handle]),
         'region_reset': (None, [handle, ctypes.c_uint32]),
         'region_clock': (None, [handle, ctypes.c_uint64]),
-        'region_clock_until_idle': (ctypes.c_uint64, [handle, ctypes.c_uint64, ctypes.c_uint32]),
+        'region_clock_until_idle': (
+            ctypes.c_uint64,
+            [handle, ctypes.c_uint64, ctypes.c_uint32],
+        ),
         'region_cycles': (ctypes.c_uint64, [handle]),
-        'region_push_frame': (None, [handle, ctypes.c_char_p, ctypes.c_uint32]),
+        'region_push_frame': (
+            None,
+            [handle, ctypes.c_char_p, ctypes.c_uint32],
+        ),
         'region_pending_input': (ctypes.c_uint32, [handle]),
         'region_output_count': (ctypes.c_uint32, [handle]),
         'region_next_frame_length': (ctypes.c_int64, [handle]),
-        'region_pull_frame': (ctypes.c_int64, [handle, ctypes.c_char_p, ctypes.c_uint32]),
-        'region_axil_write': (ctypes.c_int, [handle, ctypes.c_uint32, ctypes.c_uint32,
-                                             ctypes.c_uint32, ctypes.c_uint64]),
-        'region_axil_read': (ctypes.c_int, [handle, ctypes.c_uint32,
-                                            ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint64]),
+        'region_pull_frame': (
+            ctypes.c_int64,
+            [handle, ctypes.c_char_p, ctypes.c_uint32],
+        ),
+        'region_axil_write': (
+            ctypes.c_int,
+            [
+                handle,
+                ctypes.c_uint32,
+                ctypes.c_uint32,
+                ctypes.c_uint32,
+                ctypes.c_uint64,
+            ],
+        ),
+        'region_axil_read': (
+            ctypes.c_int,
+            [
+                handle,
+                ctypes.c_uint32,
+                ctypes.POINTER(ctypes.c_uint32),
+                ctypes.c_uint64,
+            ],
+        ),
     }
     if hasattr(lib, 'region_set_decouple'):  # a module in its slot
         signatures['region_set_decouple'] = (None, [handle, ctypes.c_int])
@@ -237,7 +283,9 @@ class HdlBridge:
         """Clock until all pushed frames went in and nothing moved for
         `quiet_cycles`; returns cycles run.
         """
-        return self._lib.region_clock_until_idle(self._handle, max_cycles, quiet_cycles)
+        return self._lib.region_clock_until_idle(
+            self._handle, max_cycles, quiet_cycles
+        )
 
     @property
     def cycles(self):
@@ -269,15 +317,21 @@ class HdlBridge:
             frames.append(buffer.raw)
 
     def axil_write(self, address, value, strobe=0xF):
-        resp = self._lib.region_axil_write(self._handle, address, value & 0xFFFFFFFF, strobe,
-                                           self.AXIL_TIMEOUT_CYCLES)
+        resp = self._lib.region_axil_write(
+            self._handle,
+            address,
+            value & 0xFFFFFFFF,
+            strobe,
+            self.AXIL_TIMEOUT_CYCLES,
+        )
         if resp not in (OKAY, EXOKAY):
             raise AxiLiteError('write', address, resp)
 
     def axil_read(self, address):
         data = ctypes.c_uint32()
-        resp = self._lib.region_axil_read(self._handle, address, ctypes.byref(data),
-                                          self.AXIL_TIMEOUT_CYCLES)
+        resp = self._lib.region_axil_read(
+            self._handle, address, ctypes.byref(data), self.AXIL_TIMEOUT_CYCLES
+        )
         if resp not in (OKAY, EXOKAY):
             raise AxiLiteError('read', address, resp)
         return data.value

@@ -72,8 +72,19 @@ class VtcRegisters:
     STATUS_TABLE_CLEARING = 1 << 2
     POLICY_ENABLE = 1 << 7
     #: class numbers, as in the policy table and the per-class counters
-    CLASSES = ('unknown', 'http', 'tls', 'dns', 'ssh', 'quic', 'sip', 'rtp', 'bittorrent',
-               'smtp', 'ntp')
+    CLASSES = (
+        'unknown',
+        'http',
+        'tls',
+        'dns',
+        'ssh',
+        'quic',
+        'sip',
+        'rtp',
+        'bittorrent',
+        'smtp',
+        'ntp',
+    )
 
     @classmethod
     def policy(cls, klass):
@@ -138,7 +149,12 @@ LOOPBACK = HdlModule(
     module_id=LOOPBACK_MODULE_ID,
     version=0x00010000,
     top='region_loopback',
-    sources=('region_loopback.v', 'region_regs.v', 'axis_register.v', 'axil_reg_if.v'),
+    sources=(
+        'region_loopback.v',
+        'region_regs.v',
+        'axis_register.v',
+        'axil_reg_if.v',
+    ),
 )
 
 VTC = HdlModule(
@@ -146,8 +162,16 @@ VTC = HdlModule(
     module_id=VTC_MODULE_ID,
     version=0x00010000,
     top='region_vtc',
-    sources=('region_vtc.v', 'vtc_parser.v', 'vtc_signatures.v', 'vtc_flow_table.v',
-             'vtc_flow_ram.v', 'region_regs.v', 'axis_register.v', 'axil_reg_if.v'),
+    sources=(
+        'region_vtc.v',
+        'vtc_parser.v',
+        'vtc_signatures.v',
+        'vtc_flow_table.v',
+        'vtc_flow_ram.v',
+        'region_regs.v',
+        'axis_register.v',
+        'axil_reg_if.v',
+    ),
 )
 
 MODULES = {module.module_id: module for module in (LOOPBACK, VTC)}

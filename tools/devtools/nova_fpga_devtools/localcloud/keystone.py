@@ -118,10 +118,18 @@ class Keystone:
                         '--bootstrap-public-url', self.auth_url]]
         commands = [['--config-file', str(conf)] + command
                     for command in commands]
-        process.run('keystone-manage', [
-            sys.executable, '-m', 'nova_fpga_devtools.localcloud.manage_commands',
-            'keystone-manage', json.dumps(commands)], self.log,
-            env=self._env())
+        process.run(
+            'keystone-manage',
+            [
+                sys.executable,
+                '-m',
+                'nova_fpga_devtools.localcloud.manage_commands',
+                'keystone-manage',
+                json.dumps(commands),
+            ],
+            self.log,
+            env=self._env(),
+        )
 
     def password(self, user):
         return USERS[user][2]
@@ -156,7 +164,9 @@ class Keystone:
                 roles[name] = ks.roles.create(name=name).id
         projects = {project.name: project.id
                     for project in ks.projects.list(domain='default')}
-        users = {user.name: user.id for user in ks.users.list(domain='default')}
+        users = {
+            user.name: user.id for user in ks.users.list(domain='default')
+        }
         for user, (project, role, password) in USERS.items():
             if project not in projects:
                 projects[project] = ks.projects.create(

@@ -98,10 +98,18 @@ class PrivateMariaDB:
             shutil.rmtree(self.data)  # a half-done install
         install = packages.ensure('mariadb', 'mariadb-install-db',
                                   'mariadb-server', self.log)
-        process.run('mariadb', [
-            install, '--no-defaults', '--datadir=%s' % self.data,
-            '--user=%s' % getpass.getuser(), '--auth-root-authentication-method=normal',
-            '--skip-test-db'], self.log)
+        process.run(
+            'mariadb',
+            [
+                install,
+                '--no-defaults',
+                '--datadir=%s' % self.data,
+                '--user=%s' % getpass.getuser(),
+                '--auth-root-authentication-method=normal',
+                '--skip-test-db',
+            ],
+            self.log,
+        )
         return True
 
     def start(self, timeout=60):

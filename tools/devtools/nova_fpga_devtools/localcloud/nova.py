@@ -110,9 +110,21 @@ class Nova:
                          self.databases['cell0']],
             conf_args + ['cell_v2', 'create_cell', '--name', 'cell1'],
             conf_args + ['db', 'sync']]
-        migrations.once(self.dir, 'nova-manage', [[
-            sys.executable, '-m', 'nova_fpga_devtools.localcloud.manage_commands',
-            'nova-manage', json.dumps(commands)]], self.log, env=self._env())
+        migrations.once(
+            self.dir,
+            'nova-manage',
+            [
+                [
+                    sys.executable,
+                    '-m',
+                    'nova_fpga_devtools.localcloud.manage_commands',
+                    'nova-manage',
+                    json.dumps(commands),
+                ]
+            ],
+            self.log,
+            env=self._env(),
+        )
         catalog.ensure_service_user(self.keystone, 'nova')
         self.keystone.set_endpoints('compute', 'nova', self.url + '/v2.1')
 

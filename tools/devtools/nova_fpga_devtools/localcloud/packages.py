@@ -30,4 +30,3 @@ def ensure(name, binary, package, log):
         raise process.ServiceError(name, 'apt installed %s but %s is still '
                                    'missing' % (package, binary), log)
     return found
-

@@ -161,8 +161,10 @@ def stop_group(pgid, timeout=15):
     if not _wait_group_gone(pgid, timeout):
         _signal_group(pgid, signal.SIGKILL)
         if not _wait_group_gone(pgid, 10):
-            raise ServiceError('process group %s' % pgid, 'survived SIGKILL: %s'
-                               % group_members(pgid))
+            raise ServiceError(
+                'process group %s' % pgid,
+                'survived SIGKILL: %s' % group_members(pgid),
+            )
     return True
 
 

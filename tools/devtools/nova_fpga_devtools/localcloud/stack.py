@@ -132,8 +132,11 @@ class Stack:
 
     @property
     def keystone(self):
-        return localkeystone.Keystone(self.dir, self.state['ports']['keystone'],
-                                      die_with_parent=self.die_with_parent)
+        return localkeystone.Keystone(
+            self.dir,
+            self.state['ports']['keystone'],
+            die_with_parent=self.die_with_parent,
+        )
 
     def _mq_url(self, user, vhost):
         login, password = self.state['mq_users'][user]

@@ -131,7 +131,7 @@ def servers(bob, admin, flavor):
     made.delete_all()
 
 
-def placement(cloud, path):
+def placement_get(cloud, path):
     """GET path of the placement API as admin (JSON)."""
     session = cloud.keystone.session('admin')
     response = session.get(path, endpoint_filter={
@@ -145,14 +145,18 @@ def reserved_regions(cloud, board):
     """How many of the board's region providers placement has reserved
     (nova-compute reserves those of a board whose agent is silent).
     """
-    root, = placement(cloud, '/resource_providers?name=%s'
-                      % board)['resource_providers']
+    (root,) = placement_get(cloud, '/resource_providers?name=%s' % board)[
+        'resource_providers'
+    ]
     return sum(
-        placement(cloud, '/resource_providers/%s/inventories' % rp['uuid'])[
-            'inventories'][placement.REGION_RESOURCE_CLASS]['reserved']
-        for rp in placement(cloud, '/resource_providers?in_tree=%s'
-                            % root['uuid'])['resource_providers']
-        if rp['parent_provider_uuid'])
+        placement_get(
+            cloud, '/resource_providers/%s/inventories' % rp['uuid']
+        )['inventories'][placement.REGION_RESOURCE_CLASS]['reserved']
+        for rp in placement_get(
+            cloud, '/resource_providers?in_tree=%s' % root['uuid']
+        )['resource_providers']
+        if rp['parent_provider_uuid']
+    )
 
 
 def import_error(image):

@@ -11,7 +11,7 @@ from nova_fpga_devtools.localcloud import traffic
 from tests.conftest import realdata_path
 from tests.conftest import ROOT
 from tests.e2e.conftest import import_error
-from tests.e2e.conftest import placement
+from tests.e2e.conftest import placement_get
 from tests.e2e.conftest import REFERENCE
 
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
@@ -25,14 +25,15 @@ def region_allocation(cloud, server_id):
     """(provider name, resources) of the server's CUSTOM_FPGA_REGION
     allocation in placement.
     """
-    allocations = placement(cloud, '/allocations/%s'
-                            % server_id)['allocations']
+    allocations = placement_get(cloud, '/allocations/%s' % server_id)[
+        'allocations'
+    ]
     regions = [(uuid, alloc['resources']) for uuid, alloc in
                allocations.items()
                if placement.REGION_RESOURCE_CLASS in alloc['resources']]
     assert len(regions) == 1, allocations
     uuid, resources = regions[0]
-    return placement(cloud, '/resource_providers/%s' % uuid)['name'], \
+    return placement_get(cloud, '/resource_providers/%s' % uuid)['name'], \
         resources
 
 
@@ -116,7 +117,7 @@ def test_delete_frees_the_region(cloud, servers, images, bob):
     regions = {r['name']: r for r in cloud.describe_boards()[board]['regions']}
     assert regions['rp1']['state'] == 'FREE'
     assert regions['rp1']['instance_uuid'] is None
-    assert placement(cloud, '/allocations/%s' % server_id)['allocations'] \
+    assert placement_get(cloud, '/allocations/%s' % server_id)['allocations'] \
         == {}
 
 

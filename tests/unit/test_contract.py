@@ -7,7 +7,6 @@ checked in the code only: nova's server status 'ACTIVE' is the same word,
 and tests and benchmarks use it for servers.
 """
 import ast
-import pathlib
 
 import pytest
 

@@ -50,7 +50,8 @@ def main():
         modules.LOOPBACK_MODULE_ID
     ) as bridge:
         print(
-            'loopback module 0x%08X, %d-bit stream, Verilator %s (ready in %.1f s)'
+            'loopback module 0x%08X, %d-bit stream, Verilator %s '
+            '(ready in %.1f s)'
             % (
                 bridge.axil_read(modules.Registers.MODULE_ID),
                 modules.LOOPBACK.data_width,
@@ -76,8 +77,8 @@ def main():
             print('%-8s %14.0f %16.0f %18.0f %16.0f' % (
                 '%d B' % size, frames_per_s, cycles_per_s, fabric, line))
         print(
-            'fabric = one beat per cycle at %.0f MHz; at 1518 B the simulation runs %.1fx '
-            'slower than the fabric'
+            'fabric = one beat per cycle at %.0f MHz; at 1518 B the '
+            'simulation runs %.1fx slower than the fabric'
             % (FABRIC_CLOCK_HZ / 1e6, FABRIC_CLOCK_HZ / cycles_per_s)
         )
 

@@ -121,7 +121,7 @@ def measure(bridge, size, flows, count):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--frames', type=int, default=1000,
                         help='frames per measurement (at least one per flow)')
     args = parser.parse_args()
@@ -129,7 +129,8 @@ def main():
     began = time.perf_counter()
     with hdl_bridge.HdlBridge(modules.VTC) as bridge:
         print(
-            'vTC module 0x%08X, %d-bit stream, %d-flow table, Verilator %s (ready in %.1f s)'
+            'vTC module 0x%08X, %d-bit stream, %d-flow table, Verilator %s '
+            '(ready in %.1f s)'
             % (
                 bridge.axil_read(Registers.MODULE_ID),
                 modules.VTC.data_width,
@@ -186,24 +187,26 @@ def main():
                     )
                 )
         print(
-            'latency: %d cycles from first beat in to first beat out (%.0f ns at %.2f MHz)'
+            'latency: %d cycles from first beat in to first beat out '
+            '(%.0f ns at %.2f MHz)'
             % (latency, latency / CLOCK_HZ * 1e9, CLOCK_HZ / 1e6)
         )
         print(
-            'target: one beat per cycle at every size; the slowest case runs at %.2fx 10 GbE '
-            'line rate (64 B line rate: %.2f Mpps)'
+            'target: one beat per cycle at every size; the slowest case runs '
+            'at %.2fx 10 GbE line rate (64 B line rate: %.2f Mpps)'
             % (worst, TEN_GBE_BPS / 8 / (64 + ETHERNET_OVERHEAD_BYTES) / 1e6)
         )
         print(
-            'a Zynq-7000 board\'s PS Ethernet is 1 GbE (%.2f Mpps at 64 B): on such a board '
-            'the module is never the bottleneck'
+            'a Zynq-7000 board\'s PS Ethernet is 1 GbE (%.2f Mpps at 64 B): '
+            'on such a board the module is never the bottleneck'
             % (ONE_GBE_BPS / 8 / (64 + ETHERNET_OVERHEAD_BYTES) / 1e6)
         )
         rate_1280 = CLOCK_HZ / -(-1280 // 8) * 1280 * 8 / 1e9
         for what, gbps in SOFTWARE_VTC:
             print(
-                'cited, not measured: %s about %.1f Gb/s; this module at 1,280 B: %.2f Gb/s '
-                '(%.1fx)' % (what, gbps, rate_1280, rate_1280 / gbps)
+                'cited, not measured: %s about %.1f Gb/s; this module at '
+                '1,280 B: %.2f Gb/s (%.1fx)'
+                % (what, gbps, rate_1280, rate_1280 / gbps)
             )
 
 

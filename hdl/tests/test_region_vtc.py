@@ -309,7 +309,8 @@ async def ipv6_and_qinq_variants_match_the_model(dut):
     frames = []
     for path in vtc_captures.ndpi_capture_paths():
         if path.name in ('bittorrent.pcap', 'quic.pcap'):
-            continue  # the two large ones: the default-policy replay covers them
+            # the two large ones: the default-policy replay covers them
+            continue
         original = vtc_captures.read_frames(path)
         frames += vtc_captures.ipv6_variant(
             original

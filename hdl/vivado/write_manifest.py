@@ -1,7 +1,8 @@
 """Write the shell manifest of a Vivado build from the partial bitstreams it
 produced.
 
-    python hdl/vivado/write_manifest.py BUILD/out -o BUILD/out/shell_manifest.json
+    python hdl/vivado/write_manifest.py BUILD/out \\
+        -o BUILD/out/shell_manifest.json
 
 Each region's frame footprint is what `nova-fpga-bitstream inspect --json`
 reads from the region's partials (<region>_<module>.bit in BUILD/out): the
@@ -86,7 +87,8 @@ def region_footprint(cli, region, partials, part):
             footprint, first = info['footprint'], path
         elif info['footprint'] != footprint:
             raise ManifestBuildError(
-                'partials of region %s have different footprints: %s writes %s, %s writes %s'
+                'partials of region %s have different footprints: '
+                '%s writes %s, %s writes %s'
                 % (
                     region,
                     first.name,
@@ -135,7 +137,7 @@ def write_atomically(path, text):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument(
         'out_dir', help="build.tcl's output directory (<region>_<module>.bit)"
     )

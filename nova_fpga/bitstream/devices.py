@@ -188,7 +188,7 @@ def supported(device):
     """Raise unless a region of one of our boards could take this device."""
     if not device.is_zynq:
         raise errors.DeviceError(
-            'IDCODE 0x%08X is %s (%s): not a Zynq device; nova-fpga boards are '
-            'Zynq-7000 or Zynq UltraScale+'
+            'IDCODE 0x%08X is %s (%s): not a Zynq device; nova-fpga boards '
+            'are Zynq-7000 or Zynq UltraScale+'
             % (device.idcode, device.name, device.family)
         )

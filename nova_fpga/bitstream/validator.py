@@ -387,8 +387,8 @@ class Validator:
             span = ('bytes %d-%d' % (self._crc_from, offset - 5)
                     if self._crc_from is not None else 'no register writes')
             raise errors.CrcError(
-                'CRC check word 0x%08X does not match 0x%08X computed over the '
-                'register writes in %s' % (value, self._crc, span),
+                'CRC check word 0x%08X does not match 0x%08X computed over '
+                'the register writes in %s' % (value, self._crc, span),
                 offset,
             )
         self._crc = 0
@@ -465,8 +465,8 @@ class Validator:
         header = self._header
         if header is not None and header.partial_flag and not partial:
             raise errors.HeaderError(
-                'the header says PARTIAL=TRUE but the packets carry the device '
-                'set-up block of a full bitstream',
+                'the header says PARTIAL=TRUE but the packets carry the '
+                'device set-up block of a full bitstream',
                 self._setup_at,
             )
         return Bitstream(

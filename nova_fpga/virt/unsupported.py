@@ -13,14 +13,14 @@ from nova import exception
 #: action -> why a region cannot do it
 WHY = {
     'snapshot': 'a region holds logic, not a disk: there is nothing to '
-    'snapshot; the bitstream it runs is already an image',
-    'migrate or resize': 'its logic is placed and routed for one region of one '
-    'board and cannot move while running; delete it and create '
-    'a new server',
+                'snapshot; the bitstream it runs is already an image',
+    'migrate or resize': 'its logic is placed and routed for one region of '
+                         'one board and cannot move while running; delete '
+                         'it and create a new server',
     'suspend': 'the state of a region\'s logic cannot be saved and '
-    'restored; stop the server instead',
+               'restored; stop the server instead',
     'rescue': 'a region has no disk to repair and no rescue image to boot; '
-    'reboot --hard reloads its bitstream',
+              'reboot --hard reloads its bitstream',
     'attach volumes to': 'a region has no block devices',
 }
 

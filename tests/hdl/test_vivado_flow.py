@@ -401,8 +401,10 @@ def shell_bd_stub(record, widths):
     )
     # an empty stand-in: its own ports are neither driven nor used
     return (
-        '`timescale 1ns / 1ps\n`default_nettype none\n/* verilator lint_off UNDRIVEN */\n'
-        '/* verilator lint_off UNUSEDSIGNAL */\n(* blackbox *)\nmodule shell_bd (\n%s\n);\n'
+        '`timescale 1ns / 1ps\n`default_nettype none\n'
+        '/* verilator lint_off UNDRIVEN */\n'
+        '/* verilator lint_off UNUSEDSIGNAL */\n'
+        '(* blackbox *)\nmodule shell_bd (\n%s\n);\n'
         'endmodule\n' % declarations
     )
 

@@ -159,8 +159,9 @@ def reason(flow, key, got, dissected, address, inspect_packets):
     parsed = [d.payload for d in mine if VtcModel.flow_key(d.frame) == key]
     if not parsed:
         return (
-            'none of its %d frames is parsed by the vTC (%s: an encapsulation the '
-            'vTC forwards unparsed)' % (len(mine), mine[0].layers)
+            'none of its %d frames is parsed by the vTC (%s: an '
+            'encapsulation the vTC forwards unparsed)'
+            % (len(mine), mine[0].layers)
         )
     inspected = [payload for payload in parsed if payload][:inspect_packets]
     if not inspected:
@@ -172,12 +173,13 @@ def reason(flow, key, got, dissected, address, inspect_packets):
                if flow.confidence == 'Match by port' else '')
     if got == 'unknown':
         return (
-            'no signature matched in its first %d payload packets%s; payloads start %s'
+            'no signature matched in its first %d payload packets%s; '
+            'payloads start %s'
             % (len(inspected), by_port, preview)
         )
     return (
-        'a %s signature matched first in its first %d payload packets%s; payloads '
-        'start %s' % (got, len(inspected), by_port, preview)
+        'a %s signature matched first in its first %d payload packets%s; '
+        'payloads start %s' % (got, len(inspected), by_port, preview)
     )
 
 
@@ -246,8 +248,8 @@ def agreement(all_verdicts):
 def describe(variant, all_verdicts):
     """The per-protocol table and every disagreement, as printed lines."""
     lines = [
-        'vTC accuracy against nDPI, %s (%d flows in 9 captures, reference model, '
-        'default parameters):' % (variant, len(all_verdicts)),
+        'vTC accuracy against nDPI, %s (%d flows in 9 captures, reference '
+        'model, default parameters):' % (variant, len(all_verdicts)),
         '  %-11s %8s %6s %7s' % ('protocol', 'ground', 'agree', '%'),
     ]
     for name, (flows, agree) in agreement(all_verdicts).items():
@@ -262,7 +264,8 @@ def describe(variant, all_verdicts):
     for v in all_verdicts:
         if v.unparsed:
             lines.append(
-                '  NOT SEEN %s flow %d %s %s:%d <-> %s:%d (nDPI %s): %s; not counted'
+                '  NOT SEEN %s flow %d %s %s:%d <-> %s:%d (nDPI %s): %s; '
+                'not counted'
                 % (
                     v.capture,
                     v.flow.number,
@@ -277,8 +280,8 @@ def describe(variant, all_verdicts):
             )
         elif v.expected and not v.agrees:
             lines.append(
-                '  DISAGREE %s flow %d %s %s:%d <-> %s:%d (nDPI %s, %d pkts, confidence '
-                '%s): vTC says %s: %s'
+                '  DISAGREE %s flow %d %s %s:%d <-> %s:%d (nDPI %s, %d pkts, '
+                'confidence %s): vTC says %s: %s'
                 % (
                     v.capture,
                     v.flow.number,
@@ -334,8 +337,9 @@ def test_ground_truth_is_read_whole():
 def test_ipv6_addresses_in_brackets_are_read(tmp_path):
     out = tmp_path / 'v6.pcap.out'
     out.write_text(
-        '\t1\tTCP [2001:db8::1]:443 <-> [2001:db8::2]:51000 [proto: 91.126/TLS.Google]'
-        '[Confidence: DPI][DPI packets: 5][3 pkts/400 bytes <-> 2 pkts/300 bytes]\n'
+        '\t1\tTCP [2001:db8::1]:443 <-> [2001:db8::2]:51000 '
+        '[proto: 91.126/TLS.Google][Confidence: DPI][DPI packets: 5]'
+        '[3 pkts/400 bytes <-> 2 pkts/300 bytes]\n'
     )
     (flow,) = vtc_captures.ndpi_flows(out)
     assert str(flow.addr_1) == '2001:db8::1' and flow.port_2 == 51000

@@ -27,7 +27,8 @@ from tests.conftest import realdata_path
 from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
-import vtc_captures  # noqa: E402  (hdl/tests is the cocotb suites' directory, not a package)
+# hdl/tests is the cocotb suites' directory, not a package
+import vtc_captures  # noqa: E402
 
 pytestmark = pytest.mark.hdl
 
@@ -293,7 +294,8 @@ def test_ndpi_classifies_the_ipv6_variant_like_the_capture(tmp_path, report):
                 )
                 compared += 1
     report(
-        'nDPI (ndpiReader) on the IPv6 variants: %d flows classified by DPI, all alike'
+        'nDPI (ndpiReader) on the IPv6 variants: %d flows classified by '
+        'DPI, all alike'
         % compared
     )
     assert compared >= 40

@@ -33,66 +33,41 @@ zynq_group = cfg.OptGroup(
          'nested resource providers.')
 
 ZYNQ_OPTS = [
-    cfg.ListOpt(
-        'boards',
-        default=[],
-        help='Names of the boards this nova-compute manages: each '
-        'is the RPC server name of its agent ([agent] '
-        'board_name on the board) and the node name nova '
-        'shows. A board is a node from its first start on, '
-        'whether or not its agent answers.',
-    ),
-    cfg.StrOpt(
-        'transport_url',
-        secret=True,
-        help='oslo.messaging URL of the agents\' bus (its own vhost '
-        'and credentials, never nova\'s bus). Unset: nova\'s '
-        'own transport_url.',
-    ),
-    cfg.StrOpt(
-        'topic',
-        default=agent_api.DEFAULT_TOPIC,
-        help='RPC topic the boards of this deployment listen on '
-        '([agent] topic on the boards).',
-    ),
-    cfg.StrOpt(
-        'shell_manifest',
-        default=str(shell.REFERENCE),
-        help='Shell manifest (JSON) of the static shell the boards '
-        'boot: it names the regions and their traits, so a '
-        'board keeps its providers while its agent is silent.',
-    ),
-    cfg.IntOpt(
-        'rpc_timeout',
-        default=10,
-        min=1,
-        help='Seconds to wait for an agent\'s answer to describe, '
-        'power, unload and stats calls. A board that does not '
-        'answer is reported down and its regions reserved.',
-    ),
-    cfg.IntOpt(
-        'load_timeout',
-        default=120,
-        min=1,
-        help='Seconds to wait for a load (download excluded): the '
-        'configuration port writes at about 128 MB/s, so this '
-        'is mostly the agent\'s validation and bus time.',
-    ),
-    cfg.FloatOpt(
-        'cached_bitstream_weight_multiplier',
-        default=1.0,
-        help='Weight the scheduler\'s CachedBitstreamWeigher gives '
-        'a board that caches the requested image (it loads '
-        'without an image transfer). Negative values prefer '
-        'other boards; 0 turns the preference off.',
-    ),
-    cfg.StrOpt(
-        'uuid_namespace',
-        default='5e1b4c1e-8a57-4f3c-9d0e-2f6a9c7b1d40',
-        help='UUID namespace for board and region provider UUIDs '
-        '(uuid5 of this and the board name): stable across '
-        'restarts and re-installs of nova-compute.',
-    ),
+    cfg.ListOpt('boards', default=[],
+                help='Names of the boards this nova-compute manages: each '
+                     'is the RPC server name of its agent ([agent] '
+                     'board_name on the board) and the node name nova '
+                     'shows. A board is a node from its first start on, '
+                     'whether or not its agent answers.'),
+    cfg.StrOpt('transport_url', secret=True,
+               help='oslo.messaging URL of the agents\' bus (its own vhost '
+                    'and credentials, never nova\'s bus). Unset: nova\'s '
+                    'own transport_url.'),
+    cfg.StrOpt('topic', default=agent_api.DEFAULT_TOPIC,
+               help='RPC topic the boards of this deployment listen on '
+                    '([agent] topic on the boards).'),
+    cfg.StrOpt('shell_manifest', default=str(shell.REFERENCE),
+               help='Shell manifest (JSON) of the static shell the boards '
+                    'boot: it names the regions and their traits, so a '
+                    'board keeps its providers while its agent is silent.'),
+    cfg.IntOpt('rpc_timeout', default=10, min=1,
+               help='Seconds to wait for an agent\'s answer to describe, '
+                    'power, unload and stats calls. A board that does not '
+                    'answer is reported down and its regions reserved.'),
+    cfg.IntOpt('load_timeout', default=120, min=1,
+               help='Seconds to wait for a load (download excluded): the '
+                    'configuration port writes at about 128 MB/s, so this '
+                    'is mostly the agent\'s validation and bus time.'),
+    cfg.FloatOpt('cached_bitstream_weight_multiplier', default=1.0,
+                 help='Weight the scheduler\'s CachedBitstreamWeigher gives '
+                      'a board that caches the requested image (it loads '
+                      'without an image transfer). Negative values prefer '
+                      'other boards; 0 turns the preference off.'),
+    cfg.StrOpt('uuid_namespace',
+               default='5e1b4c1e-8a57-4f3c-9d0e-2f6a9c7b1d40',
+               help='UUID namespace for board and region provider UUIDs '
+                    '(uuid5 of this and the board name): stable across '
+                    'restarts and re-installs of nova-compute.'),
 ]
 
 

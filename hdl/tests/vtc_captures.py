@@ -252,20 +252,14 @@ def ndpi_flows(path):
             packets = _PACKETS.search(rest)
             if 'proto' not in fields or not packets:
                 raise ValueError('%s: cannot read flow line %r' % (path, line))
-            flows.append(
-                NdpiFlow(
-                    number=int(number),
-                    transport=transport,
-                    addr_1=_address(a1),
-                    port_1=int(p1),
-                    addr_2=_address(a2),
-                    port_2=int(p2),
-                    bidirectional=arrow == '<->',
-                    vlan=int(fields['VLAN']) if 'VLAN' in fields else None,
-                    protocol=fields['proto'].split('/', 1)[1],
-                    confidence=fields.get('Confidence', ''),
-                    dpi_packets=int(fields.get('DPI packets', 0)),
-                    packets=int(packets.group(1)) + int(packets.group(2)),
-                )
-            )
+            flows.append(NdpiFlow(
+                number=int(number), transport=transport,
+                addr_1=_address(a1), port_1=int(p1),
+                addr_2=_address(a2), port_2=int(p2),
+                bidirectional=arrow == '<->',
+                vlan=int(fields['VLAN']) if 'VLAN' in fields else None,
+                protocol=fields['proto'].split('/', 1)[1],
+                confidence=fields.get('Confidence', ''),
+                dpi_packets=int(fields.get('DPI packets', 0)),
+                packets=int(packets.group(1)) + int(packets.group(2))))
     return flows

@@ -106,22 +106,12 @@ SIP_STARTS = (
 BITTORRENT_START = b'\x13BitTorrent '  # the handshake's first 12 bytes
 
 COUNTER_NAMES = (
-    (
-        'FRAMES',
-        'BYTES',
-        'FLOWS_SEEN',
-        'FLOWS_CLASSIFIED',
-        'FLOW_OCCUPANCY',
-        'FLOW_INSERTIONS',
-        'FLOW_EVICTIONS',
-        'FLOW_FAILED_INSERTIONS',
-        'UNPARSED_FRAMES',
-        'OVERSIZE_FRAMES',
-    )
-    + tuple('CLASS_PACKETS_%s' % name.upper() for name in CLASSES)
-    + tuple('CLASS_BYTES_%s' % name.upper() for name in CLASSES)
-    + tuple('CLASS_FLOWS_%s' % name.upper() for name in CLASSES[1:])
-)
+    'FRAMES', 'BYTES', 'FLOWS_SEEN', 'FLOWS_CLASSIFIED', 'FLOW_OCCUPANCY',
+    'FLOW_INSERTIONS', 'FLOW_EVICTIONS', 'FLOW_FAILED_INSERTIONS',
+    'UNPARSED_FRAMES', 'OVERSIZE_FRAMES',
+) + tuple('CLASS_PACKETS_%s' % name.upper() for name in CLASSES) \
+  + tuple('CLASS_BYTES_%s' % name.upper() for name in CLASSES) \
+  + tuple('CLASS_FLOWS_%s' % name.upper() for name in CLASSES[1:])
 
 MASK32 = 0xFFFFFFFF
 
@@ -288,42 +278,27 @@ def signature(parsed):
     upper = bytes(byte & 0xDF for byte in p[:4])
     matches = {
         'http': tcp and 5060 not in ports and _starts(p, HTTP_STARTS),
-        'tls': tcp
-        and (
-            (0x14 <= p[0] <= 0x17 and p[1] == 3 and p[2] <= 4)
-            or (p[0] & 0x80 and p[2] == 1 and p[3] == 3 and p[4] <= 4)
-        ),
-        'dns': udp
-        and 53 in ports
-        and parsed.payload_len >= 12
-        and p[2] & 0x78 == 0
-        and p[4] == 0
-        and p[5] == 1,
+        'tls': tcp and ((0x14 <= p[0] <= 0x17 and p[1] == 3 and p[2] <= 4)
+                        or (p[0] & 0x80 and p[2] == 1 and p[3] == 3
+                            and p[4] <= 4)),
+        'dns': (udp and 53 in ports and parsed.payload_len >= 12
+                and p[2] & 0x78 == 0 and p[4] == 0 and p[5] == 1),
         'ssh': tcp and p[:4] == b'SSH-',
-        'quic': udp
-        and (
-            (p[0] & 0x08 and p[9] == ord('Q') and p[10] == ord('0'))
-            or (p[0] & 0xC0 == 0xC0 and p[1:5] == b'\x00\x00\x00\x01')
-            or 443 in ports
-        ),
+        'quic': udp and ((p[0] & 0x08 and p[9] == ord('Q')
+                          and p[10] == ord('0'))
+                         or (p[0] & 0xC0 == 0xC0
+                             and p[1:5] == b'\x00\x00\x00\x01')
+                         or 443 in ports),
         'sip': (udp or (tcp and 5060 in ports)) and _starts(p, SIP_STARTS),
-        'rtp': udp
-        and parsed.payload_len >= 12
-        and p[0] & 0xC0 == 0x80
-        and ((p[1] & 0x7F) <= 34 or (p[1] & 0x7F) >= 96)
-        and parsed.sport >= 1024
-        and parsed.dport >= 1024,
+        'rtp': (udp and parsed.payload_len >= 12 and p[0] & 0xC0 == 0x80
+                and ((p[1] & 0x7F) <= 34 or (p[1] & 0x7F) >= 96)
+                and parsed.sport >= 1024 and parsed.dport >= 1024),
         'bittorrent': tcp and p[:12] == BITTORRENT_START,
-        'smtp': tcp
-        and (
-            upper in (b'EHLO', b'HELO')
-            or (p[:4] == b'220 ' and (25 in ports or 587 in ports))
-        ),
-        'ntp': udp
-        and 123 in ports
-        and parsed.payload_len >= 48
-        and 1 <= (p[0] >> 3) & 7 <= 4
-        and p[0] & 7 != 0,
+        'smtp': tcp and (upper in (b'EHLO', b'HELO')
+                         or (p[:4] == b'220 '
+                             and (25 in ports or 587 in ports))),
+        'ntp': (udp and 123 in ports and parsed.payload_len >= 48
+                and 1 <= (p[0] >> 3) & 7 <= 4 and p[0] & 7 != 0),
     }
     for number, name in enumerate(CLASSES[1:], start=1):
         if matches[name]:

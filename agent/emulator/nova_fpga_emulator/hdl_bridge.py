@@ -181,41 +181,22 @@ def _bind(library):
         'region_free': (None, [handle]),
         'region_reset': (None, [handle, ctypes.c_uint32]),
         'region_clock': (None, [handle, ctypes.c_uint64]),
-        'region_clock_until_idle': (
-            ctypes.c_uint64,
-            [handle, ctypes.c_uint64, ctypes.c_uint32],
-        ),
+        'region_clock_until_idle': (ctypes.c_uint64, [handle, ctypes.c_uint64,
+                                                      ctypes.c_uint32]),
         'region_cycles': (ctypes.c_uint64, [handle]),
-        'region_push_frame': (
-            None,
-            [handle, ctypes.c_char_p, ctypes.c_uint32],
-        ),
+        'region_push_frame': (None, [handle, ctypes.c_char_p,
+                                     ctypes.c_uint32]),
         'region_pending_input': (ctypes.c_uint32, [handle]),
         'region_output_count': (ctypes.c_uint32, [handle]),
         'region_next_frame_length': (ctypes.c_int64, [handle]),
-        'region_pull_frame': (
-            ctypes.c_int64,
-            [handle, ctypes.c_char_p, ctypes.c_uint32],
-        ),
-        'region_axil_write': (
-            ctypes.c_int,
-            [
-                handle,
-                ctypes.c_uint32,
-                ctypes.c_uint32,
-                ctypes.c_uint32,
-                ctypes.c_uint64,
-            ],
-        ),
-        'region_axil_read': (
-            ctypes.c_int,
-            [
-                handle,
-                ctypes.c_uint32,
-                ctypes.POINTER(ctypes.c_uint32),
-                ctypes.c_uint64,
-            ],
-        ),
+        'region_pull_frame': (ctypes.c_int64, [handle, ctypes.c_char_p,
+                                               ctypes.c_uint32]),
+        'region_axil_write': (ctypes.c_int, [handle, ctypes.c_uint32,
+                                             ctypes.c_uint32, ctypes.c_uint32,
+                                             ctypes.c_uint64]),
+        'region_axil_read': (ctypes.c_int, [handle, ctypes.c_uint32,
+                                            ctypes.POINTER(ctypes.c_uint32),
+                                            ctypes.c_uint64]),
     }
     if hasattr(lib, 'region_set_decouple'):  # a module in its slot
         signatures['region_set_decouple'] = (None, [handle, ctypes.c_int])

@@ -161,12 +161,8 @@ LOOPBACK = HdlModule(
     module_id=LOOPBACK_MODULE_ID,
     version=0x00010000,
     top='region_loopback',
-    sources=(
-        'region_loopback.v',
-        'region_regs.v',
-        'axis_register.v',
-        'axil_reg_if.v',
-    ),
+    sources=('region_loopback.v', 'region_regs.v', 'axis_register.v',
+             'axil_reg_if.v'),
 )
 
 VTC = HdlModule(
@@ -174,16 +170,9 @@ VTC = HdlModule(
     module_id=VTC_MODULE_ID,
     version=0x00010000,
     top='region_vtc',
-    sources=(
-        'region_vtc.v',
-        'vtc_parser.v',
-        'vtc_signatures.v',
-        'vtc_flow_table.v',
-        'vtc_flow_ram.v',
-        'region_regs.v',
-        'axis_register.v',
-        'axil_reg_if.v',
-    ),
+    sources=('region_vtc.v', 'vtc_parser.v', 'vtc_signatures.v',
+             'vtc_flow_table.v', 'vtc_flow_ram.v', 'region_regs.v',
+             'axis_register.v', 'axil_reg_if.v'),
 )
 
 MODULES = {module.module_id: module for module in (LOOPBACK, VTC)}

@@ -176,17 +176,13 @@ def usage_from_cells(cells):
     if unknown_ram:
         raise SynthesisError('cannot account for cells %s' % unknown_ram)
     return Usage(
-        luts=sum(
-            count * _LUT_CELLS.get(cell, 0) for cell, count in cells.items()
-        ),
+        luts=sum(count * _LUT_CELLS.get(cell, 0)
+                 for cell, count in cells.items()),
         ffs=sum(count for cell, count in cells.items() if cell in _FF_CELLS),
-        ramb36=sum(
-            count * _RAMB36_EQUIVALENT.get(cell, 0)
-            for cell, count in cells.items()
-        ),
-        dsp48=sum(
-            count for cell, count in cells.items() if cell in _DSP_CELLS
-        ),
+        ramb36=sum(count * _RAMB36_EQUIVALENT.get(cell, 0)
+                   for cell, count in cells.items()),
+        dsp48=sum(count for cell, count in cells.items()
+                  if cell in _DSP_CELLS),
         cells=dict(cells),
     )
 
@@ -201,15 +197,13 @@ def synthesize(top, sources, parameters=None):
     )
     with tempfile.TemporaryDirectory(prefix='yosys-') as work:
         stat_file = pathlib.Path(work) / 'stat.json'
-        script = '; '.join(
-            [
-                'read_verilog -defer %s'
-                % ' '.join(str(source) for source in sources),
-                'hierarchy -check -top %s%s' % (top, chparams),
-                'script %s' % SYNTH_SCRIPT,
-                'tee -q -o %s stat -json' % stat_file,
-            ]
-        )
+        script = '; '.join([
+            'read_verilog -defer %s' % ' '.join(str(source)
+                                                for source in sources),
+            'hierarchy -check -top %s%s' % (top, chparams),
+            'script %s' % SYNTH_SCRIPT,
+            'tee -q -o %s stat -json' % stat_file,
+        ])
         result = subprocess.run(
             [yosys, '-q', '-p', script], capture_output=True, text=True
         )

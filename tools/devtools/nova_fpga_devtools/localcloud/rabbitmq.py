@@ -110,25 +110,13 @@ class Broker:
         """
         definitions = {
             'vhosts': [{'name': vhost} for vhost in vhosts],
-            'users': [
-                {
-                    'name': login,
-                    'password_hash': _password_hash(password),
-                    'hashing_algorithm': 'rabbit_password_hashing_sha256',
-                    'tags': '',
-                }
-                for login, password, _ in users
-            ],
-            'permissions': [
-                {
-                    'user': login,
-                    'vhost': vhost,
-                    'configure': '.*',
-                    'write': '.*',
-                    'read': '.*',
-                }
-                for login, _, vhost in users
-            ],
+            'users': [{'name': login,
+                       'password_hash': _password_hash(password),
+                       'hashing_algorithm': 'rabbit_password_hashing_sha256',
+                       'tags': ''} for login, password, _ in users],
+            'permissions': [{'user': login, 'vhost': vhost, 'configure': '.*',
+                             'write': '.*', 'read': '.*'}
+                            for login, _, vhost in users],
         }
         # From stdin: /usr/sbin/rabbitmqctl runs as the rabbitmq user, which
         # may not read the caller's files.

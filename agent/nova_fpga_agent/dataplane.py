@@ -25,8 +25,9 @@ import socket
 import struct
 import threading
 
-from nova_fpga_agent.backends import base
 from oslo_log import log as logging
+
+from nova_fpga_agent.backends import base
 
 LOG = logging.getLogger(__name__)
 

@@ -29,12 +29,13 @@ import signal
 import threading
 import time
 
+from oslo_log import log as logging
+
 from nova_fpga import bitstream
 from nova_fpga.bitstream import container
 from nova_fpga.bitstream import devices
 from nova_fpga_emulator import hdl_bridge
 from nova_fpga_emulator import modules
-from oslo_log import log as logging
 
 LOG = logging.getLogger(__name__)
 

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The board agent's own overhead per load, against the configuration port.
 
 Receive to ready: from the agent taking a load request to the region being
@@ -24,12 +36,12 @@ import uuid
 from oslo_config import cfg
 import oslo_messaging as messaging
 
-from nova_fpga.contract import agent_api as api
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
 from nova_fpga import catalogue
-from nova_fpga_agent import conf as agent_conf
+from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import shell as mf
+from nova_fpga_agent import conf as agent_conf
 from nova_fpga_agent import service
 
 SIZES = {'100KB': 100_000, '1MB': 1_000_000, '4MB': 4_000_000}
@@ -69,8 +81,11 @@ def main():
     conf(['--config-file', str(conf_file)], project='nova-fpga')
     transport = messaging.get_rpc_transport(
         cfg.CONF, url='fake:/', allowed_remote_exmods=[api.__name__])
-    agent = service.Agent(conf, transport, messaging.get_notification_transport(
-        cfg.CONF, url='fake:/'))
+    agent = service.Agent(
+        conf,
+        transport,
+        messaging.get_notification_transport(cfg.CONF, url='fake:/'),
+    )
     agent.start()
     client = api.AgentAPI(transport, timeout=120)
     print('agent overhead per load (receive to ACTIVE, modelled port time '

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Cost of validating in the store: the bitstream store against glance_store's
 plain filesystem store, for the same 4 MB partial bitstream.
 
@@ -15,12 +27,12 @@ import sys
 import tempfile
 import time
 
-from oslo_config import cfg
 from glance_store import multi_backend
+from oslo_config import cfg
 
+from nova_fpga.bitstream import _crc
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
-from nova_fpga.bitstream import _crc
 
 TARGET = 1.2
 SIZE = 4 * 1024 * 1024
@@ -65,8 +77,10 @@ def main():
           '(CRC: %s)' % (mb, args.repeat, _crc.implementation()))
     for name, label in (('plain', 'filesystem store (file)'),
                         ('fpga', 'bitstream store (validating)')):
-        print('  %-30s %7.1f ms  %6.0f MB/s' % (label, 1000 * med[name],
-                                               mb / med[name]))
+        print(
+            '  %-30s %7.1f ms  %6.0f MB/s'
+            % (label, 1000 * med[name], mb / med[name])
+        )
     ratio = med['fpga'] / med['plain']
     print('validating path costs %.2fx the plain one (target <= %.1fx): %s'
           % (ratio, TARGET, 'met' if ratio <= TARGET else 'NOT MET'))

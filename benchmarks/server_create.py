@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Server create to ACTIVE on the demo cloud, by phase, against cited figures.
 
 Brings up the demo cloud (or resumes the one in --state-dir), creates the
@@ -36,11 +48,11 @@ import time
 
 import openstack
 
-from nova_fpga import catalogue
-from nova_fpga import conventions
-from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
+from nova_fpga import catalogue
 from nova_fpga.cmd import manage
+from nova_fpga.contract import shell
+from nova_fpga import conventions
 from nova_fpga_devtools.localcloud import rabbitmq
 from nova_fpga_devtools.localcloud import stack as localstack
 
@@ -78,7 +90,8 @@ def compute_log_times(log):
     """{instance uuid: fields} from nova-compute's log (its timestamps are
     the machine's local time, to the millisecond): when the claim on the
     board's node succeeded, when spawn started (nova's "Took X seconds to
-    spawn" line minus X) and the driver's spawn timing line's fields."""
+    spawn" line minus X) and the driver's spawn timing line's fields.
+    """
     found = {}
     for line in log.read_text().splitlines():
         match = INSTANCE.search(line)

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Glance image-import plugin: inspect a staged bitstream and describe it.
 
 Runs on the import flow only (``openstack image create --import``:
@@ -13,18 +25,18 @@ and nova's scheduler refuses to place it on a board.
 """
 import os
 
-from oslo_log import log as logging
 from glance.async_.flows import api_image_import
 from glance import gateway
+from oslo_log import log as logging
 from taskflow.patterns import linear_flow as lf
 from taskflow import task
 from taskflow.types import failure as taskflow_failure
 
+from glance_store_bitstream import policy
+from glance_store_bitstream import shells
 from nova_fpga import bitstream
 from nova_fpga.contract import shell
 from nova_fpga.contract import traits
-from glance_store_bitstream import policy
-from glance_store_bitstream import shells
 
 LOG = logging.getLogger(__name__)
 

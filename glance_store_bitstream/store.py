@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """A glance_store driver that accepts only valid partial bitstreams.
 
 It is the filesystem store (same locations, reads with ranges, sizes,
@@ -8,15 +20,15 @@ names the problem (Glance answers 400), and the partial file is removed by
 the filesystem store's own clean-up.
 """
 
-from oslo_log import log as logging
 from oslo_config import cfg
+from oslo_log import log as logging
 
 from glance_store._drivers import filesystem
 from glance_store import exceptions
 
+from glance_store_bitstream import policy
 from nova_fpga import bitstream
 from nova_fpga.bitstream import devices
-from glance_store_bitstream import policy
 
 LOG = logging.getLogger(__name__)
 
@@ -32,7 +44,8 @@ SCHEME = 'bitstream'
 
 class StoreLocation(filesystem.StoreLocation):
     """bitstream:///path: a file, under the scheme glance_store knows this
-    driver by (a driver's scheme is its entry-point name)."""
+    driver by (a driver's scheme is its entry-point name).
+    """
 
     def process_specs(self):
         self.scheme = SCHEME
@@ -60,7 +73,8 @@ class BitstreamRejected(exceptions.Invalid):
 
 class _ValidatingReader:
     """Hands the data on to the filesystem store and, as it passes, to the
-    validator; at the end of the stream, the validator's verdict."""
+    validator; at the end of the stream, the validator's verdict.
+    """
 
     def __init__(self, source, allowed):
         self.source = source
@@ -82,7 +96,8 @@ class _ValidatingReader:
 
     def _drain(self):
         """Read the rest of the upload (nothing is kept): a client still
-        sending when the answer comes would see a reset, not the message."""
+        sending when the answer comes would see a reset, not the message.
+        """
         while self.source.read(64 * 1024):
             pass
 

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Configuration options of the nova side: the [zynq] group of nova.conf.
 
 The boards' agents live on a bus of their own (own RabbitMQ vhost, per-board
@@ -51,7 +63,8 @@ ZYNQ_OPTS = [
                       'a board that caches the requested image (it loads '
                       'without an image transfer). Negative values prefer '
                       'other boards; 0 turns the preference off.'),
-    cfg.StrOpt('uuid_namespace', default='5e1b4c1e-8a57-4f3c-9d0e-2f6a9c7b1d40',
+    cfg.StrOpt('uuid_namespace',
+               default='5e1b4c1e-8a57-4f3c-9d0e-2f6a9c7b1d40',
                help='UUID namespace for board and region provider UUIDs '
                     '(uuid5 of this and the board name): stable across '
                     'restarts and re-installs of nova-compute.'),

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Shared fixtures: where the real test data lives, and figures tests report.
 
 The real bitstreams and captures are not copied into the repository; they
@@ -43,7 +55,8 @@ def keystone(tmp_path_factory):
     """A started Keystone with admin, glance, alice (demo), bob
     (fpga-builders), for the glance and localcloud tests (it takes about
     11 s to set up, so one serves the session); a keystone that cannot
-    start fails the test with its log."""
+    start fails the test with its log.
+    """
     from nova_fpga_devtools.localcloud import keystone as localkeystone
     from nova_fpga_devtools.localcloud import process
     ks = localkeystone.Keystone(tmp_path_factory.mktemp('cloud'))
@@ -59,7 +72,8 @@ def keystone(tmp_path_factory):
 def demo_stack(tmp_path_factory):
     """One whole demo cloud for the test session (tests/e2e and
     tests/localcloud share it: a second cloud would double CI time), in a
-    temporary state directory; stopped and purged at the end."""
+    temporary state directory; stopped and purged at the end.
+    """
     from tests.localcloud.demo_cloud import start
     stack = start(tmp_path_factory.mktemp('demo'))
     yield stack

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """What every test that drives real OpenStack services uses: the real
 openstack CLI as one user, and a pid check that a zombie does not pass."""
 import json
@@ -14,7 +26,8 @@ OPENSTACK = str(process.BIN / 'openstack')
 
 class CLI:
     """The real openstack CLI with one user's openrc: a Keystone's,
-    a Glance's or a demo cloud's openrc(user), or such a dict changed."""
+    a Glance's or a demo cloud's openrc(user), or such a dict changed.
+    """
 
     def __init__(self, openrc):
         self.env = dict(os.environ, **openrc)
@@ -32,7 +45,8 @@ class CLI:
 
     def wait_import(self, image_id, timeout=60):
         """The image once its import has ended: active, or back to queued
-        with Glance's reason (Glance has no event to wait on: this polls)."""
+        with Glance's reason (Glance has no event to wait on: this polls).
+        """
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             image = self.json('image', 'show', image_id)
@@ -44,8 +58,9 @@ class CLI:
                     or props.get('os_glance_failed_import')):
                 return image
             time.sleep(0.5)
-        raise AssertionError('import of %s did not finish: %s' % (image_id,
-                                                                 image))
+        raise AssertionError(
+            'import of %s did not finish: %s' % (image_id, image)
+        )
 
 
 def alive(pid):

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """What the agent does to regions: load, unload, power, reset, report.
 
 Every operation on a region holds that region's lock (a second one is
@@ -15,13 +27,13 @@ import uuid
 
 from oslo_log import log as logging
 
-import nova_fpga_agent
 from nova_fpga import bitstream
 from nova_fpga.bitstream import container
+from nova_fpga import catalogue
 from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import reports
 from nova_fpga.contract import states
-from nova_fpga import catalogue
+import nova_fpga_agent
 from nova_fpga_agent.backends import base
 from nova_fpga_agent import state as st
 
@@ -93,7 +105,10 @@ class RegionManager:
                     'agent restarted during the load, at step %s' % rs.step)
             else:
                 self._free(rs)
-        elif rs.state in (states.ACTIVE, states.STOPPED) and held != rs.module_id:
+        elif (
+            rs.state in (states.ACTIVE, states.STOPPED)
+            and held != rs.module_id
+        ):
             self._make_safe(name)
             rs.state, rs.error = states.FAILED, (
                 'the fabric no longer holds module %s (board rebooted or '
@@ -181,7 +196,8 @@ class RegionManager:
 
     def load(self, region, instance_uuid, image_id, sha256, data):
         """Load data into the region for the instance; data None means
-        the bitstream this board cached under sha256."""
+        the bitstream this board cached under sha256.
+        """
         spec = self._region(region)
         instance = self._instance(instance_uuid)
         if not isinstance(image_id, str) or not IMAGE_ID.match(image_id):
@@ -215,8 +231,11 @@ class RegionManager:
                 port_seconds = self._load_steps(spec, rs, data, sha256)
             except _StepFailed as exc:
                 self._make_safe(region)
-                self._set(rs, state=states.FAILED, error='load failed at step %s'
-                          % exc)
+                self._set(
+                    rs,
+                    state=states.FAILED,
+                    error='load failed at step %s' % exc,
+                )
                 self._record(region, 'load of image %s failed at step %s'
                              % (image_id, exc))
                 raise api.LoadFailed('board %s region %s: load failed at '
@@ -312,7 +331,8 @@ class RegionManager:
             self._record(region, 'unloaded for instance %s; region free and '
                          'decoupled' % instance)
             return self._describe_region(
-                    self.manifest.region(region)).to_dict()
+                self.manifest.region(region)
+            ).to_dict()
         finally:
             lock.release()
 
@@ -348,7 +368,8 @@ class RegionManager:
                                         % (region, state, exc))
             self._record(region, 'power %s' % state)
             return self._describe_region(
-                    self.manifest.region(region)).to_dict()
+                self.manifest.region(region)
+            ).to_dict()
         finally:
             lock.release()
 
@@ -365,7 +386,8 @@ class RegionManager:
             self.backend.module_reset(region)
             self._record(region, 'module reset')
             return self._describe_region(
-                    self.manifest.region(region)).to_dict()
+                self.manifest.region(region)
+            ).to_dict()
         finally:
             lock.release()
 

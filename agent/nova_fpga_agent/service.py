@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """nova-fpga-agent: the board agent daemon.
 
 Start-up order matters for safety: read the shell manifest, find the
@@ -14,13 +26,13 @@ from oslo_config import cfg
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
-from nova_fpga.contract import agent_api as api
 from nova_fpga import catalogue
+from nova_fpga.contract import agent_api as api
+from nova_fpga.contract import shell as mf
 from nova_fpga_agent import backends
 from nova_fpga_agent import cache
 from nova_fpga_agent import conf as agent_conf
 from nova_fpga_agent import dataplane as dp
-from nova_fpga.contract import shell as mf
 from nova_fpga_agent import regions
 from nova_fpga_agent import rpc
 from nova_fpga_agent import state

@@ -1,22 +1,40 @@
-"""Shared pieces of the cocotb suites: clock/reset, stimulus, register access."""
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Shared pieces of the cocotb suites: clock/reset, stimulus, register access.
+"""
 import random
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import RisingEdge, Timer
+from cocotb.triggers import RisingEdge
+from cocotb.triggers import Timer
 
 CLOCK_PERIOD_NS = 10
 
 
 def seeded_random(dut):
-    """A random generator seeded from cocotb's seed, which is logged so a failure can be replayed."""
+    """A random generator seeded from cocotb's seed, which is logged so a
+    failure can be replayed.
+    """
     dut._log.info('random seed %d (rerun with COCOTB_RANDOM_SEED=%d)',
                   cocotb.RANDOM_SEED, cocotb.RANDOM_SEED)
     return random.Random(cocotb.RANDOM_SEED)
 
 
 async def start(dut, resets=('aresetn',), cycles=4):
-    """Pulse the active-low resets, starting the clock once every input has settled."""
+    """Pulse the active-low resets, starting the clock once every input has
+    settled.
+    """
     for name in resets:
         getattr(dut, name).value = 0
     await Timer(1, unit='ns')
@@ -30,14 +48,18 @@ async def start(dut, resets=('aresetn',), cycles=4):
 
 
 def pauses(rng, busy):
-    """An endless pause pattern: True (stall this cycle) with probability `busy`."""
+    """An endless pause pattern: True (stall this cycle) with probability
+    `busy`.
+    """
     while True:
         yield rng.random() < busy
 
 
 def random_frames(rng, count, min_len=1, max_len=1600):
-    return [bytes(rng.getrandbits(8) for _ in range(rng.randint(min_len, max_len)))
-            for _ in range(count)]
+    return [
+        bytes(rng.getrandbits(8) for _ in range(rng.randint(min_len, max_len)))
+        for _ in range(count)
+    ]
 
 
 async def read_u32(axil, address):

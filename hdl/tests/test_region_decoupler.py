@@ -1,14 +1,39 @@
-"""cocotb suite for region_decoupler: isolation, DECERR, and frames cut in half.
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""cocotb suite for region_decoupler: isolation, DECERR, and frames cut in
+half.
 
 The region side is modelled by cocotbext-axi models reset by the decoupler's
 rp_aresetn, as a real region is: a decoupled region is held in reset.
 """
 import cocotb
-from cocotb.triggers import ClockCycles, RisingEdge
-from cocotbext.axi import (AxiLiteBus, AxiLiteMaster, AxiLiteRam, AxiResp, AxiStreamBus,
-                           AxiStreamFrame, AxiStreamSink, AxiStreamSource)
+from cocotb.triggers import ClockCycles
+from cocotb.triggers import RisingEdge
+from cocotbext.axi import AxiLiteBus
+from cocotbext.axi import AxiLiteMaster
+from cocotbext.axi import AxiLiteRam
+from cocotbext.axi import AxiResp
+from cocotbext.axi import AxiStreamBus
+from cocotbext.axi import AxiStreamFrame
+from cocotbext.axi import AxiStreamSink
+from cocotbext.axi import AxiStreamSource
 
-from axi_helpers import pauses, random_frames, read_u32, seeded_random, start, write_u32
+from axi_helpers import pauses
+from axi_helpers import random_frames
+from axi_helpers import read_u32
+from axi_helpers import seeded_random
+from axi_helpers import start
+from axi_helpers import write_u32
 
 
 class Bench:
@@ -17,30 +42,75 @@ class Bench:
     def __init__(self, dut, region_registers=True):
         self.dut = dut
         # nothing undriven before the models' resets take over
-        for name in ('aresetn', 'decouple', 's_axis_tvalid', 'm_axis_tready', 's_rp_axis_tvalid',
-                     'm_rp_axis_tready', 's_axil_awvalid', 's_axil_wvalid', 's_axil_arvalid'):
+        for name in (
+            'aresetn',
+            'decouple',
+            's_axis_tvalid',
+            'm_axis_tready',
+            's_rp_axis_tvalid',
+            'm_rp_axis_tready',
+            's_axil_awvalid',
+            's_axil_wvalid',
+            's_axil_arvalid',
+        ):
             getattr(dut, name).value = 0
         clk, rst, rp_rst = dut.aclk, dut.aresetn, dut.rp_aresetn
-        self.shell_tx = AxiStreamSource(AxiStreamBus.from_prefix(dut, 's_axis'), clk, rst,
-                                        reset_active_level=False)
-        self.shell_rx = AxiStreamSink(AxiStreamBus.from_prefix(dut, 'm_axis'), clk, rst,
-                                      reset_active_level=False)
-        self.shell_axil = AxiLiteMaster(AxiLiteBus.from_prefix(dut, 's_axil'), clk, rst,
-                                        reset_active_level=False)
-        self.region_rx = AxiStreamSink(AxiStreamBus.from_prefix(dut, 'm_rp_axis'), clk, rp_rst,
-                                       reset_active_level=False)
-        self.region_tx = AxiStreamSource(AxiStreamBus.from_prefix(dut, 's_rp_axis'), clk, rp_rst,
-                                         reset_active_level=False)
+        self.shell_tx = AxiStreamSource(
+            AxiStreamBus.from_prefix(dut, 's_axis'),
+            clk,
+            rst,
+            reset_active_level=False,
+        )
+        self.shell_rx = AxiStreamSink(
+            AxiStreamBus.from_prefix(dut, 'm_axis'),
+            clk,
+            rst,
+            reset_active_level=False,
+        )
+        self.shell_axil = AxiLiteMaster(
+            AxiLiteBus.from_prefix(dut, 's_axil'),
+            clk,
+            rst,
+            reset_active_level=False,
+        )
+        self.region_rx = AxiStreamSink(
+            AxiStreamBus.from_prefix(dut, 'm_rp_axis'),
+            clk,
+            rp_rst,
+            reset_active_level=False,
+        )
+        self.region_tx = AxiStreamSource(
+            AxiStreamBus.from_prefix(dut, 's_rp_axis'),
+            clk,
+            rp_rst,
+            reset_active_level=False,
+        )
         self.region_regs = None
         if region_registers:
-            self.region_regs = AxiLiteRam(AxiLiteBus.from_prefix(dut, 'm_rp_axil'), clk, rp_rst,
-                                          reset_active_level=False, size=2 ** 12)
-        self.beats = {'shell_in': 0, 'region_in': 0, 'region_out': 0, 'shell_out': 0}
-        self.pulses = {'ingress_frame_cut': 0, 'egress_frame_cut': 0, 'egress_frame_oversize': 0}
+            self.region_regs = AxiLiteRam(
+                AxiLiteBus.from_prefix(dut, 'm_rp_axil'),
+                clk,
+                rp_rst,
+                reset_active_level=False,
+                size=2**12,
+            )
+        self.beats = {
+            'shell_in': 0,
+            'region_in': 0,
+            'region_out': 0,
+            'shell_out': 0,
+        }
+        self.pulses = {
+            'ingress_frame_cut': 0,
+            'egress_frame_cut': 0,
+            'egress_frame_oversize': 0,
+        }
         cocotb.start_soon(self._monitor())
 
     async def _monitor(self):
-        """Count stream handshakes on all four ports and the decoupler's event pulses."""
+        """Count stream handshakes on all four ports and the decoupler's event
+        pulses.
+        """
         dut = self.dut
         ports = {'shell_in': 's_axis', 'region_in': 'm_rp_axis',
                  'region_out': 's_rp_axis', 'shell_out': 'm_axis'}
@@ -87,13 +157,20 @@ def assert_ordered_subsequence(received, sent, what):
     """Every received frame is a whole sent frame, in order, none twice."""
     remaining = iter(sent)
     for index, frame in enumerate(received):
-        assert any(frame == candidate for candidate in remaining), \
-            '%s frame %d (%d bytes) is not a whole sent frame in order' % (what, index, len(frame))
+        assert any(
+            frame == candidate for candidate in remaining
+        ), '%s frame %d (%d bytes) is not a whole sent frame in order' % (
+            what,
+            index,
+            len(frame),
+        )
 
 
 @cocotb.test()
 async def coupled_passes_everything(dut):
-    """While coupled, frames cross both ways unchanged under random stalls, registers are reached."""
+    """While coupled, frames cross both ways unchanged under random stalls,
+    registers are reached.
+    """
     rng = seeded_random(dut)
     bench = Bench(dut)
     await bench.start()
@@ -107,19 +184,31 @@ async def coupled_passes_everything(dut):
         await bench.shell_tx.send(AxiStreamFrame(frame))
     for frame in egress:
         await bench.region_tx.send(AxiStreamFrame(frame))
-    assert [bytes((await bench.region_rx.recv()).tdata) for _ in ingress] == ingress
-    assert [bytes((await bench.shell_rx.recv()).tdata) for _ in egress] == egress
+    assert [
+        bytes((await bench.region_rx.recv()).tdata) for _ in ingress
+    ] == ingress
+    assert [
+        bytes((await bench.shell_rx.recv()).tdata) for _ in egress
+    ] == egress
 
     assert await write_u32(bench.shell_axil, 0x40, 0xCAFEF00D) == AxiResp.OKAY
-    assert bench.region_regs.read(0x40, 4) == (0xCAFEF00D).to_bytes(4, 'little')
+    assert bench.region_regs.read(0x40, 4) == (0xCAFEF00D).to_bytes(
+        4, 'little'
+    )
     bench.region_regs.write(0x44, (0x01020304).to_bytes(4, 'little'))
     assert await read_u32(bench.shell_axil, 0x44) == (0x01020304, AxiResp.OKAY)
-    assert bench.pulses == {'ingress_frame_cut': 0, 'egress_frame_cut': 0, 'egress_frame_oversize': 0}
+    assert bench.pulses == {
+        'ingress_frame_cut': 0,
+        'egress_frame_cut': 0,
+        'egress_frame_oversize': 0,
+    }
 
 
 @cocotb.test()
 async def decoupled_region_is_isolated(dut):
-    """Decoupled: no beats either way, the region is in reset, registers answer DECERR."""
+    """Decoupled: no beats either way, the region is in reset, registers answer
+    DECERR.
+    """
     bench = Bench(dut)
     await bench.start(decoupled=True)
     await ClockCycles(dut.aclk, 2)
@@ -129,7 +218,8 @@ async def decoupled_region_is_isolated(dut):
     waiting = [bytes(range(200)), b'\x42' * 64]
     for frame in waiting:
         await bench.shell_tx.send(AxiStreamFrame(frame))
-    # the region's own outputs, driven by hand: a region misbehaving while decoupled
+    # the region's own outputs, driven by hand: a region misbehaving while
+    # decoupled
     dut.s_rp_axis_tvalid.value = 1
     dut.s_rp_axis_tlast.value = 1
     dut.s_rp_axis_tkeep.value = (1 << len(dut.s_rp_axis_tkeep)) - 1
@@ -141,20 +231,31 @@ async def decoupled_region_is_isolated(dut):
         assert dut.m_axis_tvalid.value == 0
     dut.s_rp_axis_tvalid.value = 0
 
-    assert await write_u32(bench.shell_axil, 0x40, 0x55AA55AA) == AxiResp.DECERR
+    assert (
+        await write_u32(bench.shell_axil, 0x40, 0x55AA55AA) == AxiResp.DECERR
+    )
     assert await read_u32(bench.shell_axil, 0x40) == (0, AxiResp.DECERR)
     assert bench.region_regs.read(0x40, 4) == bytes(4)
-    assert bench.beats == {'shell_in': 0, 'region_in': 0, 'region_out': 0, 'shell_out': 0}
+    assert bench.beats == {
+        'shell_in': 0,
+        'region_in': 0,
+        'region_out': 0,
+        'shell_out': 0,
+    }
 
     # frames that had not started wait for the region and then arrive whole
     await bench.set_decouple(False)
-    assert [bytes((await bench.region_rx.recv()).tdata) for _ in waiting] == waiting
+    assert [
+        bytes((await bench.region_rx.recv()).tdata) for _ in waiting
+    ] == waiting
     assert await write_u32(bench.shell_axil, 0x40, 0x55AA55AA) == AxiResp.OKAY
 
 
 @cocotb.test()
 async def ingress_frame_cut_in_half_is_dropped_whole(dut):
-    """Shell to region: the cut frame's tail is drained from the shell, its head dies in the region reset."""
+    """Shell to region: the cut frame's tail is drained from the shell, its
+    head dies in the region reset.
+    """
     bench = Bench(dut)
     await bench.start()
     cut = bytes(n & 0xFF for n in range(800))
@@ -165,8 +266,8 @@ async def ingress_frame_cut_in_half_is_dropped_whole(dut):
     await bench.set_decouple(True)
     region_beats_at_cut = bench.beats['region_in']
     assert region_beats_at_cut < beats_of(cut, dut)
-    # decoupled: the rest of the cut frame is taken from the shell and discarded;
-    # the next frame has not started, so it waits
+    # decoupled: the rest of the cut frame is taken from the shell and
+    # discarded; the next frame has not started, so it waits
     await bench.wait_for('shell_in', beats_of(cut, dut))
     await ClockCycles(dut.aclk, 50)
     assert bench.beats['shell_in'] == beats_of(cut, dut)
@@ -175,19 +276,25 @@ async def ingress_frame_cut_in_half_is_dropped_whole(dut):
 
     await bench.set_decouple(False)
     received = bytes((await bench.region_rx.recv()).tdata)
-    assert received == after, 'the region got %d bytes, not the frame after the cut' % len(received)
+    assert (
+        received == after
+    ), 'the region got %d bytes, not the frame after the cut' % len(received)
     await ClockCycles(dut.aclk, 20)
     assert bench.region_rx.empty()
 
 
 @cocotb.test()
 async def ingress_recouple_before_the_tail_still_drops_it(dut):
-    """Coupling again while the cut frame's tail is still coming does not hand the tail to the region."""
+    """Coupling again while the cut frame's tail is still coming does not hand
+    the tail to the region.
+    """
     bench = Bench(dut)
     await bench.start()
     cut = bytes(range(256)) * 3
     after = b'\x33' * 72
-    bench.shell_tx.set_pause_generator(iter([False] * 20 + [True] * 40 + [False] * 100000))
+    bench.shell_tx.set_pause_generator(
+        iter([False] * 20 + [True] * 40 + [False] * 100000)
+    )
     await bench.shell_tx.send(AxiStreamFrame(cut))
     await bench.shell_tx.send(AxiStreamFrame(after))
     await bench.wait_for('region_in', 15)
@@ -201,7 +308,9 @@ async def ingress_recouple_before_the_tail_still_drops_it(dut):
 
 @cocotb.test()
 async def egress_frame_cut_in_half_never_reaches_the_shell(dut):
-    """Region to shell: frames are stored and forwarded, so a cut frame is dropped before any of it leaves."""
+    """Region to shell: frames are stored and forwarded, so a cut frame is
+    dropped before any of it leaves.
+    """
     bench = Bench(dut)
     await bench.start()
     whole = b'\x11' * 300
@@ -227,7 +336,9 @@ async def egress_frame_cut_in_half_never_reaches_the_shell(dut):
 
 @cocotb.test()
 async def register_access_in_flight_gets_decerr(dut):
-    """An access the region has taken but not answered is answered with DECERR on decoupling."""
+    """An access the region has taken but not answered is answered with DECERR
+    on decoupling.
+    """
     bench = Bench(dut, region_registers=False)
     # a region that takes requests and never answers
     dut.m_rp_axil_awready.value = 1
@@ -248,7 +359,9 @@ async def register_access_in_flight_gets_decerr(dut):
 
 @cocotb.test()
 async def oversize_egress_frame_is_dropped(dut):
-    """A frame longer than the egress FIFO is dropped (and flagged), not delivered in part."""
+    """A frame longer than the egress FIFO is dropped (and flagged), not
+    delivered in part.
+    """
     bench = Bench(dut)
     await bench.start()
     depth_bytes = int(dut.EGRESS_FIFO_DEPTH.value) * len(dut.s_axis_tkeep)
@@ -264,7 +377,9 @@ async def oversize_egress_frame_is_dropped(dut):
 
 @cocotb.test()
 async def random_decoupling_keeps_frames_whole(dut):
-    """Decoupling at random moments under random stalls only ever drops whole frames."""
+    """Decoupling at random moments under random stalls only ever drops whole
+    frames.
+    """
     rng = seeded_random(dut)
     bench = Bench(dut)
     await bench.start()
@@ -285,7 +400,8 @@ async def random_decoupling_keeps_frames_whole(dut):
         await ClockCycles(dut.aclk, rng.randint(1, 60))
         received_ingress += drain(bench.region_rx)
         await bench.set_decouple(False)
-    # one more frame each way once the decoupling is over: it must get through, last
+    # one more frame each way once the decoupling is over: it must get through,
+    # last
     ingress.append(b'\xe1' * 100)
     egress.append(b'\xe2' * 100)
     await bench.shell_tx.send(AxiStreamFrame(ingress[-1]))
@@ -296,6 +412,15 @@ async def random_decoupling_keeps_frames_whole(dut):
 
     assert_ordered_subsequence(received_ingress, ingress, 'region')
     assert_ordered_subsequence(received_egress, egress, 'shell')
-    assert received_ingress[-1] == ingress[-1] and received_egress[-1] == egress[-1]
-    dut._log.info('ingress %d/%d frames, egress %d/%d frames, cuts %s', len(received_ingress),
-                  len(ingress), len(received_egress), len(egress), bench.pulses)
+    assert (
+        received_ingress[-1] == ingress[-1]
+        and received_egress[-1] == egress[-1]
+    )
+    dut._log.info(
+        'ingress %d/%d frames, egress %d/%d frames, cuts %s',
+        len(received_ingress),
+        len(ingress),
+        len(received_egress),
+        len(egress),
+        bench.pulses,
+    )

@@ -1,10 +1,35 @@
-"""cocotb suite for region_loopback: frames come back unchanged, registers follow the contract."""
-import cocotb
-from cocotb.triggers import ClockCycles, RisingEdge
-from cocotbext.axi import (AxiLiteBus, AxiLiteMaster, AxiResp, AxiStreamBus,
-                           AxiStreamFrame, AxiStreamSink, AxiStreamSource)
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
 
-from axi_helpers import pauses, random_frames, read_u32, seeded_random, start, write_u32
+"""cocotb suite for region_loopback: frames come back unchanged, registers
+follow the contract.
+"""
+import cocotb
+from cocotb.triggers import ClockCycles
+from cocotb.triggers import RisingEdge
+from cocotbext.axi import AxiLiteBus
+from cocotbext.axi import AxiLiteMaster
+from cocotbext.axi import AxiResp
+from cocotbext.axi import AxiStreamBus
+from cocotbext.axi import AxiStreamFrame
+from cocotbext.axi import AxiStreamSink
+from cocotbext.axi import AxiStreamSource
+
+from axi_helpers import pauses
+from axi_helpers import random_frames
+from axi_helpers import read_u32
+from axi_helpers import seeded_random
+from axi_helpers import start
+from axi_helpers import write_u32
 from nova_fpga import catalogue
 
 LOOPBACK = catalogue.load().by_name('loopback')
@@ -12,12 +37,24 @@ REGS = LOOPBACK.registers
 
 
 def attach(dut):
-    source = AxiStreamSource(AxiStreamBus.from_prefix(dut, 's_axis'), dut.aclk, dut.aresetn,
-                             reset_active_level=False)
-    sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, 'm_axis'), dut.aclk, dut.aresetn,
-                         reset_active_level=False)
-    axil = AxiLiteMaster(AxiLiteBus.from_prefix(dut, 's_axil'), dut.aclk, dut.aresetn,
-                         reset_active_level=False)
+    source = AxiStreamSource(
+        AxiStreamBus.from_prefix(dut, 's_axis'),
+        dut.aclk,
+        dut.aresetn,
+        reset_active_level=False,
+    )
+    sink = AxiStreamSink(
+        AxiStreamBus.from_prefix(dut, 'm_axis'),
+        dut.aclk,
+        dut.aresetn,
+        reset_active_level=False,
+    )
+    axil = AxiLiteMaster(
+        AxiLiteBus.from_prefix(dut, 's_axil'),
+        dut.aclk,
+        dut.aresetn,
+        reset_active_level=False,
+    )
     return source, sink, axil
 
 
@@ -30,19 +67,35 @@ async def read_u64(axil, lo_address):
 
 @cocotb.test()
 async def registers_follow_the_contract(dut):
-    """ID and version come from the registry; unmapped offsets are SLVERR; read-only writes are ignored."""
+    """ID and version come from the registry; unmapped offsets are SLVERR;
+    read-only writes are ignored.
+    """
     _, _, axil = attach(dut)
     await start(dut)
 
-    assert await read_u32(axil, REGS.MODULE_ID) == (LOOPBACK.module_id, AxiResp.OKAY)
-    assert await read_u32(axil, REGS.VERSION) == (LOOPBACK.version, AxiResp.OKAY)
+    assert await read_u32(axil, REGS.MODULE_ID) == (
+        LOOPBACK.module_id,
+        AxiResp.OKAY,
+    )
+    assert await read_u32(axil, REGS.VERSION) == (
+        LOOPBACK.version,
+        AxiResp.OKAY,
+    )
     assert await read_u32(axil, REGS.CONTROL) == (0, AxiResp.OKAY)
     assert await read_u32(axil, REGS.STATUS) == (0, AxiResp.OKAY)
-    for offset in (REGS.FRAMES_LO, REGS.FRAMES_HI, REGS.BYTES_LO, REGS.BYTES_HI):
+    for offset in (
+        REGS.FRAMES_LO,
+        REGS.FRAMES_HI,
+        REGS.BYTES_LO,
+        REGS.BYTES_HI,
+    ):
         assert await read_u32(axil, offset) == (0, AxiResp.OKAY)
 
     assert await write_u32(axil, REGS.MODULE_ID, 0x12345678) == AxiResp.OKAY
-    assert await read_u32(axil, REGS.MODULE_ID) == (LOOPBACK.module_id, AxiResp.OKAY)
+    assert await read_u32(axil, REGS.MODULE_ID) == (
+        LOOPBACK.module_id,
+        AxiResp.OKAY,
+    )
 
     for offset in (0x20, 0x100, 0xFFC):
         assert await read_u32(axil, offset) == (0, AxiResp.SLVERR)
@@ -51,14 +104,19 @@ async def registers_follow_the_contract(dut):
 
 @cocotb.test()
 async def random_backpressure_keeps_every_beat(dut):
-    """Random gaps on the input and stalls on the output never lose, duplicate or reorder data."""
+    """Random gaps on the input and stalls on the output never lose, duplicate
+    or reorder data.
+    """
     rng = seeded_random(dut)
     source, sink, axil = attach(dut)
     await start(dut)
     source.set_pause_generator(pauses(rng, 0.3))
     sink.set_pause_generator(pauses(rng, 0.4))
 
-    frames = random_frames(rng, 60) + [b'\xa5', bytes(range(256)) * 6 + b'\x01\x02']
+    frames = random_frames(rng, 60) + [
+        b'\xa5',
+        bytes(range(256)) * 6 + b'\x01\x02',
+    ]
     for frame in frames:
         await source.send(AxiStreamFrame(frame))
     for index, frame in enumerate(frames):
@@ -71,7 +129,12 @@ async def random_backpressure_keeps_every_beat(dut):
     assert await read_u64(axil, REGS.FRAMES_LO) == len(frames)
     assert await read_u64(axil, REGS.BYTES_LO) == sum(map(len, frames))
 
-    assert await write_u32(axil, REGS.CONTROL, REGS.bit('CONTROL', 'CLEAR_COUNTERS')) == AxiResp.OKAY
+    assert (
+        await write_u32(
+            axil, REGS.CONTROL, REGS.bit('CONTROL', 'CLEAR_COUNTERS')
+        )
+        == AxiResp.OKAY
+    )
     assert await read_u64(axil, REGS.FRAMES_LO) == 0
     assert await read_u64(axil, REGS.BYTES_LO) == 0
 
@@ -129,7 +192,9 @@ async def status_shows_a_frame_in_flight(dut):
 
 @cocotb.test()
 async def counters_carry_into_the_high_word(dut):
-    """The counters are 64 bits wide and a LO-then-HI read is consistent across a carry."""
+    """The counters are 64 bits wide and a LO-then-HI read is consistent across
+    a carry.
+    """
     source, sink, axil = attach(dut)
     await start(dut)
     # preload the counters (region_regs' registers) just below a 32-bit carry

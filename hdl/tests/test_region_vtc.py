@@ -1,4 +1,17 @@
-"""cocotb suite for region_vtc: real captures against the bit-exact model (hdl/tests/vtc_model.py).
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""cocotb suite for region_vtc: real captures against the bit-exact model
+(hdl/tests/vtc_model.py).
 
 Two builds run it (tests/hdl/test_cocotb.py): the default one (4,096 flows)
 runs everything but the table tests; a small one (16 flows, a 64-cycle
@@ -7,22 +20,35 @@ tick, a 4-tick timeout) runs the table-full and ageing tests.
 import struct
 
 import cocotb
-from cocotb.triggers import ClockCycles, RisingEdge
-from cocotbext.axi import (AxiLiteBus, AxiLiteMaster, AxiResp, AxiStreamBus,
-                           AxiStreamFrame, AxiStreamSink, AxiStreamSource)
-from scapy.layers.inet import IP, UDP
+from cocotb.triggers import ClockCycles
+from cocotb.triggers import RisingEdge
+from cocotbext.axi import AxiLiteBus
+from cocotbext.axi import AxiLiteMaster
+from cocotbext.axi import AxiResp
+from cocotbext.axi import AxiStreamBus
+from cocotbext.axi import AxiStreamFrame
+from cocotbext.axi import AxiStreamSink
+from cocotbext.axi import AxiStreamSource
+from scapy.layers.inet import IP
+from scapy.layers.inet import UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
+from axi_helpers import pauses
+from axi_helpers import read_u32
+from axi_helpers import seeded_random
+from axi_helpers import start
+from axi_helpers import write_u32
+from nova_fpga import catalogue
 import vtc_captures
 import vtc_model
-from axi_helpers import pauses, read_u32, seeded_random, start, write_u32
-from nova_fpga import catalogue
 
 VTC = catalogue.load().by_name('vtc')
 REGS = VTC.registers
 #: a distinct DSCP per class, so every marked frame shows its flow's class
-ALL_MARKED = {name: 8 + number for number, name in enumerate(vtc_model.CLASSES) if number}
+ALL_MARKED = {
+    name: 8 + number for number, name in enumerate(vtc_model.CLASSES) if number
+}
 
 FLOW_COUNTERS = {
     'FLOWS_SEEN': REGS.FLOWS_SEEN,
@@ -37,12 +63,24 @@ FLOW_COUNTERS = {
 
 
 def attach(dut):
-    source = AxiStreamSource(AxiStreamBus.from_prefix(dut, 's_axis'), dut.aclk, dut.aresetn,
-                             reset_active_level=False)
-    sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, 'm_axis'), dut.aclk, dut.aresetn,
-                         reset_active_level=False)
-    axil = AxiLiteMaster(AxiLiteBus.from_prefix(dut, 's_axil'), dut.aclk, dut.aresetn,
-                         reset_active_level=False)
+    source = AxiStreamSource(
+        AxiStreamBus.from_prefix(dut, 's_axis'),
+        dut.aclk,
+        dut.aresetn,
+        reset_active_level=False,
+    )
+    sink = AxiStreamSink(
+        AxiStreamBus.from_prefix(dut, 'm_axis'),
+        dut.aclk,
+        dut.aresetn,
+        reset_active_level=False,
+    )
+    axil = AxiLiteMaster(
+        AxiLiteBus.from_prefix(dut, 's_axil'),
+        dut.aclk,
+        dut.aresetn,
+        reset_active_level=False,
+    )
     return source, sink, axil
 
 
@@ -62,7 +100,10 @@ async def start_vtc(dut, expect_clearing=False):
     source, sink, axil = attach(dut)
     await start(dut)
     status = await read_ok(axil, REGS.STATUS)
-    assert bool(status & REGS.bit('STATUS', 'TABLE_CLEARING')) or not expect_clearing
+    assert (
+        bool(status & REGS.bit('STATUS', 'TABLE_CLEARING'))
+        or not expect_clearing
+    )
     while status & REGS.bit('STATUS', 'TABLE_CLEARING'):
         await ClockCycles(dut.aclk, 64)
         status = await read_ok(axil, REGS.STATUS)
@@ -70,14 +111,19 @@ async def start_vtc(dut, expect_clearing=False):
 
 
 async def model_for(axil, policy=None):
-    """A model with the build's parameters (read from its registers) and the policy written."""
+    """A model with the build's parameters (read from its registers) and the
+    policy written.
+    """
     model = vtc_model.VtcModel(
         flow_table_depth=await read_ok(axil, REGS.FLOW_TABLE_DEPTH),
         inspect_packets=await read_ok(axil, REGS.INSPECT_PACKETS),
         flow_timeout=await read_ok(axil, REGS.FLOW_TIMEOUT))
     for name, dscp in (policy or {}).items():
         value = REGS.bit('POLICY', 'ENABLE') | dscp
-        assert await write_u32(axil, REGS.at('POLICY', name), value) == AxiResp.OKAY
+        assert (
+            await write_u32(axil, REGS.at('POLICY', name), value)
+            == AxiResp.OKAY
+        )
         model.set_policy(name, value)
     return model
 
@@ -100,7 +146,9 @@ async def read_counters(axil):
 
 
 async def replay(dut, frames, model, source, sink, now=None):
-    """Send frames, compare every output frame with the model's; return the outputs."""
+    """Send frames, compare every output frame with the model's; return the
+    outputs.
+    """
     expected = [model.process(frame, now) for frame in frames]
     for frame in frames:
         await source.send(AxiStreamFrame(frame))
@@ -116,7 +164,9 @@ async def replay(dut, frames, model, source, sink, now=None):
 
 
 def marked_classes(frames, outputs):
-    """Flow -> class, as the DSCP marks of the output frames show it (ALL_MARKED policy)."""
+    """Flow -> class, as the DSCP marks of the output frames show it
+    (ALL_MARKED policy).
+    """
     by_dscp = {dscp: name for name, dscp in ALL_MARKED.items()}
     classes = {}
     for frame, out in zip(frames, outputs):
@@ -130,7 +180,9 @@ def marked_classes(frames, outputs):
 
 
 async def check_against_model(axil, model, frames, outputs, marked=True):
-    """Counters equal the model's; every flow's class shown by the marks is the model's."""
+    """Counters equal the model's; every flow's class shown by the marks is the
+    model's.
+    """
     assert await read_counters(axil) == model.counters
     shown = marked_classes(frames, outputs)
     assert bool(shown) == marked
@@ -139,10 +191,14 @@ async def check_against_model(axil, model, frames, outputs, marked=True):
 
 
 def ipv4_header_sum(frame):
-    """One's complement sum of a frame's IPv4 header: 0xFFFF when its checksum is valid."""
+    """One's complement sum of a frame's IPv4 header: 0xFFFF when its checksum
+    is valid.
+    """
     parsed = vtc_model.parse(frame)
     header = frame[parsed.l3:parsed.l3 + (frame[parsed.l3] & 15) * 4]
-    return vtc_model._ones_add(*struct.unpack('!%dH' % (len(header) // 2), header))
+    return vtc_model._ones_add(
+        *struct.unpack('!%dH' % (len(header) // 2), header)
+    )
 
 
 #: a DNS query header: one question
@@ -152,10 +208,15 @@ RTP_HEADER = bytes.fromhex('80086fae000004d83796cb71')
 
 
 def udp_frame(flow, payload=b'', size=None, dport=30000):
-    """An Ethernet/IPv4/UDP frame of flow number `flow`, padded to `size` bytes if given."""
-    packet = Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02') \
-        / IP(src='10.0.%d.%d' % (flow >> 8 & 255, flow & 255), dst='10.1.0.1') \
-        / UDP(sport=20000, dport=dport) / Raw(payload)
+    """An Ethernet/IPv4/UDP frame of flow number `flow`, padded to `size` bytes
+    if given.
+    """
+    packet = (
+        Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02')
+        / IP(src='10.0.%d.%d' % (flow >> 8 & 255, flow & 255), dst='10.1.0.1')
+        / UDP(sport=20000, dport=dport)
+        / Raw(payload)
+    )
     if size is not None:
         packet = packet / Raw(bytes(size - len(packet)))
     return bytes(packet)
@@ -167,7 +228,9 @@ def dns_frame(flow, size=None):
 
 @cocotb.test()
 async def registers_follow_the_contract(dut):
-    """ID, version, parameters, policy masking; unmapped offsets SLVERR; RO writes ignored."""
+    """ID, version, parameters, policy masking; unmapped offsets SLVERR; RO
+    writes ignored.
+    """
     _, _, axil = await start_vtc(dut, expect_clearing=True)
     assert await read_ok(axil, REGS.MODULE_ID) == VTC.module_id
     assert await read_ok(axil, REGS.VERSION) == VTC.version
@@ -183,15 +246,23 @@ async def registers_follow_the_contract(dut):
     assert await read_ok(axil, REGS.MODULE_ID) == VTC.module_id
     assert await write_u32(axil, REGS.FLOWS_SEEN, 7) == AxiResp.OKAY
     assert await read_ok(axil, REGS.FLOWS_SEEN) == 0
-    assert await write_u32(axil, REGS.at('CLASS_FLOWS', 'tls'), 7) == AxiResp.OKAY
+    assert (
+        await write_u32(axil, REGS.at('CLASS_FLOWS', 'tls'), 7) == AxiResp.OKAY
+    )
     assert await read_ok(axil, REGS.at('CLASS_FLOWS', 'tls')) == 0
 
     for klass in vtc_model.CLASSES[1:]:
         assert await read_ok(axil, REGS.at('POLICY', klass)) == 0
-        assert await write_u32(axil, REGS.at('POLICY', klass), 0xFFFFFF00 | len(klass)) \
+        assert (
+            await write_u32(
+                axil, REGS.at('POLICY', klass), 0xFFFFFF00 | len(klass)
+            )
             == AxiResp.OKAY
+        )
         assert await read_ok(axil, REGS.at('POLICY', klass)) == len(klass)
-    assert await write_u32(axil, REGS.at('POLICY', 'tls'), 0xFF) == AxiResp.OKAY
+    assert (
+        await write_u32(axil, REGS.at('POLICY', 'tls'), 0xFF) == AxiResp.OKAY
+    )
     assert await read_ok(axil, REGS.at('POLICY', 'tls')) == 0xBF
 
     for offset in (0x30, REGS.POLICY, REGS.POLICY + 44, 0xD8, 0x158, 0x1A0,
@@ -202,7 +273,9 @@ async def registers_follow_the_contract(dut):
 
 @cocotb.test()
 async def real_captures_match_the_model(dut):
-    """Every shared capture, random gaps and stalls: frames, counters, classes as modelled."""
+    """Every shared capture, random gaps and stalls: frames, counters, classes
+    as modelled.
+    """
     rng = seeded_random(dut)
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
@@ -215,8 +288,12 @@ async def real_captures_match_the_model(dut):
     assert len(model.flows) == 45
     assert model.counters['UNPARSED_FRAMES'] == 2  # dns.pcap's PPPoE frames
 
-    assert await write_u32(axil, REGS.CONTROL, REGS.bit('CONTROL', 'CLEAR_COUNTERS')) \
+    assert (
+        await write_u32(
+            axil, REGS.CONTROL, REGS.bit('CONTROL', 'CLEAR_COUNTERS')
+        )
         == AxiResp.OKAY
+    )
     cleared = await read_counters(axil)
     assert cleared.pop('FLOW_OCCUPANCY') == len(model.flows)
     assert set(cleared.values()) == {0}
@@ -224,24 +301,35 @@ async def real_captures_match_the_model(dut):
 
 @cocotb.test()
 async def ipv6_and_qinq_variants_match_the_model(dut):
-    """The captures as IPv6 and with 802.1ad + 802.1Q tags: marked and counted as modelled."""
+    """The captures as IPv6 and with 802.1ad + 802.1Q tags: marked and counted
+    as modelled.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     frames = []
     for path in vtc_captures.ndpi_capture_paths():
         if path.name in ('bittorrent.pcap', 'quic.pcap'):
-            continue  # the two large ones: the default-policy replay covers them
+            # the two large ones: the default-policy replay covers them
+            continue
         original = vtc_captures.read_frames(path)
-        frames += vtc_captures.ipv6_variant(original) + vtc_captures.qinq_variant(original)
+        frames += vtc_captures.ipv6_variant(
+            original
+        ) + vtc_captures.qinq_variant(original)
     outputs = await replay(dut, frames, model, source, sink)
     await check_against_model(axil, model, frames, outputs)
-    assert any(vtc_model.parse(out) and vtc_model.parse(out).version == 6 and out != frame
-               for frame, out in zip(frames, outputs)), 'no IPv6 frame was marked'
+    assert any(
+        vtc_model.parse(out)
+        and vtc_model.parse(out).version == 6
+        and out != frame
+        for frame, out in zip(frames, outputs)
+    ), 'no IPv6 frame was marked'
 
 
 @cocotb.test()
 async def policy_writes_change_marking(dut):
-    """Unmarked by default; a policy write marks, another changes the DSCP; checksums stay right."""
+    """Unmarked by default; a policy write marks, another changes the DSCP;
+    checksums stay right.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil)
     paths = {path.name: path for path in vtc_captures.ndpi_capture_paths()}
@@ -254,22 +342,31 @@ async def policy_writes_change_marking(dut):
     for dscp in (46, 10):
         value = REGS.bit('POLICY', 'ENABLE') | dscp
         for klass in ('ssh', 'bittorrent'):
-            assert await write_u32(axil, REGS.at('POLICY', klass), value) == AxiResp.OKAY
+            assert (
+                await write_u32(axil, REGS.at('POLICY', klass), value)
+                == AxiResp.OKAY
+            )
             model.set_policy(klass, value)
         outputs = await replay(dut, ssh + torrent, model, source, sink)
-        changed = [(frame, out) for frame, out in zip(ssh + torrent, outputs) if out != frame]
+        changed = [
+            (frame, out)
+            for frame, out in zip(ssh + torrent, outputs)
+            if out != frame
+        ]
         assert len(changed) >= 60
         for frame, out in changed:
             tos = vtc_model.parse(out).l3 + 1
             assert out[tos] >> 2 == dscp and out[tos] & 3 == frame[tos] & 3
-            # valid stays valid; bittorrent.pcap's zero (offloaded) checksums stay wrong
-            # by the same amount
+            # valid stays valid; bittorrent.pcap's zero (offloaded) checksums
+            # stay wrong by the same amount
             assert ipv4_header_sum(out) == ipv4_header_sum(frame)
         sums = {ipv4_header_sum(frame) for frame, _ in changed}
         assert 0xFFFF in sums and len(sums) > 1
 
     value = 10  # enable bit clear: no marking
-    assert await write_u32(axil, REGS.at('POLICY', 'ssh'), value) == AxiResp.OKAY
+    assert (
+        await write_u32(axil, REGS.at('POLICY', 'ssh'), value) == AxiResp.OKAY
+    )
     model.set_policy('ssh', value)
     assert await replay(dut, ssh, model, source, sink) == ssh
     assert await read_counters(axil) == model.counters
@@ -277,18 +374,30 @@ async def policy_writes_change_marking(dut):
 
 @cocotb.test()
 async def long_frames_are_forwarded_and_counted(dut):
-    """1,602 (ssh.pcap) and 9,018-byte frames classified; longer ones pass and are counted."""
+    """1,602 (ssh.pcap) and 9,018-byte frames classified; longer ones pass and
+    are counted.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     ssh = vtc_captures.read_frames(
-        [p for p in vtc_captures.ndpi_capture_paths() if p.name == 'ssh.pcap'][0])
+        [p for p in vtc_captures.ndpi_capture_paths() if p.name == 'ssh.pcap'][
+            0
+        ]
+    )
     assert max(map(len, ssh)) == 1602
     rtp = RTP_HEADER
-    jumbo = [udp_frame(1, rtp + bytes(64), size=9018), udp_frame(1, rtp, size=9018),
-             udp_frame(2, rtp, size=9019), udp_frame(3, rtp), udp_frame(3, rtp, size=9100)]
+    jumbo = [
+        udp_frame(1, rtp + bytes(64), size=9018),
+        udp_frame(1, rtp, size=9018),
+        udp_frame(2, rtp, size=9019),
+        udp_frame(3, rtp),
+        udp_frame(3, rtp, size=9100),
+    ]
     frames = ssh + jumbo
     outputs = await replay(dut, frames, model, source, sink)
-    assert outputs[-4] != frames[-4], 'the second 9,018-byte frame is marked as RTP'
+    assert (
+        outputs[-4] != frames[-4]
+    ), 'the second 9,018-byte frame is marked as RTP'
     assert outputs[-3] == frames[-3] and outputs[-1] == frames[-1]
     assert model.counters['OVERSIZE_FRAMES'] == 2
     assert model.counters['UNPARSED_FRAMES'] == 2
@@ -297,7 +406,9 @@ async def long_frames_are_forwarded_and_counted(dut):
 
 @cocotb.test()
 async def one_beat_per_cycle_at_a_fixed_latency(dut):
-    """Back-to-back 64-byte frames of many flows leave as one unbroken run of beats."""
+    """Back-to-back 64-byte frames of many flows leave as one unbroken run of
+    beats.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     beat_bytes = len(dut.s_axis_tkeep)
@@ -318,7 +429,9 @@ async def one_beat_per_cycle_at_a_fixed_latency(dut):
         assert dut.m_axis_tvalid.value and dut.m_axis_tready.value, \
             'bubble after %d of %d beats' % (cycles, beats)
         cycles += 1
-    dut._log.info('first beat out %d cycles after the first beat in', cycles_in)
+    dut._log.info(
+        'first beat out %d cycles after the first beat in', cycles_in
+    )
     assert 128 // beat_bytes <= cycles_in <= 128 // beat_bytes + 12
     expected = [model.process(frame) for frame in frames]
     assert [(await sink.recv()).tdata for _ in frames] == expected
@@ -328,19 +441,27 @@ async def one_beat_per_cycle_at_a_fixed_latency(dut):
 
 @cocotb.test()
 async def inspection_stops_after_inspect_packets(dut):
-    """Only payload-carrying packets are inspected, at most INSPECT_PACKETS of an unknown flow."""
+    """Only payload-carrying packets are inspected, at most INSPECT_PACKETS of
+    an unknown flow.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     limit = await read_ok(axil, REGS.INSPECT_PACKETS)
     opaque = bytes(range(0x30, 0x3C))  # matches no signature
-    frames = ([udp_frame(1, b'', dport=53)] * 3  # no payload: not inspected
-              + [udp_frame(1, opaque, dport=53)] * (limit - 1)
-              + [dns_frame(1)] * 2  # the limit-th inspection classifies, the next is marked
-              + [udp_frame(2, opaque, dport=53)] * limit + [dns_frame(2)] * 2)  # too late
+    frames = (
+        [udp_frame(1, b'', dport=53)] * 3  # no payload: not inspected
+        + [udp_frame(1, opaque, dport=53)] * (limit - 1)
+        + [dns_frame(1)]
+        * 2  # the limit-th inspection classifies, the next is marked
+        + [udp_frame(2, opaque, dport=53)] * limit
+        + [dns_frame(2)] * 2
+    )  # too late
     outputs = await replay(dut, frames, model, source, sink)
     assert model.flow_class(vtc_model.parse(dns_frame(1)).key) == 'dns'
     assert model.flow_class(vtc_model.parse(dns_frame(2)).key) == 'unknown'
-    assert outputs[-1] == frames[-1] and outputs[3 + limit] != frames[3 + limit]
+    assert (
+        outputs[-1] == frames[-1] and outputs[3 + limit] != frames[3 + limit]
+    )
     await check_against_model(axil, model, frames, outputs)
 
 
@@ -358,7 +479,9 @@ def same_bucket_flows(buckets, count):
 
 @cocotb.test()
 async def full_bucket_fails_insertion_and_still_forwards(dut):
-    """Small build: a fifth flow in a full bucket is counted as failed and forwarded unmarked."""
+    """Small build: a fifth flow in a full bucket is counted as failed and
+    forwarded unmarked.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     assert model.buckets == 4
@@ -373,7 +496,9 @@ async def full_bucket_fails_insertion_and_still_forwards(dut):
 
 @cocotb.test()
 async def idle_flows_age_out(dut):
-    """Small build: after the timeout, new flows evict idle ones, lowest way first."""
+    """Small build: after the timeout, new flows evict idle ones, lowest way
+    first.
+    """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
     timeout = await read_ok(axil, REGS.FLOW_TIMEOUT)
@@ -388,6 +513,10 @@ async def idle_flows_age_out(dut):
     outputs += await replay(dut, more, model, source, sink, now=now)
     assert model.counters['FLOW_EVICTIONS'] == 3
     assert model.counters['FLOW_FAILED_INSERTIONS'] == 0
-    assert model.flow_class(vtc_model.parse(frames[1]).key) == 'unknown'  # evicted
+    assert (
+        model.flow_class(vtc_model.parse(frames[1]).key) == 'unknown'
+    )  # evicted
     assert model.flow_class(vtc_model.parse(frames[3]).key) == 'dns'
-    await check_against_model(axil, model, frames[:4] + more, outputs, marked=False)
+    await check_against_model(
+        axil, model, frames[:4] + more, outputs, marked=False
+    )

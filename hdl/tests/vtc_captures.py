@@ -1,4 +1,17 @@
-"""The real nDPI captures as frame lists, and the variants the vTC must also handle.
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The real nDPI captures as frame lists, and the variants the vTC must also
+handle.
 
 None of the shared captures carries IPv6 or an 802.1ad outer tag, yet the vTC
 parses both: the variants here rewrite the real frames (same flows, same
@@ -16,17 +29,32 @@ import pathlib
 import re
 
 import dpkt
-from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet import IP
+from scapy.layers.inet import TCP
+from scapy.layers.inet import UDP
 from scapy.layers.inet6 import IPv6
-from scapy.layers.l2 import Dot1AD, Dot1Q, Ether
-from scapy.layers.ppp import PPP, PPPoE
+from scapy.layers.l2 import Dot1AD
+from scapy.layers.l2 import Dot1Q
+from scapy.layers.l2 import Ether
+from scapy.layers.ppp import PPP
+from scapy.layers.ppp import PPPoE
 from scapy.packet import Raw
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-#: The nine shared captures with nDPI's ground truth beside each (<capture>.out).
-NDPI_CAPTURES = ('NTPv4.pcap', 'bittorrent.pcap', 'dns.pcap', 'exe_download.pcap',
-                 'google_ssl.pcap', 'quic.pcap', 'sip.pcap', 'smtp.pcap', 'ssh.pcap')
+#: The nine shared captures with nDPI's ground truth beside each
+#: (<capture>.out).
+NDPI_CAPTURES = (
+    'NTPv4.pcap',
+    'bittorrent.pcap',
+    'dns.pcap',
+    'exe_download.pcap',
+    'google_ssl.pcap',
+    'quic.pcap',
+    'sip.pcap',
+    'smtp.pcap',
+    'ssh.pcap',
+)
 
 #: pcap/pcapng link type of Ethernet (LINKTYPE_ETHERNET).
 LINKTYPE_ETHERNET = 1
@@ -54,7 +82,8 @@ def realdata_dir():
 
 
 def ndpi_capture_paths():
-    """The nine shared nDPI captures; missing data is an error, never a skip."""
+    """The nine shared nDPI captures; missing data is an error, never a skip.
+    """
     directory = realdata_dir() / 'pcaps' / 'ndpi'
     paths = [directory / name for name in NDPI_CAPTURES]
     missing = [str(p) for p in paths if not p.is_file()]
@@ -72,7 +101,8 @@ def ndpi_result_path(capture):
 
 def read_frames(path):
     """Ethernet frames of a pcap or pcapng file, in capture order (as captured:
-    a frame cut by the snap length stays cut)."""
+    a frame cut by the snap length stays cut).
+    """
     with open(path, 'rb') as stream:
         magic = stream.read(4)
         stream.seek(0)
@@ -82,17 +112,25 @@ def read_frames(path):
             else:
                 reader = dpkt.pcap.Reader(stream)
         except (ValueError, dpkt.Error) as exc:
-            raise CaptureError('%s is not a pcap or pcapng capture: %s' % (path, exc))
+            raise CaptureError(
+                '%s is not a pcap or pcapng capture: %s' % (path, exc)
+            )
         if reader.datalink() != LINKTYPE_ETHERNET:
-            raise CaptureError('%s: link type %d, not Ethernet (%d): the vTC takes '
-                               'Ethernet frames only' % (path, reader.datalink(),
-                                                         LINKTYPE_ETHERNET))
+            raise CaptureError(
+                '%s: link type %d, not Ethernet (%d): the vTC takes '
+                'Ethernet frames only'
+                % (path, reader.datalink(), LINKTYPE_ETHERNET)
+            )
         return [bytes(data) for _, data in reader]
 
 
 def ipv6_address(ipv4):
-    """The IPv6 address an IPv4 address becomes in the IPv6 variant (injective)."""
-    return ipaddress.IPv6Address(int(IPV6_PREFIX) | int(ipaddress.IPv4Address(ipv4)))
+    """The IPv6 address an IPv4 address becomes in the IPv6 variant
+    (injective).
+    """
+    return ipaddress.IPv6Address(
+        int(IPV6_PREFIX) | int(ipaddress.IPv4Address(ipv4))
+    )
 
 
 def _is_fragment(ip):
@@ -100,12 +138,14 @@ def _is_fragment(ip):
 
 
 def _as_ipv6(ip):
-    """The IPv6 packet carrying what an IPv4 TCP/UDP packet carries: same ports,
-    payload bytes, hop limit and traffic class; lengths and checksums recomputed.
+    """The IPv6 packet carrying what an IPv4 TCP/UDP packet carries: same
+    ports, payload bytes, hop limit and traffic class; lengths and checksums
+    recomputed.
 
     The transport header and payload are taken as bytes (up to the IPv4 total
     length, so Ethernet padding is left out) and the payload is never
-    re-encoded by a scapy dissector (a rebuilt DNS message could differ)."""
+    re-encoded by a scapy dissector (a rebuilt DNS message could differ).
+    """
     segment = bytes(ip)[ip.ihl * 4:ip.len]
     if ip.proto == TCP_PROTO:
         header_len = (segment[12] >> 4) * 4
@@ -151,7 +191,8 @@ def ipv6_variant(frames):
 
 def qinq_variant(frames, outer=100, inner=200):
     """Every frame behind an 802.1ad outer tag (VLAN `outer`, TPID 0x88A8) and
-    an 802.1Q inner tag (VLAN `inner`); tags already there stay inside them."""
+    an 802.1Q inner tag (VLAN `inner`); tags already there stay inside them.
+    """
     if not (1 <= outer <= 4094 and 1 <= inner <= 4094):
         raise ValueError('VLAN IDs are 1-4094')
     out = []
@@ -165,17 +206,27 @@ def qinq_variant(frames, outer=100, inner=200):
     return out
 
 
-#: One flow of nDPI's expected output: endpoints as nDPI prints them (client first),
-#: its protocol name ("DNS.WhatsApp": master.application), packets both ways.
+#: One flow of nDPI's expected output: endpoints as nDPI prints them (client
+#: first), its protocol name ("DNS.WhatsApp": master.application), packets both
+#: ways.
 NdpiFlow = collections.namedtuple(
-    'NdpiFlow', 'number transport addr_1 port_1 addr_2 port_2 bidirectional vlan protocol '
-                'confidence dpi_packets packets')
+    'NdpiFlow',
+    'number transport addr_1 port_1 addr_2 port_2 bidirectional vlan protocol '
+    'confidence dpi_packets packets',
+)
 
 _ENDPOINT = r'(\[[0-9A-Fa-f:.]+\]|[0-9.]+):(\d+)'
-_FLOW_LINE = re.compile(r'^\s+(\d+)\s+(TCP|UDP)\s+' + _ENDPOINT + r'\s+(<->|->)\s+'
-                        + _ENDPOINT + r'\s+(\[.*)$')
+_FLOW_LINE = re.compile(
+    r'^\s+(\d+)\s+(TCP|UDP)\s+'
+    + _ENDPOINT
+    + r'\s+(<->|->)\s+'
+    + _ENDPOINT
+    + r'\s+(\[.*)$'
+)
 _FIELD = re.compile(r'\[([A-Za-z /]+): ([^\]]*)\]')
-_PACKETS = re.compile(r'\[(\d+) pkts/\d+ bytes (?:<->|->) (\d+) pkts/\d+ bytes\]')
+_PACKETS = re.compile(
+    r'\[(\d+) pkts/\d+ bytes (?:<->|->) (\d+) pkts/\d+ bytes\]'
+)
 
 
 def _address(text):
@@ -183,11 +234,12 @@ def _address(text):
 
 
 def ndpi_flows(path):
-    """The TCP/UDP flows of an nDPI result file (<capture>.out), detected and undetected.
+    """The TCP/UDP flows of an nDPI result file (<capture>.out), detected and
+    undetected.
 
     Lines look like `1  UDP 82.178.113.245:47255 <-> 82.178.158.181:53
-    [VLAN: 785][proto: 5.142/DNS.WhatsApp]...[1 pkts/91 bytes <-> 1 pkts/219 bytes]`;
-    IPv6 addresses are bracketed.
+    [VLAN: 785][proto: 5.142/DNS.WhatsApp]...[1 pkts/91 bytes <-> 1 pkts/219
+    bytes]`; IPv6 addresses are bracketed.
     """
     flows = []
     with open(path, encoding='utf-8') as stream:
@@ -202,7 +254,8 @@ def ndpi_flows(path):
                 raise ValueError('%s: cannot read flow line %r' % (path, line))
             flows.append(NdpiFlow(
                 number=int(number), transport=transport,
-                addr_1=_address(a1), port_1=int(p1), addr_2=_address(a2), port_2=int(p2),
+                addr_1=_address(a1), port_1=int(p1),
+                addr_2=_address(a2), port_2=int(p2),
                 bidirectional=arrow == '<->',
                 vlan=int(fields['VLAN']) if 'VLAN' in fields else None,
                 protocol=fields['proto'].split('/', 1)[1],

@@ -1,4 +1,17 @@
-"""Bit-exact Python reference model of region_vtc (hdl/rtl/region_vtc.v), used only by the tests.
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Bit-exact Python reference model of region_vtc (hdl/rtl/region_vtc.v), used
+only by the tests.
 
 It does what the RTL does, in the same order, with the same hash, bucket and
 ageing rules, so output frames and counters can be compared bit for bit
@@ -32,11 +45,24 @@ the gaps are far longer than the timeout.
 import collections
 import ipaddress
 
-CLASSES = ('unknown', 'http', 'tls', 'dns', 'ssh', 'quic', 'sip', 'rtp', 'bittorrent', 'smtp',
-           'ntp')
+CLASSES = (
+    'unknown',
+    'http',
+    'tls',
+    'dns',
+    'ssh',
+    'quic',
+    'sip',
+    'rtp',
+    'bittorrent',
+    'smtp',
+    'ntp',
+)
 CLASS_NUMBER = {name: number for number, name in enumerate(CLASSES)}
 
-FlowKey = collections.namedtuple('FlowKey', 'ip_version proto addr_a port_a addr_b port_b')
+FlowKey = collections.namedtuple(
+    'FlowKey', 'ip_version proto addr_a port_a addr_b port_b'
+)
 
 WINDOW_BYTES = 128
 SIGNATURE_BYTES = 12
@@ -49,14 +75,40 @@ ETH_VLAN_TYPES = (0x8100, 0x88A8)
 ETH_IPV4, ETH_IPV6 = 0x0800, 0x86DD
 TCP, UDP = 6, 17
 
-HTTP_STARTS = (b'GET ', b'POST', b'HEAD', b'PUT ', b'HTTP', b'DELE', b'OPTI', b'CONN', b'PATC')
-SIP_STARTS = (b'SIP/', b'INVI', b'REGI', b'ACK ', b'BYE ', b'CANC', b'OPTI', b'NOTI', b'SUBS',
-              b'MESS', b'INFO', b'PRAC', b'REFE', b'UPDA', b'PUBL')
+HTTP_STARTS = (
+    b'GET ',
+    b'POST',
+    b'HEAD',
+    b'PUT ',
+    b'HTTP',
+    b'DELE',
+    b'OPTI',
+    b'CONN',
+    b'PATC',
+)
+SIP_STARTS = (
+    b'SIP/',
+    b'INVI',
+    b'REGI',
+    b'ACK ',
+    b'BYE ',
+    b'CANC',
+    b'OPTI',
+    b'NOTI',
+    b'SUBS',
+    b'MESS',
+    b'INFO',
+    b'PRAC',
+    b'REFE',
+    b'UPDA',
+    b'PUBL',
+)
 BITTORRENT_START = b'\x13BitTorrent '  # the handshake's first 12 bytes
 
 COUNTER_NAMES = (
-    'FRAMES', 'BYTES', 'FLOWS_SEEN', 'FLOWS_CLASSIFIED', 'FLOW_OCCUPANCY', 'FLOW_INSERTIONS',
-    'FLOW_EVICTIONS', 'FLOW_FAILED_INSERTIONS', 'UNPARSED_FRAMES', 'OVERSIZE_FRAMES',
+    'FRAMES', 'BYTES', 'FLOWS_SEEN', 'FLOWS_CLASSIFIED', 'FLOW_OCCUPANCY',
+    'FLOW_INSERTIONS', 'FLOW_EVICTIONS', 'FLOW_FAILED_INSERTIONS',
+    'UNPARSED_FRAMES', 'OVERSIZE_FRAMES',
 ) + tuple('CLASS_PACKETS_%s' % name.upper() for name in CLASSES) \
   + tuple('CLASS_BYTES_%s' % name.upper() for name in CLASSES) \
   + tuple('CLASS_FLOWS_%s' % name.upper() for name in CLASSES[1:])
@@ -77,13 +129,25 @@ class FlowState:
         self.last_seen = now
 
     def __repr__(self):
-        return 'FlowState(%s, %s, inspected=%d)' % (self.key, self.klass, self.inspected)
+        return 'FlowState(%s, %s, inspected=%d)' % (
+            self.key,
+            self.klass,
+            self.inspected,
+        )
 
 
 class Parsed:
     """What the RTL's parser extracts from a frame's window."""
 
-    __slots__ = ('key', 'l3', 'version', 'payload_len', 'payload', 'sport', 'dport')
+    __slots__ = (
+        'key',
+        'l3',
+        'version',
+        'payload_len',
+        'payload',
+        'sport',
+        'dport',
+    )
 
 
 def _be16(data, offset):
@@ -91,7 +155,8 @@ def _be16(data, offset):
 
 
 def parse(frame, max_frame_len=9018):
-    """Parsed fields of a frame, or None when the module forwards it unparsed."""
+    """Parsed fields of a frame, or None when the module forwards it unparsed.
+    """
     captured = min(len(frame), WINDOW_BYTES)
     window = bytes(frame[:captured]) + bytes(WINDOW_BYTES + 64 - captured)
     if captured < 14:
@@ -145,7 +210,9 @@ def parse(frame, max_frame_len=9018):
     else:
         a, b = (dst, parsed.dport), (src, parsed.sport)
     address = ipaddress.IPv4Address if version == 4 else ipaddress.IPv6Address
-    parsed.key = FlowKey(version, proto, address(a[0]), a[1], address(b[0]), b[1])
+    parsed.key = FlowKey(
+        version, proto, address(a[0]), a[1], address(b[0]), b[1]
+    )
     parsed.l3 = l3
     parsed.version = version
     parsed.payload_len = payload_len
@@ -155,7 +222,8 @@ def parse(frame, max_frame_len=9018):
 
 
 def fold(address):
-    """A stored address: IPv4 as is, IPv6 as the XOR of its four 32-bit words."""
+    """A stored address: IPv4 as is, IPv6 as the XOR of its four 32-bit words.
+    """
     value = int(address)
     if address.version == 4:
         return value
@@ -163,14 +231,23 @@ def fold(address):
 
 
 def stored_key(key):
-    """The 105-bit key the table stores: {is_ipv6, proto, addr_a, port_a, addr_b, port_b}."""
-    return ((key.ip_version == 6) << 104 | key.proto << 96 | fold(key.addr_a) << 64
-            | key.port_a << 48 | fold(key.addr_b) << 16 | key.port_b)
+    """The 105-bit key the table stores: {is_ipv6, proto, addr_a, port_a,
+    addr_b, port_b}.
+    """
+    return (
+        (key.ip_version == 6) << 104
+        | key.proto << 96
+        | fold(key.addr_a) << 64
+        | key.port_a << 48
+        | fold(key.addr_b) << 16
+        | key.port_b
+    )
 
 
 def crc32(value, bits=105):
-    """CRC-32 of a `bits`-bit value: polynomial 0x04C11DB7, preset to ones, MSB first,
-    no final XOR (CRC-32/MPEG-2 for whole bytes)."""
+    """CRC-32 of a `bits`-bit value: polynomial 0x04C11DB7, preset to ones, MSB
+    first, no final XOR (CRC-32/MPEG-2 for whole bytes).
+    """
     crc = MASK32
     for n in range(bits - 1, -1, -1):
         feedback = crc >> 31 ^ value >> n & 1
@@ -181,8 +258,9 @@ def crc32(value, bits=105):
 
 
 def bucket_index(key, buckets):
-    """The RTL's bucket of a canonical key: the low bits of the stored key's CRC-32
-    (buckets is a power of two)."""
+    """The RTL's bucket of a canonical key: the low bits of the stored key's
+    CRC-32 (buckets is a power of two).
+    """
     return crc32(stored_key(key)) & (buckets - 1)
 
 
@@ -191,7 +269,9 @@ def _starts(payload, prefixes):
 
 
 def signature(parsed):
-    """The class one payload-carrying packet proves (0 = none); the lowest class number wins."""
+    """The class one payload-carrying packet proves (0 = none); the lowest
+    class number wins.
+    """
     p = parsed.payload
     tcp, udp = parsed.key.proto == TCP, parsed.key.proto == UDP
     ports = (parsed.sport, parsed.dport)
@@ -199,22 +279,26 @@ def signature(parsed):
     matches = {
         'http': tcp and 5060 not in ports and _starts(p, HTTP_STARTS),
         'tls': tcp and ((0x14 <= p[0] <= 0x17 and p[1] == 3 and p[2] <= 4)
-                        or (p[0] & 0x80 and p[2] == 1 and p[3] == 3 and p[4] <= 4)),
-        'dns': udp and 53 in ports and parsed.payload_len >= 12 and p[2] & 0x78 == 0
-               and p[4] == 0 and p[5] == 1,
+                        or (p[0] & 0x80 and p[2] == 1 and p[3] == 3
+                            and p[4] <= 4)),
+        'dns': (udp and 53 in ports and parsed.payload_len >= 12
+                and p[2] & 0x78 == 0 and p[4] == 0 and p[5] == 1),
         'ssh': tcp and p[:4] == b'SSH-',
-        'quic': udp and ((p[0] & 0x08 and p[9] == ord('Q') and p[10] == ord('0'))
-                         or (p[0] & 0xC0 == 0xC0 and p[1:5] == b'\x00\x00\x00\x01')
+        'quic': udp and ((p[0] & 0x08 and p[9] == ord('Q')
+                          and p[10] == ord('0'))
+                         or (p[0] & 0xC0 == 0xC0
+                             and p[1:5] == b'\x00\x00\x00\x01')
                          or 443 in ports),
         'sip': (udp or (tcp and 5060 in ports)) and _starts(p, SIP_STARTS),
-        'rtp': udp and parsed.payload_len >= 12 and p[0] & 0xC0 == 0x80
-               and ((p[1] & 0x7F) <= 34 or (p[1] & 0x7F) >= 96)
-               and parsed.sport >= 1024 and parsed.dport >= 1024,
+        'rtp': (udp and parsed.payload_len >= 12 and p[0] & 0xC0 == 0x80
+                and ((p[1] & 0x7F) <= 34 or (p[1] & 0x7F) >= 96)
+                and parsed.sport >= 1024 and parsed.dport >= 1024),
         'bittorrent': tcp and p[:12] == BITTORRENT_START,
         'smtp': tcp and (upper in (b'EHLO', b'HELO')
-                         or (p[:4] == b'220 ' and (25 in ports or 587 in ports))),
-        'ntp': udp and 123 in ports and parsed.payload_len >= 48 and 1 <= (p[0] >> 3) & 7 <= 4
-               and p[0] & 7 != 0,
+                         or (p[:4] == b'220 '
+                             and (25 in ports or 587 in ports))),
+        'ntp': (udp and 123 in ports and parsed.payload_len >= 48
+                and 1 <= (p[0] >> 3) & 7 <= 4 and p[0] & 7 != 0),
     }
     for number, name in enumerate(CLASSES[1:], start=1):
         if matches[name]:
@@ -230,14 +314,19 @@ def _ones_add(*words):
 
 
 def mark(frame, l3, version, dscp):
-    """The frame with its DSCP rewritten (ECN kept), IPv4 checksum updated per RFC 1624 eq. 3."""
+    """The frame with its DSCP rewritten (ECN kept), IPv4 checksum updated per
+    RFC 1624 eq. 3.
+    """
     out = bytearray(frame)
     if version == 4:
         old_word = out[l3] << 8 | out[l3 + 1]
         out[l3 + 1] = dscp << 2 | out[l3 + 1] & 3
         new_word = out[l3] << 8 | out[l3 + 1]
         checksum = _be16(out, l3 + 10)
-        checksum = ~_ones_add(~checksum & 0xFFFF, ~old_word & 0xFFFF, new_word) & 0xFFFF
+        checksum = (
+            ~_ones_add(~checksum & 0xFFFF, ~old_word & 0xFFFF, new_word)
+            & 0xFFFF
+        )
         out[l3 + 10], out[l3 + 11] = checksum >> 8, checksum & 0xFF
     else:
         out[l3] = out[l3] & 0xF0 | dscp >> 2
@@ -248,10 +337,20 @@ def mark(frame, l3, version, dscp):
 class VtcModel:
     """The classifier as the RTL implements it; see the module docstring."""
 
-    def __init__(self, flow_table_depth=4096, inspect_packets=8, max_frame_len=9018, policy=None,
-                 flow_timeout=4096):
-        if flow_table_depth < WAYS or flow_table_depth & (flow_table_depth - 1):
-            raise ValueError('flow_table_depth must be a power of two >= %d' % WAYS)
+    def __init__(
+        self,
+        flow_table_depth=4096,
+        inspect_packets=8,
+        max_frame_len=9018,
+        policy=None,
+        flow_timeout=4096,
+    ):
+        if flow_table_depth < WAYS or flow_table_depth & (
+            flow_table_depth - 1
+        ):
+            raise ValueError(
+                'flow_table_depth must be a power of two >= %d' % WAYS
+            )
         self.buckets = flow_table_depth // WAYS
         self.inspect_packets = inspect_packets
         self.max_frame_len = max_frame_len
@@ -264,14 +363,23 @@ class VtcModel:
         self.now = 0
 
     def set_policy(self, name, register_value):
-        """What a write of `register_value` to the class's POLICY register does."""
+        """What a write of `register_value` to the class's POLICY register
+        does.
+        """
         if name == 'unknown':
             raise ValueError('the unknown class has no policy entry')
-        self.policy[CLASS_NUMBER[name]] = register_value & (POLICY_ENABLE | 0x3F)
+        self.policy[CLASS_NUMBER[name]] = register_value & (
+            POLICY_ENABLE | 0x3F
+        )
 
     @property
     def flows(self):
-        return {entry.key: entry for bucket in self.table for entry in bucket if entry}
+        return {
+            entry.key: entry
+            for bucket in self.table
+            for entry in bucket
+            if entry
+        }
 
     @staticmethod
     def flow_key(frame):
@@ -293,10 +401,14 @@ class VtcModel:
         return 'unknown'
 
     def _expired(self, entry):
-        return (self.now - entry.last_seen) % (1 << TIMESTAMP_BITS) > self.flow_timeout
+        return (self.now - entry.last_seen) % (
+            1 << TIMESTAMP_BITS
+        ) > self.flow_timeout
 
     def _lookup(self, parsed):
-        """Update the table for one parsed frame; return (class before, class after) numbers."""
+        """Update the table for one parsed frame; return (class before, class
+        after) numbers.
+        """
         c = self.counters
         key = parsed.key
         bucket = self.table[bucket_index(key, self.buckets)]
@@ -306,7 +418,11 @@ class VtcModel:
         for entry in bucket:
             if entry and entry.stored_key == wanted:
                 before = CLASS_NUMBER[entry.klass]
-                if before == 0 and carries_payload and entry.inspected < self.inspect_packets:
+                if (
+                    before == 0
+                    and carries_payload
+                    and entry.inspected < self.inspect_packets
+                ):
                     entry.inspected += 1
                     if match:
                         entry.klass = CLASSES[match]
@@ -316,7 +432,11 @@ class VtcModel:
                 return before, CLASS_NUMBER[entry.klass]
         c['FLOWS_SEEN'] += 1
         free = [way for way, entry in enumerate(bucket) if entry is None]
-        expired = [way for way, entry in enumerate(bucket) if entry and self._expired(entry)]
+        expired = [
+            way
+            for way, entry in enumerate(bucket)
+            if entry and self._expired(entry)
+        ]
         if free:
             way = free[0]
             c['FLOW_OCCUPANCY'] += 1

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Write partial bitstreams the way Vivado does, for tests, the demo and
 shell builds that have no Vivado at hand.
 
@@ -19,7 +31,8 @@ from nova_fpga.bitstream import devices
 from nova_fpga.bitstream import errors
 from nova_fpga.bitstream import footprint as fp
 from nova_fpga.bitstream import packets as pk
-from nova_fpga.bitstream.packets import Cmd, Reg
+from nova_fpga.bitstream.packets import Cmd
+from nova_fpga.bitstream.packets import Reg
 
 TOOL_VERSION = 'nova-fpga'
 

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Xilinx devices by JTAG IDCODE.
 
 The IDCODE written to the IDCODE register is what the configuration logic
@@ -47,7 +59,8 @@ class Device:
 
     def matches_part(self, part):
         """True when a part name (with or without 'xc', package, speed
-        grade) designates this device."""
+        grade) designates this device.
+        """
         part = part.strip().lower()
         if part.startswith('xc'):
             part = part[2:]
@@ -93,11 +106,16 @@ _TABLE = [
     ('xc7k410t', 'Kintex-7', 0x03656093), ('xc7k420t', 'Kintex-7', 0x03752093),
     ('xc7k480t', 'Kintex-7', 0x03751093),
     # Virtex-7
-    ('xc7v585t', 'Virtex-7', 0x03671093), ('xc7vx330t', 'Virtex-7', 0x03667093),
-    ('xc7vx415t', 'Virtex-7', 0x03682093), ('xc7vx485t', 'Virtex-7', 0x03687093),
-    ('xc7vx550t', 'Virtex-7', 0x03692093), ('xc7vx690t', 'Virtex-7', 0x03691093),
-    ('xc7vx980t', 'Virtex-7', 0x03696093), ('xc7v2000t', 'Virtex-7', 0x036B3093),
-    ('xc7vx1140t', 'Virtex-7', 0x036D5093), ('xc7vh580t', 'Virtex-7', 0x036D9093),
+    ('xc7v585t', 'Virtex-7', 0x03671093),
+    ('xc7vx330t', 'Virtex-7', 0x03667093),
+    ('xc7vx415t', 'Virtex-7', 0x03682093),
+    ('xc7vx485t', 'Virtex-7', 0x03687093),
+    ('xc7vx550t', 'Virtex-7', 0x03692093),
+    ('xc7vx690t', 'Virtex-7', 0x03691093),
+    ('xc7vx980t', 'Virtex-7', 0x03696093),
+    ('xc7v2000t', 'Virtex-7', 0x036B3093),
+    ('xc7vx1140t', 'Virtex-7', 0x036D5093),
+    ('xc7vh580t', 'Virtex-7', 0x036D9093),
     ('xc7vh870t', 'Virtex-7', 0x036DB093),
     # UltraScale
     ('xcku035', 'Kintex UltraScale', 0x03823093),
@@ -156,6 +174,7 @@ def supported(device):
     """Raise unless a region of one of our boards could take this device."""
     if not device.is_zynq:
         raise errors.DeviceError(
-            'IDCODE 0x%08X is %s (%s): not a Zynq device; nova-fpga boards are '
-            'Zynq-7000 or Zynq UltraScale+' % (device.idcode, device.name,
-                                               device.family))
+            'IDCODE 0x%08X is %s (%s): not a Zynq device; nova-fpga boards '
+            'are Zynq-7000 or Zynq UltraScale+'
+            % (device.idcode, device.name, device.family)
+        )

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Frame footprint: which configuration frames a bitstream writes.
 
 A partial bitstream is implemented for one reconfigurable region; the
@@ -81,7 +93,8 @@ class Footprint:
     def from_dict(cls, data):
         """Accept {"blocks": [...]} (as inspect --json and shell manifests
         write it) or a bare list of blocks; a signature, when present, must
-        agree with the blocks."""
+        agree with the blocks.
+        """
         blocks = data.get('blocks') if isinstance(data, dict) else data
         if not isinstance(blocks, list) or not blocks:
             raise errors.FootprintError('a footprint needs a non-empty list '

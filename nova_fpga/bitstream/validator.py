@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The streaming bitstream validator: one pass, bounded memory.
 
 It reads a configuration stream the way the device's configuration logic
@@ -18,7 +30,8 @@ from nova_fpga.bitstream import devices
 from nova_fpga.bitstream import errors
 from nova_fpga.bitstream import footprint as fp
 from nova_fpga.bitstream import packets as pk
-from nova_fpga.bitstream.packets import Cmd, Reg
+from nova_fpga.bitstream.packets import Cmd
+from nova_fpga.bitstream.packets import Reg
 
 _WORD = struct.Struct('>I')
 MAX_PRESYNC_WORDS = 1024
@@ -175,7 +188,9 @@ class Validator:
         """Bytes of the last chunk beyond the length a .bit header declares."""
         if self._header is None:
             return 0
-        beyond = self._size - self._payload_offset - self._header.payload_length
+        beyond = (
+            self._size - self._payload_offset - self._header.payload_length
+        )
         return min(max(beyond, 0), just_fed)
 
     def _take_payload(self, data):
@@ -257,7 +272,8 @@ class Validator:
 
     def _packet(self, word, offset, buf, pos, end):
         """Decode one packet at buf[pos]; return the bytes it used, or None
-        when the packet is not all there yet."""
+        when the packet is not all there yet.
+        """
         kind = word >> 29
         op = (word >> 27) & 0x3
         if kind == pk.TYPE1:
@@ -383,8 +399,10 @@ class Validator:
             span = ('bytes %d-%d' % (self._crc_from, offset - 5)
                     if self._crc_from is not None else 'no register writes')
             raise errors.CrcError(
-                'CRC check word 0x%08X does not match 0x%08X computed over the '
-                'register writes in %s' % (value, self._crc, span), offset)
+                'CRC check word 0x%08X does not match 0x%08X computed over '
+                'the register writes in %s' % (value, self._crc, span),
+                offset,
+            )
         self._crc = 0
         self._crc_from = None
         self._crc_checks += 1
@@ -411,7 +429,8 @@ class Validator:
 
     def _covers_device(self):
         """A write from FAR 0 over every frame of the device: a full
-        bitstream even without its set-up block."""
+        bitstream even without its set-up block.
+        """
         full = self._device.full_frames
         return full is not None and any(
             b.far == 0 and b.words >= full * self._device.frame_words
@@ -458,8 +477,10 @@ class Validator:
         header = self._header
         if header is not None and header.partial_flag and not partial:
             raise errors.HeaderError(
-                'the header says PARTIAL=TRUE but the packets carry the device '
-                'set-up block of a full bitstream', self._setup_at)
+                'the header says PARTIAL=TRUE but the packets carry the '
+                'device set-up block of a full bitstream',
+                self._setup_at,
+            )
         return Bitstream(
             container=self._container, device=self._device,
             idcode=self._idcode, partial=partial,

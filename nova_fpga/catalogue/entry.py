@@ -39,7 +39,8 @@ class CatalogueError(ValueError):
 @dataclasses.dataclass(frozen=True)
 class Counter:
     """A counter the agent reports: ``name`` (with ``{label}`` for each
-    element of an array register) read from ``register``."""
+    element of an array register) read from ``register``.
+    """
 
     name: str
     register: regs.Register
@@ -88,7 +89,8 @@ class Block:
 @dataclasses.dataclass(frozen=True)
 class Module:
     """A reconfigurable module: ID, HDL, registers (the common block's
-    and its own) and counters (its own)."""
+    and its own) and counters (its own).
+    """
 
     name: str
     module_id: int

@@ -88,7 +88,8 @@ class RegisterMap:
     """A module's registers by name: ``regs.STATUS`` (offset),
     ``regs.FRAMES_LO`` / ``regs.FRAMES_HI`` (a 64-bit pair),
     ``regs.at('POLICY', 'tls')`` (an array element),
-    ``regs.bit('STATUS', 'IN_FRAME')`` (a field's mask)."""
+    ``regs.bit('STATUS', 'IN_FRAME')`` (a field's mask).
+    """
 
     def __init__(self, registers):
         self._registers = {r.name: r for r in registers}

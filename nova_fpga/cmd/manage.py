@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """nova-fpga-manage: create the FPGA flavor and import bitstream images.
 
 An operator's (or a developer's) shortcut to the conventions in
@@ -22,8 +34,8 @@ import openstack
 from openstack import exceptions as sdk_exceptions
 
 from nova_fpga.bitstream import errors
-from nova_fpga.contract import traits
 from nova_fpga.bitstream import validator
+from nova_fpga.contract import traits
 from nova_fpga import conventions
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -35,7 +47,8 @@ class ConventionError(Exception):
 
 def create_flavor(conn, name=conventions.FLAVOR_NAME, public=True):
     """(flavor, 'created' | 'exists'); ConventionError if a flavor of that
-    name exists with other amounts or extra specs."""
+    name exists with other amounts or extra specs.
+    """
     flavor = conn.compute.find_flavor(name, ignore_missing=True)
     if flavor is None:
         flavor = conn.compute.create_flavor(
@@ -66,7 +79,8 @@ def create_flavor(conn, name=conventions.FLAVOR_NAME, public=True):
 def create_image(conn, name, path, shell_id, visibility='private',
                  timeout=300, poll=1.0):
     """Import a bitstream and wait for Glance's verdict: the active image,
-    or ConventionError with the reason the inspection gave."""
+    or ConventionError with the reason the inspection gave.
+    """
     validator.validate_file(path)  # the same verdict Glance will give
     image = conn.image.create_image(
         name=name, filename=path,
@@ -134,9 +148,18 @@ def main(argv=None):
                 visibility='public' if args.public else 'private',
                 timeout=args.timeout)
             props = image.properties or {}
-            print('image %s (%s) active: %s' % (image.name, image.id, ', '.join(
-                '%s=%s' % (k, props[k]) for k in sorted(props)
-                if k.startswith(('fpga_', 'trait:')))))
+            print(
+                'image %s (%s) active: %s'
+                % (
+                    image.name,
+                    image.id,
+                    ', '.join(
+                        '%s=%s' % (k, props[k])
+                        for k in sorted(props)
+                        if k.startswith(('fpga_', 'trait:'))
+                    ),
+                )
+            )
     except (ConventionError, errors.BitstreamError, OSError,
             sdk_exceptions.SDKException) as exc:
         print('nova-fpga-manage: %s' % exc, file=sys.stderr)

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Client side of the board agent's RPC API, and the errors it can return.
 
 nova-compute (the Zynq driver) and tests call boards through this class.
@@ -121,7 +133,8 @@ class AgentAPI:
     def load(self, ctxt, board, region, instance_uuid, image_id, sha256,
              bitstream, timeout=None):
         """Load bitstream (bytes) into the region; None asks the board for
-        the bitstream it cached under sha256 (API 1.1)."""
+        the bitstream it cached under sha256 (API 1.1).
+        """
         if bitstream is None:
             if not self.can_load_cached():
                 raise InvalidRequest('loading a cached bitstream needs agent '

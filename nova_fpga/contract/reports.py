@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """What an agent answers: the payloads of the agent API, field by field.
 
 The agent builds these and sends ``to_dict()``; nova-compute reads them back
@@ -58,7 +70,8 @@ class CachedBitstream(_Report):
 @dataclasses.dataclass
 class BoardReport(_Report):
     """``describe``: the board, its shell, its regions and its cache.  The
-    agents also publish it as their periodic state report."""
+    agents also publish it as their periodic state report.
+    """
 
     board: str
     shell_id: str
@@ -102,7 +115,8 @@ class HealthReport(_Report):
 @dataclasses.dataclass
 class RegionStats(_Report):
     """``stats``: a region's module counters, data-plane counters and log
-    (what a server's console log shows)."""
+    (what a server's console log shows).
+    """
 
     region: str
     state: str

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """CachedBitstreamWeigher: prefer boards that already hold the image.
 
 A board caches the bitstreams it has loaded (the agent's bitstream cache);
@@ -27,6 +39,5 @@ class CachedBitstreamWeigher(weights.BaseHostWeigher):
         image = spec_obj.image
         if image is None or 'id' not in image:
             return 0.0
-        cached = (host_state.stats or {}).get(placement.STAT_CACHED_IMAGES,
-                                             '')
+        cached = (host_state.stats or {}).get(placement.STAT_CACHED_IMAGES, '')
         return 1.0 if image.id in cached.split(',') else 0.0

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The driver's line to the board agents: one RPC client on the agents' bus.
 
 The bus is not nova's: boards hold no cloud credentials, so the URL comes
@@ -18,12 +30,16 @@ def get_transport(conf):
 
 
 def make_client(conf):
-    return agent_api.AgentAPI(get_transport(conf), topic=conf.zynq.topic,
-                                 timeout=conf.zynq.rpc_timeout)
+    return agent_api.AgentAPI(
+        get_transport(conf),
+        topic=conf.zynq.topic,
+        timeout=conf.zynq.rpc_timeout,
+    )
 
 
 def rpc_context(context):
     """What travels with a call to a board: the request ID for the logs,
-    never the user's token (boards are not trusted with credentials)."""
+    never the user's token (boards are not trusted with credentials).
+    """
     request_id = getattr(context, 'request_id', None)
     return {'request_id': request_id} if request_id else {}

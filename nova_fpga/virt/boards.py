@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Boards as nova nodes: names, stable UUIDs and what their agents last said.
 
 A board is a node from configuration, not from its agent's answers: a board
@@ -86,7 +98,8 @@ class Boards:
 
     def refresh(self, ctxt, board):
         """Ask the board's agent for its state; mark it down when silent or
-        when it runs another shell than the one configured."""
+        when it runs another shell than the one configured.
+        """
         try:
             answer = self.client.describe(ctxt, board.name)
         except UNREACHABLE as exc:

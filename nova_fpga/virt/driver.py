@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """ZynqDriver: one nova-compute proxying many Zynq boards (like ironic).
 
 Each configured board is a compute node; its reconfigurable regions are
@@ -14,10 +26,10 @@ from nova.compute import task_states
 from nova import context as nova_context
 from nova import exception
 from nova.image import glance
+from nova import objects
 from nova.virt import driver
 from nova.virt import hardware
 import nova.virt.node
-from nova import objects
 from oslo_log import log as logging
 
 from nova_fpga import catalogue
@@ -83,7 +95,8 @@ class ZynqDriver(driver.ComputeDriver):
     def _reconcile(self, context, host, board, name, region):
         """Free a region whose server nova no longer has on this board
         (deleted while nova-compute was down, or a load nova never
-        recorded); keep and report the others."""
+        recorded); keep and report the others.
+        """
         uuid = region.instance_uuid
         try:
             instance = objects.Instance.get_by_uuid(context, uuid,
@@ -166,7 +179,8 @@ class ZynqDriver(driver.ComputeDriver):
 
     def _region_of(self, instance, fresh=True):
         """(board, region name, region report) of the region holding the
-        instance; the last report when the board does not answer."""
+        instance; the last report when the board does not answer.
+        """
         board = self._boards[instance.node]
         if fresh:
             self._boards.refresh({}, board)
@@ -233,7 +247,8 @@ class ZynqDriver(driver.ComputeDriver):
     def _load(self, context, instance, board, region):
         """Load the server's image into its region: by digest alone when
         the board caches it (no image transfer), else downloaded.  Logs
-        where the time went (the create benchmark reads that line)."""
+        where the time went (the create benchmark reads that line).
+        """
         started = time.monotonic()
         expected = self._image_sha256(context, instance)
         client = self._boards.client
@@ -282,7 +297,8 @@ class ZynqDriver(driver.ComputeDriver):
     def _download(self, context, instance, expected):
         """The image's bits through nova's image API with the request's
         context (private images, nova's signature checks), checked against
-        the digest Glance's import derived."""
+        the digest Glance's import derived.
+        """
         buf = io.BytesIO()
         self._image_api.download(context, instance.image_ref, data=buf)
         data = buf.getvalue()
@@ -344,7 +360,8 @@ class ZynqDriver(driver.ComputeDriver):
                accel_info=None, share_info=None):
         """Soft: reset the module (its logic restarts, the bitstream stays).
         Hard: load the bitstream again, which also recovers a region whose
-        load failed or whose logic is suspect."""
+        load failed or whose logic is suspect.
+        """
         board, region, state = self._region_of(instance)
         try:
             if reboot_type == 'SOFT' and state.state == states.ACTIVE:

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Server actions a region cannot do, refused so the server keeps running.
 
 nova has capability flags for some of these (its defaults already say
@@ -14,9 +26,9 @@ from nova import exception
 WHY = {
     'snapshot': 'a region holds logic, not a disk: there is nothing to '
                 'snapshot; the bitstream it runs is already an image',
-    'migrate or resize': 'its logic is placed and routed for one region of one '
-               'board and cannot move while running; delete it and create '
-               'a new server',
+    'migrate or resize': 'its logic is placed and routed for one region of '
+                         'one board and cannot move while running; delete '
+                         'it and create a new server',
     'suspend': 'the state of a region\'s logic cannot be saved and '
                'restored; stop the server instead',
     'rescue': 'a region has no disk to repair and no rescue image to boot; '

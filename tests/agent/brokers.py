@@ -1,7 +1,20 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """A real RabbitMQ for the agent tests: the configured one when it answers
-and can be administered, else a private node (nova_fpga_devtools.localcloud.rabbitmq)
-started here and stopped by pid.  Each test session gets the agents' own
-vhost and per-board users."""
+and can be administered, else a private node
+(nova_fpga_devtools.localcloud.rabbitmq) started here and stopped by pid.  Each
+test session gets the agents' own vhost and per-board users.
+"""
 import os
 import secrets
 

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Fixtures for the board agent: reference shell, builder-made modules,
 agents over oslo.messaging's in-process transport."""
 import functools
@@ -6,12 +18,12 @@ from oslo_config import cfg
 import oslo_messaging as messaging
 import pytest
 
-from nova_fpga.contract import agent_api as api
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import container
 from nova_fpga import catalogue
-from nova_fpga_agent import conf as agent_conf
+from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import shell as mf
+from nova_fpga_agent import conf as agent_conf
 from nova_fpga_agent import service
 from tests.agent.brokers import rabbitmq  # noqa: F401 (a fixture)
 
@@ -19,8 +31,12 @@ REFERENCE = mf.load(mf.REFERENCE)
 
 
 @functools.lru_cache(maxsize=None)
-def module_for(region, module_id=catalogue.module_id('loopback'), part='7z020clg400',
-               seed=0):
+def module_for(
+    region,
+    module_id=catalogue.module_id('loopback'),
+    part='7z020clg400',
+    seed=0,
+):
     """A builder-made partial for a reference-shell region."""
     footprint = REFERENCE.region(region).footprint
     return builder.build_partial(part, 'loopback_%s' % region, module_id,

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The agent's RPC API end to end over oslo.messaging's in-process transport:
 the same client nova-compute uses, the same server a board runs."""
 import hashlib
@@ -7,11 +19,12 @@ import uuid
 import oslo_messaging as messaging
 import pytest
 
-from nova_fpga.contract import states
-from nova_fpga.contract import agent_api as api
 from nova_fpga import catalogue
+from nova_fpga.contract import agent_api as api
+from nova_fpga.contract import states
 from nova_fpga_agent import state as st
-from tests.agent.conftest import REFERENCE, module_for
+from tests.agent.conftest import module_for
+from tests.agent.conftest import REFERENCE
 from tests.unit.bitstream import realfiles
 
 LOOPBACK = '0x%08X' % catalogue.module_id('loopback')
@@ -66,7 +79,9 @@ def test_load_stats_power_reset_unload(cloud):
     assert freed['state'] == states.FREE and freed['instance_uuid'] is None
     assert agent.manager.backend.is_decoupled('rp0')
     # unloading a free region again is harmless
-    assert cloud.client.unload({}, 'b0', 'rp0', instance)['state'] == states.FREE
+    assert (
+        cloud.client.unload({}, 'b0', 'rp0', instance)['state'] == states.FREE
+    )
 
 
 def test_real_partial_loads_as_an_opaque_module(cloud):
@@ -231,7 +246,10 @@ def test_corrupt_state_file_starts_safe(cloud, tmp_path):
     assert list((tmp_path / 'b0').glob('regions.json.corrupt-*'))
     # an operator (or nova) clears a region, then it loads again
     cloud.client.unload({}, 'b0', 'rp0', str(uuid.uuid4()))
-    assert load(cloud, 'b0', 'rp0', module_for('rp0'))[1]['state'] == states.ACTIVE
+    assert (
+        load(cloud, 'b0', 'rp0', module_for('rp0'))[1]['state']
+        == states.ACTIVE
+    )
 
 
 def test_board_reboot_is_noticed(cloud, tmp_path):

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Agents as separate processes on real RabbitMQ: the agents' own vhost,
 per-board credentials, SIGKILL at every step of a load."""
 import hashlib
@@ -7,10 +19,11 @@ import uuid
 import oslo_messaging as messaging
 import pytest
 
-from nova_fpga.contract import states
 from nova_fpga.contract import agent_api as api
+from nova_fpga.contract import states
 from tests.agent.conftest import module_for
-from tests.agent.processes import AgentProcess, client_for
+from tests.agent.processes import AgentProcess
+from tests.agent.processes import client_for
 from tests.unit.bitstream import realfiles
 
 # emulator operation that dies -> the load step the state file must name
@@ -128,8 +141,9 @@ def test_corrupt_state_file_no_crash_loop(client, agents, tmp_path, rabbitmq):
     assert region_of(client, board, 'rp0')['state'] == states.FAILED
 
 
-def test_agent_refuses_to_start_on_the_wrong_device(tmp_path, rabbitmq,
-                                                     client):
+def test_agent_refuses_to_start_on_the_wrong_device(
+    tmp_path, rabbitmq, client
+):
     agent = AgentProcess(tmp_path, 'wrongdev', rabbitmq.user('wrongdev'),
                          {('emulator', 'part'): 'xc7z010clg400-1'})
     with pytest.raises(RuntimeError, match='exited 1'):

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The board's bitstream cache: digests as names, checked on read, least
 recently used out first, kept across agent restarts; and loads by digest
 over RPC (API 1.1) with the version cap honoured."""
@@ -6,8 +18,8 @@ import uuid
 
 import pytest
 
-from nova_fpga.contract import states
 from nova_fpga.contract import agent_api as api
+from nova_fpga.contract import states
 from nova_fpga_agent import cache as bc
 from tests.agent.conftest import module_for
 
@@ -69,12 +81,17 @@ def test_load_by_digest_over_rpc(cloud):
     second = str(uuid.uuid4())
     result = cloud.client.load({}, 'b0', 'rp0', second, 'img-1',
                                digest(data), None)
-    assert (result['state'], result['instance_uuid']) == (states.ACTIVE, second)
+    assert (result['state'], result['instance_uuid']) == (
+        states.ACTIVE,
+        second,
+    )
     other = module_for('rp1')
     with pytest.raises(api.NotCached):
         cloud.client.load({}, 'b0', 'rp1', str(uuid.uuid4()), 'img-2',
                           digest(other), None)
-    assert cloud.client.describe({}, 'b0')['regions'][1]['state'] == states.FREE
+    assert (
+        cloud.client.describe({}, 'b0')['regions'][1]['state'] == states.FREE
+    )
 
 
 def test_version_cap_1_0_never_asks_for_a_cached_load(cloud):

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Real captures replayed into an emulated board's data interface (a veth in
 a network namespace) come out of the loopback region unchanged, counted."""
 import hashlib
@@ -11,11 +23,15 @@ import time
 import uuid
 
 import pytest
-from scapy.all import Ether, rdpcap, sendp
+from scapy.all import Ether
+from scapy.all import rdpcap
+from scapy.all import sendp
 
 from nova_fpga_agent import dataplane
-from tests.agent.conftest import REFERENCE, module_for
-from tests.agent.processes import AgentProcess, client_for
+from tests.agent.conftest import module_for
+from tests.agent.conftest import REFERENCE
+from tests.agent.processes import AgentProcess
+from tests.agent.processes import client_for
 from tests.conftest import realdata_path
 
 
@@ -26,7 +42,8 @@ def ip(*args):
 @pytest.fixture
 def data_link():
     """A board namespace holding the board end of a veth; the peer stays
-    here, where the test plays the network."""
+    here, where the test plays the network.
+    """
     tag = secrets.token_hex(3)
     netns, board_if, peer_if = 'nfb-%s' % tag, 'nfb%s' % tag, 'nfp%s' % tag
     ip('netns', 'add', netns)
@@ -68,8 +85,10 @@ class Capture:
             if addr[2] == dataplane.PACKET_OUTGOING:
                 continue
             frame = dataplane._with_vlan_tag(data, anc)
-            if frame[12:14] == b'\x81\x00' and \
-                    struct.unpack_from('>H', frame, 14)[0] & 0xFFF == self.vlan:
+            if (
+                frame[12:14] == b'\x81\x00'
+                and struct.unpack_from('>H', frame, 14)[0] & 0xFFF == self.vlan
+            ):
                 self.frames.append(frame)
 
     def wait_for(self, count, timeout=60):
@@ -116,7 +135,9 @@ def test_real_captures_come_back_through_the_loopback(tmp_path, rabbitmq,
               iface=peer_if, verbose=False)
         time.sleep(0.5)
         stats = client.stats({}, 'dp0', 'rp0')
-        size = sum(len(p) for c in captures for p in map(bytes, rdpcap(str(c))))
+        size = sum(
+            len(p) for c in captures for p in map(bytes, rdpcap(str(c)))
+        )
         assert stats['dataplane']['frames_in'] == total
         assert stats['dataplane']['frames_out'] == total
         assert stats['dataplane']['dropped'] == 0

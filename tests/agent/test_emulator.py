@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The board emulator refuses what the silicon would, takes the port's time,
 and runs the declared module's real HDL."""
 import time
@@ -9,7 +21,9 @@ from nova_fpga.bitstream import footprint as fp
 from nova_fpga import catalogue
 from nova_fpga_emulator import board
 from nova_fpga_emulator import modules
-from tests.agent.conftest import REFERENCE, module_for, opaque_for
+from tests.agent.conftest import module_for
+from tests.agent.conftest import opaque_for
+from tests.agent.conftest import REFERENCE
 from tests.unit.bitstream import mutate
 from tests.unit.bitstream import realfiles
 
@@ -107,7 +121,8 @@ def test_fabric_outlives_the_agent(tmp_path):
 def test_decoupling_is_the_decoupler_hdl(emu):
     """The loaded module runs behind region_decoupler.v: DECERR comes from
     the HDL, and a frame the shell offers while decoupled waits for the
-    region to be coupled (hdl/README.md), then comes back."""
+    region to be coupled (hdl/README.md), then comes back.
+    """
     from nova_fpga_emulator import hdl_bridge
     emu.pcap_write(module_for('rp0'))
     bridge = emu._regions['rp0'].bridge

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The reference shell manifest and what makes a manifest wrong."""
 import copy
 import json
@@ -6,7 +18,8 @@ import pytest
 
 from nova_fpga import bitstream
 from nova_fpga.contract import shell as mf
-from tests.agent.conftest import REFERENCE, module_for
+from tests.agent.conftest import module_for
+from tests.agent.conftest import REFERENCE
 from tests.unit.bitstream import realfiles
 
 

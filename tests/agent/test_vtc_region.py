@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """A region of an emulated board running the vTC: a bitstream that declares
 the vTC's module ID runs region_vtc's Verilog (Verilator, behind the
 region's decoupler), the real captures go through it unchanged or
@@ -26,15 +38,24 @@ REGS = VTC.registers
 
 def model_counters(model):
     """The model's counters under the names the agent reports."""
-    out = {'frames': model.counters['FRAMES'], 'bytes': model.counters['BYTES']}
+    out = {
+        'frames': model.counters['FRAMES'],
+        'bytes': model.counters['BYTES'],
+    }
     for counter in VTC.counters:
         if counter.register.labels is None:
             out[counter.name] = model.counters[counter.register.name]
     for klass in REGS.labels('CLASS_PACKETS'):
-        out['%s_packets' % klass] = model.counters['CLASS_PACKETS_%s' % klass.upper()]
-        out['%s_bytes' % klass] = model.counters['CLASS_BYTES_%s' % klass.upper()]
+        out['%s_packets' % klass] = model.counters[
+            'CLASS_PACKETS_%s' % klass.upper()
+        ]
+        out['%s_bytes' % klass] = model.counters[
+            'CLASS_BYTES_%s' % klass.upper()
+        ]
     for klass in REGS.labels('CLASS_PACKETS')[1:]:
-        out['%s_flows' % klass] = model.counters['CLASS_FLOWS_%s' % klass.upper()]
+        out['%s_flows' % klass] = model.counters[
+            'CLASS_FLOWS_%s' % klass.upper()
+        ]
     return out
 
 
@@ -61,7 +82,10 @@ def test_vtc_region_classifies_real_captures_like_the_model(cloud, report):
         for frame in vtc_captures.read_frames(path):
             now = backend.read_register('rp1', REGS.TIMESTAMP)
             expected = model.process(frame, now=now)
-            assert backend.transfer('rp1', frame) == [expected], (path.name, frames)
+            assert backend.transfer('rp1', frame) == [expected], (
+                path.name,
+                frames,
+            )
             frames += 1
             marked += expected != frame
     assert marked > 0  # the policy did mark classified flows

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Fixtures for the end-to-end tests: the session's demo cloud (the same one
 tests/localcloud drives), its boards wired to data links, the fpga.region
 flavor and builder-made bitstream images imported with Glance's import flow.
@@ -10,10 +22,10 @@ import time
 
 import pytest
 
-from nova_fpga.contract import placement
-from nova_fpga import catalogue
-from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
+from nova_fpga import catalogue
+from nova_fpga.contract import placement
+from nova_fpga.contract import shell
 from nova_fpga.contract import traits
 from nova_fpga_devtools.localcloud import process
 from tests.services import CLI
@@ -46,7 +58,8 @@ def bob(cloud):
 def data_links(cloud):
     """{board: DataLink}: each board's data interface, a veth whose board
     end is in the board's netns (the stack wires every board to one, named
-    after the cloud)."""
+    after the cloud).
+    """
     links = {name: cloud.data_link(name) for name in cloud.boards}
     missing = [name for name, link in links.items() if not link.exists()]
     assert not missing, 'boards without a data link: %s' % missing
@@ -65,7 +78,8 @@ def flavor(admin):
 @pytest.fixture(scope='session')
 def images(bob, tmp_path_factory):
     """{name: image id} of IMAGES, imported by bob with nova-fpga-manage
-    image create (Glance's import flow derives the fpga_* properties)."""
+    image create (Glance's import flow derives the fpga_* properties).
+    """
     work = tmp_path_factory.mktemp('bitstreams')
     made = {}
     try:
@@ -107,7 +121,8 @@ class Servers:
 
     def wait_for(self, server_id, done, timeout=120, interval=0.5):
         """Poll server show until done(server) or time runs out; the last
-        server shown either way."""
+        server shown either way.
+        """
         deadline = time.monotonic() + timeout
         while True:
             server = self.show(server_id)
@@ -128,7 +143,7 @@ def servers(bob, admin, flavor):
     made.delete_all()
 
 
-def placement(cloud, path):
+def placement_get(cloud, path):
     """GET path of the placement API as admin (JSON)."""
     session = cloud.keystone.session('admin')
     response = session.get(path, endpoint_filter={
@@ -140,15 +155,20 @@ def placement(cloud, path):
 
 def reserved_regions(cloud, board):
     """How many of the board's region providers placement has reserved
-    (nova-compute reserves those of a board whose agent is silent)."""
-    root, = placement(cloud, '/resource_providers?name=%s'
-                      % board)['resource_providers']
+    (nova-compute reserves those of a board whose agent is silent).
+    """
+    (root,) = placement_get(cloud, '/resource_providers?name=%s' % board)[
+        'resource_providers'
+    ]
     return sum(
-        placement(cloud, '/resource_providers/%s/inventories' % rp['uuid'])[
-            'inventories'][placement.REGION_RESOURCE_CLASS]['reserved']
-        for rp in placement(cloud, '/resource_providers?in_tree=%s'
-                            % root['uuid'])['resource_providers']
-        if rp['parent_provider_uuid'])
+        placement_get(
+            cloud, '/resource_providers/%s/inventories' % rp['uuid']
+        )['inventories'][placement.REGION_RESOURCE_CLASS]['reserved']
+        for rp in placement_get(
+            cloud, '/resource_providers?in_tree=%s' % root['uuid']
+        )['resource_providers']
+        if rp['parent_provider_uuid']
+    )
 
 
 def import_error(image):

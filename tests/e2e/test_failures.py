@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Failures on the demo cloud: a board whose agent is killed keeps its
 servers ACTIVE with power state NOSTATE while new servers go to the other
 board, and they run again when it is back; a nova-compute restart keeps
@@ -83,8 +95,10 @@ def test_a_dead_board_keeps_its_servers_and_new_ones_go_elsewhere(
     # usable again for whatever test comes next
     wait_until(lambda: reserved_regions(cloud, board) == 0, 60,
                "%s's regions usable again" % board)
-    report('e2e: host_status of a server on %s (microversion 2.16): %s'
-           % (board, ', '.join('%s %r' % item for item in host_status.items())))
+    report(
+        'e2e: host_status of a server on %s (microversion 2.16): %s'
+        % (board, ', '.join('%s %r' % item for item in host_status.items()))
+    )
 
 
 def server_states(cloud, servers, ids):

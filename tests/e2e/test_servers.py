@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Region servers on the demo cloud, driven with the real openstack CLI:
 placement's allocation is the region the agent loaded, the vTC classifies
 real traffic exactly as its reference model does, delete frees the region,
@@ -8,8 +20,11 @@ import sys
 
 from nova_fpga.contract import placement
 from nova_fpga_devtools.localcloud import traffic
-from tests.conftest import ROOT, realdata_path
-from tests.e2e.conftest import REFERENCE, import_error, placement
+from tests.conftest import realdata_path
+from tests.conftest import ROOT
+from tests.e2e.conftest import import_error
+from tests.e2e.conftest import placement_get
+from tests.e2e.conftest import REFERENCE
 
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
 from vtc_model import VtcModel  # noqa: E402
@@ -20,15 +35,17 @@ CAPTURES = ('google_ssl.pcap', 'smtp.pcap', 'sip.pcap')
 
 def region_allocation(cloud, server_id):
     """(provider name, resources) of the server's CUSTOM_FPGA_REGION
-    allocation in placement."""
-    allocations = placement(cloud, '/allocations/%s'
-                            % server_id)['allocations']
+    allocation in placement.
+    """
+    allocations = placement_get(cloud, '/allocations/%s' % server_id)[
+        'allocations'
+    ]
     regions = [(uuid, alloc['resources']) for uuid, alloc in
                allocations.items()
                if placement.REGION_RESOURCE_CLASS in alloc['resources']]
     assert len(regions) == 1, allocations
     uuid, resources = regions[0]
-    return placement(cloud, '/resource_providers/%s' % uuid)['name'], \
+    return placement_get(cloud, '/resource_providers/%s' % uuid)['name'], \
         resources
 
 
@@ -46,7 +63,8 @@ def test_placement_allocated_the_region_the_agent_loaded(cloud, servers,
 
 def console_counters(text):
     """{'frames', 'bytes', '<class>_packets', '<class>_bytes'} from the
-    module part of a region server's console log."""
+    module part of a region server's console log.
+    """
     found = {}
     match = re.search(r'module counters: frames (\d+), bytes (\d+)', text)
     assert match, text
@@ -111,14 +129,16 @@ def test_delete_frees_the_region(cloud, servers, images, bob):
     regions = {r['name']: r for r in cloud.describe_boards()[board]['regions']}
     assert regions['rp1']['state'] == 'FREE'
     assert regions['rp1']['instance_uuid'] is None
-    assert placement(cloud, '/allocations/%s' % server_id)['allocations'] \
+    assert placement_get(cloud, '/allocations/%s' % server_id)['allocations'] \
         == {}
 
 
 def test_four_servers_fill_two_boards_and_the_fifth_finds_no_host(
         cloud, servers, images):
     placed = set()
-    for index, image in enumerate(['e2e-loopback-rp0', 'e2e-loopback-rp1'] * 2):
+    for index, image in enumerate(
+        ['e2e-loopback-rp0', 'e2e-loopback-rp1'] * 2
+    ):
         server_id = servers.create('e2e-fill%d' % index, images[image])
         board = servers.show(server_id)['OS-EXT-SRV-ATTR:hypervisor_hostname']
         placed.add((board, cloud.region_holding(board, server_id)))

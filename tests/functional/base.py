@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """nova's own functional harness (real API, conductor, scheduler, placement
 and compute code) with the Zynq driver and filter, and real board agents
 behind oslo.messaging's in-process transport.
@@ -15,8 +27,8 @@ import fixtures
 from nova.tests.functional import integrated_helpers
 
 from nova_fpga import bitstream
-from nova_fpga import conventions
 from nova_fpga.contract import traits
+from nova_fpga import conventions
 from nova_fpga.virt import driver  # noqa: F401  (registers [zynq])
 from tests.agent import conftest as agent_fixtures
 
@@ -96,4 +108,3 @@ class ZynqTestBase(integrated_helpers._IntegratedTestBase):
             if uuid == server['id']:
                 return where
         return None
-

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """A stock nova-compute finds the driver as ``zynq.ZynqDriver``.
 
 nova imports drivers only as ``nova.virt.<name>``; the distribution ships
@@ -31,7 +43,8 @@ DRIVER_LOADED = 'Zynq driver: boards board0, board1'
 @pytest.fixture
 def conductor_ping(rabbitmq):  # noqa: F811
     """nova's own base RPC endpoint on the conductor topic: nova-compute
-    waits for a conductor to answer ping before it loads its driver."""
+    waits for a conductor to answer ping before it loads its driver.
+    """
     url = rabbitmq.user('nova')
     transport = messaging.get_rpc_transport(cfg.CONF, url=url)
     server = messaging.get_rpc_server(
@@ -50,7 +63,8 @@ def conductor_ping(rabbitmq):  # noqa: F811
 def placement_url(tmp_path):
     """Placement's version document, which nova-compute reads before it
     loads its driver (nothing more is asked here).  Served by a separate
-    process: a server thread here would block nova's eventlet hub."""
+    process: a server thread here would block nova's eventlet hub.
+    """
     www = tmp_path / 'www'
     (www / 'placement').mkdir(parents=True)
     (www / 'placement' / 'index.html').write_text(json.dumps({'versions': [{
@@ -119,7 +133,8 @@ def test_stock_nova_compute_loads_the_driver(tmp_path, conductor_ping,
 
 def _mirror(src, dst, merged):
     """dst: src's entries as symlinks, except those in merged (real
-    directories, merged the same way one level down)."""
+    directories, merged the same way one level down).
+    """
     dst.mkdir(parents=True, exist_ok=True)
     for entry in src.iterdir():
         if entry.name in merged:

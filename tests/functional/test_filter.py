@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """ZynqFilter on its own, with nova's request-spec objects and fake host
 states: which host/request pairs pass, and the log line a bitstream without
 derived properties gets."""
@@ -7,8 +19,8 @@ from nova import objects
 from nova.tests.unit.scheduler import fakes
 import pytest
 
-from nova_fpga.contract import placement
 from nova_fpga import bitstream
+from nova_fpga.contract import placement
 from nova_fpga.contract import traits
 from nova_fpga.scheduler import filters
 from tests.agent import conftest as agent_fixtures
@@ -27,8 +39,10 @@ def spec(props, extra_specs):
 
 
 def host(hypervisor_type, agent='up', shell_id=None):
-    stats = {placement.STAT_AGENT: agent,
-             placement.STAT_SHELL_ID: shell_id or agent_fixtures.REFERENCE.shell_id}
+    stats = {
+        placement.STAT_AGENT: agent,
+        placement.STAT_SHELL_ID: shell_id or agent_fixtures.REFERENCE.shell_id,
+    }
     return fakes.FakeHostState('compute', 'node', {
         'hypervisor_type': hypervisor_type,
         'stats': stats if hypervisor_type == 'zynq' else {}})

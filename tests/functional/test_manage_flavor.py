@@ -1,11 +1,23 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """nova-fpga-manage's flavor creation through openstacksdk against nova's
 real API (the functional harness), and servers landing with that flavor."""
 from keystoneauth1 import session as ks_session
 from keystoneauth1 import token_endpoint
 import openstack
 
-from nova_fpga.contract import placement
 from nova_fpga.cmd import manage
+from nova_fpga.contract import placement
 from nova_fpga import conventions
 from tests.functional import base
 
@@ -14,7 +26,8 @@ class ManageFlavorTest(base.ZynqTestBase):
 
     def sdk(self):
         """An openstacksdk connection to the harness's nova API as admin
-        (the harness trusts identity headers instead of keystone tokens)."""
+        (the harness trusts identity headers instead of keystone tokens).
+        """
         sess = ks_session.Session(
             auth=token_endpoint.Token(self.api.base_url, 'admin'),
             additional_headers={'X-Auth-User': 'admin', 'X-User-Id': 'admin',

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Server actions on region servers through nova's real API and compute:
 what a region cannot do is refused with the reason in the action's event
 and the server keeps running; reboot resets or reloads; nova-compute's
@@ -143,7 +155,8 @@ class ReconcileTest(base.ZynqTestBase):
 
     def sync_power_states(self):
         """nova's power-state sync for each server, run now (the periodic
-        task hands each server to a thread pool)."""
+        task hands each server to a thread pool).
+        """
         ctxt = nova_context.get_admin_context()
         for instance in objects.InstanceList.get_by_host(ctxt, 'compute'):
             self.compute.manager._query_driver_power_state_and_sync(
@@ -208,7 +221,8 @@ class ReconcileTest(base.ZynqTestBase):
 
 class TwoProxiesTest(base.ZynqTestBase):
     """Boards behind two nova-compute proxies: nova finds a target board on
-    the other host, and the source driver refuses to move the logic."""
+    the other host, and the source driver refuses to move the logic.
+    """
 
     BOARDS = ('board0',)
     CAST_AS_CALL = False

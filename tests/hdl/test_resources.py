@@ -1,4 +1,18 @@
-"""Region budgets parsed from pblock XDC files, and yosys estimates of the modules checked against them."""
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Region budgets parsed from pblock XDC files, and yosys estimates of the
+modules checked against them.
+"""
 import functools
 
 import pytest
@@ -32,20 +46,33 @@ def rp1():
 def synthesized(top):
     for module in (LOOPBACK, VTC):
         if top == module.top:
-            return resources.synthesize(top, module.source_paths, module.build_parameters,
-                                        module.include_dirs)
+            return resources.synthesize(
+                top,
+                module.source_paths,
+                module.build_parameters,
+                module.include_dirs,
+            )
     return resources.synthesize(DECOUPLER.top, DECOUPLER.source_paths)
 
 
 def test_real_pr_0_budget_is_read_from_its_xdc():
-    """The parser turns the real Vivado pblock into the figures Vivado reports for it."""
+    """The parser turns the real Vivado pblock into the figures Vivado reports
+    for it.
+    """
     budget = pr_0()
-    assert (budget.slices, budget.luts, budget.ffs, budget.ramb36, budget.dsp48) == \
-        (396, 1584, 3168, 4, 8)
+    assert (
+        budget.slices,
+        budget.luts,
+        budget.ffs,
+        budget.ramb36,
+        budget.dsp48,
+    ) == (396, 1584, 3168, 4, 8)
 
 
 def test_rp1_is_a_large_region_beside_pr_0():
-    """rp1 has room for the vTC, lies inside the xc7z020 fabric and shares no site with pr_0."""
+    """rp1 has room for the vTC, lies inside the xc7z020 fabric and shares no
+    site with pr_0.
+    """
     budget = rp1()
     assert budget.slices >= 2000 and budget.ramb36 >= 20
     assert not budget.sites & pr_0().sites
@@ -58,7 +85,9 @@ def test_rp1_is_a_large_region_beside_pr_0():
 
 def test_xdc_parser_refuses_what_it_cannot_count():
     with pytest.raises(resources.XdcError):
-        resources.pblock_budgets('resize_pblock p -add {CLOCKREGION_X0Y0:CLOCKREGION_X0Y1}')
+        resources.pblock_budgets(
+            'resize_pblock p -add {CLOCKREGION_X0Y0:CLOCKREGION_X0Y1}'
+        )
     with pytest.raises(resources.XdcError):
         resources.pblock_budgets('create_pblock p')
 
@@ -74,11 +103,15 @@ def test_loopback_fits_the_region(region, report):
 
 
 def test_vtc_fits_rp1(report):
-    """Fails when the vTC (4,096 flows) outgrows the region made for it; its table is block RAM."""
+    """Fails when the vTC (4,096 flows) outgrows the region made for it; its
+    table is block RAM.
+    """
     budget = rp1()
     usage = synthesized(VTC.top)
-    report('yosys vTC: %s vs %s (%.0f%% of the LUTs)' % (usage, budget,
-                                                          100.0 * usage.luts / budget.luts))
+    report(
+        'yosys vTC: %s vs %s (%.0f%% of the LUTs)'
+        % (usage, budget, 100.0 * usage.luts / budget.luts)
+    )
     assert resources.overruns(usage, budget) == []
     # 4,096 entries of 130 bits in four ways: 16 RAMB36, not LUTs
     assert usage.ramb36 >= 16
@@ -86,7 +119,9 @@ def test_vtc_fits_rp1(report):
 
 
 def test_decoupler_estimate_uses_block_ram(report):
-    """The decoupler is shell logic (no region budget); its egress FIFO must map to block RAM."""
+    """The decoupler is shell logic (no region budget); its egress FIFO must
+    map to block RAM.
+    """
     usage = synthesized(DECOUPLER.top)
     report('yosys decoupler (static shell): %s' % usage)
     assert usage.ramb36 >= 1
@@ -95,7 +130,14 @@ def test_decoupler_estimate_uses_block_ram(report):
 
 def test_overrun_is_reported():
     budget = pr_0()
-    usage = resources.Usage(luts=budget.luts + 1, ffs=10, ramb36=budget.ramb36 + 0.5, dsp48=0,
-                            cells={})
+    usage = resources.Usage(
+        luts=budget.luts + 1,
+        ffs=10,
+        ramb36=budget.ramb36 + 0.5,
+        dsp48=0,
+        cells={},
+    )
     assert resources.overruns(usage, budget) == [
-        'LUTs: needs 1585, pblock_pr_0 has 1584', 'RAMB36: needs 4.5, pblock_pr_0 has 4']
+        'LUTs: needs 1585, pblock_pr_0 has 1584',
+        'RAMB36: needs 4.5, pblock_pr_0 has 4',
+    ]

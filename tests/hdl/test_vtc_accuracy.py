@@ -1,4 +1,17 @@
-"""The vTC's classes against nDPI's ground truth on the real captures (>= 90 % per protocol).
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The vTC's classes against nDPI's ground truth on the real captures (>= 90 %
+per protocol).
 
 Flows none of whose frames the vTC parses by its specification (the DNS flow
 dns.pcap carries inside PPPoE, which the module forwards unparsed) are
@@ -19,7 +32,9 @@ import ipaddress
 import sys
 
 import pytest
-from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet import IP
+from scapy.layers.inet import TCP
+from scapy.layers.inet import UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
@@ -27,7 +42,9 @@ from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
 import vtc_captures  # noqa: E402  (hdl/tests holds the cocotb suites' helpers)
-from vtc_model import CLASSES, FlowKey, VtcModel  # noqa: E402
+from vtc_model import CLASSES  # noqa: E402
+from vtc_model import FlowKey  # noqa: E402
+from vtc_model import VtcModel  # noqa: E402
 
 pytestmark = pytest.mark.hdl
 
@@ -54,7 +71,8 @@ SIGNATURE_PREVIEW = 12
 
 
 def vtc_class(ndpi_protocol):
-    """The vTC class nDPI's protocol name stands for, or None when not covered."""
+    """The vTC class nDPI's protocol name stands for, or None when not covered.
+    """
     return NDPI_TO_VTC.get(ndpi_protocol.split('.', 1)[0])
 
 
@@ -76,15 +94,25 @@ class Verdict:
 
 
 def flow_key(flow, address=lambda a: a):
-    """The model's key for an nDPI flow, endpoints through `address` (for the variants)."""
-    a, b = (address(flow.addr_1), flow.port_1), (address(flow.addr_2), flow.port_2)
+    """The model's key for an nDPI flow, endpoints through `address` (for the
+    variants).
+    """
+    a, b = (address(flow.addr_1), flow.port_1), (
+        address(flow.addr_2),
+        flow.port_2,
+    )
     if (int(b[0]), b[1]) < (int(a[0]), a[1]):
         a, b = b, a
-    return FlowKey(a[0].version, TRANSPORT[flow.transport], a[0], a[1], b[0], b[1])
+    return FlowKey(
+        a[0].version, TRANSPORT[flow.transport], a[0], a[1], b[0], b[1]
+    )
 
 
-#: A TCP/UDP frame as scapy reads it (through encapsulations the vTC does not parse).
-Dissected = collections.namedtuple('Dissected', 'frame transport ends layers payload')
+#: A TCP/UDP frame as scapy reads it (through encapsulations the vTC does not
+#: parse).
+Dissected = collections.namedtuple(
+    'Dissected', 'frame transport ends layers payload'
+)
 
 
 def dissect(frames):
@@ -101,20 +129,38 @@ def dissect(frames):
         else:
             segment = bytes(ip)[40:40 + ip.plen]
         header = (segment[12] >> 4) * 4 if isinstance(transport, TCP) else 8
-        out.append(Dissected(
-            frame=frame, transport='TCP' if isinstance(transport, TCP) else 'UDP',
-            ends=frozenset({(ipaddress.ip_address(ip.src), transport.sport),
-                            (ipaddress.ip_address(ip.dst), transport.dport)}),
-            layers=' / '.join(layer.__name__ for layer in packet.layers()
-                              if layer.__name__ not in ('Raw', 'Padding')),
-            payload=segment[header:]))
+        out.append(
+            Dissected(
+                frame=frame,
+                transport='TCP' if isinstance(transport, TCP) else 'UDP',
+                ends=frozenset(
+                    {
+                        (ipaddress.ip_address(ip.src), transport.sport),
+                        (ipaddress.ip_address(ip.dst), transport.dport),
+                    }
+                ),
+                layers=' / '.join(
+                    layer.__name__
+                    for layer in packet.layers()
+                    if layer.__name__ not in ('Raw', 'Padding')
+                ),
+                payload=segment[header:],
+            )
+        )
     return out
 
 
 def frames_of(flow, dissected, address):
     """The dissected frames of one nDPI flow (endpoints through `address`)."""
-    ends = {(address(flow.addr_1), flow.port_1), (address(flow.addr_2), flow.port_2)}
-    return [d for d in dissected if d.transport == flow.transport and d.ends == ends]
+    ends = {
+        (address(flow.addr_1), flow.port_1),
+        (address(flow.addr_2), flow.port_2),
+    }
+    return [
+        d
+        for d in dissected
+        if d.transport == flow.transport and d.ends == ends
+    ]
 
 
 def reason(flow, key, got, dissected, address, inspect_packets):
@@ -124,19 +170,29 @@ def reason(flow, key, got, dissected, address, inspect_packets):
         return 'no frame of this flow in the capture'
     parsed = [d.payload for d in mine if VtcModel.flow_key(d.frame) == key]
     if not parsed:
-        return ('none of its %d frames is parsed by the vTC (%s: an encapsulation the '
-                'vTC forwards unparsed)' % (len(mine), mine[0].layers))
+        return (
+            'none of its %d frames is parsed by the vTC (%s: an '
+            'encapsulation the vTC forwards unparsed)'
+            % (len(mine), mine[0].layers)
+        )
     inspected = [payload for payload in parsed if payload][:inspect_packets]
     if not inspected:
-        return 'no payload in any of its %d frames: nothing to inspect' % len(parsed)
+        return 'no payload in any of its %d frames: nothing to inspect' % len(
+            parsed
+        )
     preview = ', '.join(repr(p[:SIGNATURE_PREVIEW]) for p in inspected[:3])
     by_port = (' (nDPI itself matched it by port only)'
                if flow.confidence == 'Match by port' else '')
     if got == 'unknown':
-        return ('no signature matched in its first %d payload packets%s; payloads start %s'
-                % (len(inspected), by_port, preview))
-    return ('a %s signature matched first in its first %d payload packets%s; payloads '
-            'start %s' % (got, len(inspected), by_port, preview))
+        return (
+            'no signature matched in its first %d payload packets%s; '
+            'payloads start %s'
+            % (len(inspected), by_port, preview)
+        )
+    return (
+        'a %s signature matched first in its first %d payload packets%s; '
+        'payloads start %s' % (got, len(inspected), by_port, preview)
+    )
 
 
 def replay(frames):
@@ -155,19 +211,34 @@ VARIANTS = {
 
 @functools.lru_cache(maxsize=None)
 def verdicts(variant):
-    """A Verdict for every flow of every capture's ground truth, in that variant."""
+    """A Verdict for every flow of every capture's ground truth, in that
+    variant.
+    """
     make, address = VARIANTS[variant]
     out = []
     for path in vtc_captures.ndpi_capture_paths():
         frames = make(vtc_captures.read_frames(path))
         model = replay(frames)
-        for flow in vtc_captures.ndpi_flows(vtc_captures.ndpi_result_path(path)):
+        for flow in vtc_captures.ndpi_flows(
+            vtc_captures.ndpi_result_path(path)
+        ):
             key = flow_key(flow, address)
-            verdict = Verdict(path.name, flow, vtc_class(flow.protocol), model.flow_class(key))
+            verdict = Verdict(
+                path.name,
+                flow,
+                vtc_class(flow.protocol),
+                model.flow_class(key),
+            )
             if verdict.expected and not verdict.agrees:
                 dissected = dissect(frames)
-                verdict.reason = reason(flow, key, verdict.got, dissected, address,
-                                        model.inspect_packets)
+                verdict.reason = reason(
+                    flow,
+                    key,
+                    verdict.got,
+                    dissected,
+                    address,
+                    model.inspect_packets,
+                )
                 verdict.unparsed = not any(
                     VtcModel.flow_key(d.frame) == key
                     for d in frames_of(flow, dissected, address))
@@ -176,7 +247,8 @@ def verdicts(variant):
 
 
 def agreement(all_verdicts):
-    """{vTC class: (flows in ground truth, agreeing)} over the covered flows."""
+    """{vTC class: (flows in ground truth, agreeing)} over the covered flows.
+    """
     table = collections.OrderedDict((name, [0, 0]) for name in CLASSES[1:])
     for v in all_verdicts:
         if v.expected and not v.unparsed:
@@ -187,27 +259,56 @@ def agreement(all_verdicts):
 
 def describe(variant, all_verdicts):
     """The per-protocol table and every disagreement, as printed lines."""
-    lines = ['vTC accuracy against nDPI, %s (%d flows in 9 captures, reference model, '
-             'default parameters):' % (variant, len(all_verdicts)),
-             '  %-11s %8s %6s %7s' % ('protocol', 'ground', 'agree', '%')]
+    lines = [
+        'vTC accuracy against nDPI, %s (%d flows in 9 captures, reference '
+        'model, default parameters):' % (variant, len(all_verdicts)),
+        '  %-11s %8s %6s %7s' % ('protocol', 'ground', 'agree', '%'),
+    ]
     for name, (flows, agree) in agreement(all_verdicts).items():
-        lines.append('  %-11s %8d %6d %6.1f%%' % (name, flows, agree, 100.0 * agree / flows))
+        lines.append(
+            '  %-11s %8d %6d %6.1f%%'
+            % (name, flows, agree, 100.0 * agree / flows)
+        )
     uncovered = [v for v in all_verdicts if not v.expected]
     for v in uncovered:
         lines.append('  not covered: %s flow %d, nDPI %s, vTC says %s'
                      % (v.capture, v.flow.number, v.flow.protocol, v.got))
     for v in all_verdicts:
         if v.unparsed:
-            lines.append('  NOT SEEN %s flow %d %s %s:%d <-> %s:%d (nDPI %s): %s; not counted'
-                         % (v.capture, v.flow.number, v.flow.transport, v.flow.addr_1,
-                            v.flow.port_1, v.flow.addr_2, v.flow.port_2, v.flow.protocol,
-                            v.reason))
+            lines.append(
+                '  NOT SEEN %s flow %d %s %s:%d <-> %s:%d (nDPI %s): %s; '
+                'not counted'
+                % (
+                    v.capture,
+                    v.flow.number,
+                    v.flow.transport,
+                    v.flow.addr_1,
+                    v.flow.port_1,
+                    v.flow.addr_2,
+                    v.flow.port_2,
+                    v.flow.protocol,
+                    v.reason,
+                )
+            )
         elif v.expected and not v.agrees:
-            lines.append('  DISAGREE %s flow %d %s %s:%d <-> %s:%d (nDPI %s, %d pkts, confidence '
-                         '%s): vTC says %s: %s'
-                         % (v.capture, v.flow.number, v.flow.transport, v.flow.addr_1,
-                            v.flow.port_1, v.flow.addr_2, v.flow.port_2, v.flow.protocol,
-                            v.flow.packets, v.flow.confidence, v.got, v.reason))
+            lines.append(
+                '  DISAGREE %s flow %d %s %s:%d <-> %s:%d (nDPI %s, %d pkts, '
+                'confidence %s): vTC says %s: %s'
+                % (
+                    v.capture,
+                    v.flow.number,
+                    v.flow.transport,
+                    v.flow.addr_1,
+                    v.flow.port_1,
+                    v.flow.addr_2,
+                    v.flow.port_2,
+                    v.flow.protocol,
+                    v.flow.packets,
+                    v.flow.confidence,
+                    v.got,
+                    v.reason,
+                )
+            )
     return lines
 
 
@@ -217,13 +318,17 @@ def test_mapping_covers_every_class_and_goes_by_master_protocol():
     assert vtc_class('TLS.Google') == 'tls'
     assert vtc_class('QUIC.YouTube') == 'quic'
     assert vtc_class('HTTP.Microsoft') == 'http'
-    assert vtc_class('RTP') == 'rtp' and vtc_class('BitTorrent') == 'bittorrent'
+    assert (
+        vtc_class('RTP') == 'rtp' and vtc_class('BitTorrent') == 'bittorrent'
+    )
     assert vtc_class('STUN') is None and vtc_class('Unknown') is None
     assert vtc_class('Google') is None
 
 
 def test_ground_truth_is_read_whole():
-    """The flow lines read add up to nDPI's own per-protocol totals at the top of each file."""
+    """The flow lines read add up to nDPI's own per-protocol totals at the top
+    of each file.
+    """
     for path in vtc_captures.ndpi_capture_paths():
         out = vtc_captures.ndpi_result_path(path)
         totals = {}
@@ -236,25 +341,34 @@ def test_ground_truth_is_read_whole():
             # nDPI totals a flow under its application (the part after the dot)
             counted[flow.protocol.split('.')[-1]][0] += flow.packets
             counted[flow.protocol.split('.')[-1]][1] += 1
-        assert {name: tuple(c) for name, c in counted.items()} == totals, path.name
+        assert {
+            name: tuple(c) for name, c in counted.items()
+        } == totals, path.name
 
 
 def test_ipv6_addresses_in_brackets_are_read(tmp_path):
     out = tmp_path / 'v6.pcap.out'
-    out.write_text('\t1\tTCP [2001:db8::1]:443 <-> [2001:db8::2]:51000 [proto: 91.126/TLS.Google]'
-                   '[Confidence: DPI][DPI packets: 5][3 pkts/400 bytes <-> 2 pkts/300 bytes]\n')
+    out.write_text(
+        '\t1\tTCP [2001:db8::1]:443 <-> [2001:db8::2]:51000 '
+        '[proto: 91.126/TLS.Google][Confidence: DPI][DPI packets: 5]'
+        '[3 pkts/400 bytes <-> 2 pkts/300 bytes]\n'
+    )
     (flow,) = vtc_captures.ndpi_flows(out)
     assert str(flow.addr_1) == '2001:db8::1' and flow.port_2 == 51000
     assert flow_key(flow).ip_version == 6 and vtc_class(flow.protocol) == 'tls'
 
 
 def test_ndpi_flows_are_keyed_like_the_model_keys_their_frames():
-    """The key built from an .out line is the one the model gives the flow's own frames
-    (so a miss is a misclassification, never a lookup under the wrong key)."""
+    """The key built from an .out line is the one the model gives the flow's
+    own frames (so a miss is a misclassification, never a lookup under the
+    wrong key).
+    """
     unparsed = []
     for path in vtc_captures.ndpi_capture_paths():
         dissected = dissect(vtc_captures.read_frames(path))
-        for flow in vtc_captures.ndpi_flows(vtc_captures.ndpi_result_path(path)):
+        for flow in vtc_captures.ndpi_flows(
+            vtc_captures.ndpi_result_path(path)
+        ):
             mine = frames_of(flow, dissected, lambda a: a)
             assert mine, (path.name, flow.number)
             keys = {VtcModel.flow_key(d.frame) for d in mine} - {None}
@@ -267,7 +381,9 @@ def test_ndpi_flows_are_keyed_like_the_model_keys_their_frames():
 
 
 def test_accuracy_against_ndpi_per_protocol(report):
-    """On every protocol the vTC covers, at least 90 % of nDPI's flows get the same class."""
+    """On every protocol the vTC covers, at least 90 % of nDPI's flows get the
+    same class.
+    """
     variant = 'IPv4 (as captured)'
     all_verdicts = verdicts(variant)
     lines = describe(variant, all_verdicts)
@@ -278,10 +394,15 @@ def test_accuracy_against_ndpi_per_protocol(report):
              for name, (flows, agree) in agreement(all_verdicts).items()
              if agree < REQUIRED_AGREEMENT * flows}
     # the flows the module cannot see are exactly the PPPoE-carried one
-    assert [(v.capture, v.flow.number) for v in all_verdicts if v.unparsed] == [
-        ('dns.pcap', 1)]
-    assert not below, 'protocols below %d %% agreement with nDPI: %s (reasons above)' % (
-        REQUIRED_AGREEMENT * 100, below)
+    assert [
+        (v.capture, v.flow.number) for v in all_verdicts if v.unparsed
+    ] == [('dns.pcap', 1)]
+    assert (
+        not below
+    ), 'protocols below %d %% agreement with nDPI: %s (reasons above)' % (
+        REQUIRED_AGREEMENT * 100,
+        below,
+    )
 
 
 def _same_classes_as_captured(variant, report):
@@ -290,9 +411,12 @@ def _same_classes_as_captured(variant, report):
     for line in describe(variant, changed):
         print(line)
         report(line)
-    differ = ['%s flow %d (%s): %s as captured, %s in the %s'
-              % (a.capture, a.flow.number, a.flow.protocol, a.got, b.got, variant)
-              for a, b in zip(original, changed) if a.got != b.got]
+    differ = [
+        '%s flow %d (%s): %s as captured, %s in the %s'
+        % (a.capture, a.flow.number, a.flow.protocol, a.got, b.got, variant)
+        for a, b in zip(original, changed)
+        if a.got != b.got
+    ]
     assert len(changed) == len(original)
     assert not differ, differ
 

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Helpers for tests that drive a whole demo cloud (localcloud.stack):
 start one in a directory, and nova-fpga-demo on it."""
 import os
@@ -19,7 +31,8 @@ DEMO = str(process.BIN / 'nova-fpga-demo')
 
 def start(state_dir, **options):
     """A Stack up in state_dir (torn down again and the test failed with
-    the service's log if it cannot start); options as for Stack."""
+    the service's log if it cannot start); options as for Stack.
+    """
     options.setdefault('database_url', DATABASE_URL)
     options.setdefault('transport_url', RABBIT_URL)
     cloud = localstack.Stack(state_dir, die_with_parent=True, **options)

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """A cloud on configured MariaDB/RabbitMQ servers (those of
 NOVA_FPGA_TEST_DATABASE_URL / NOVA_FPGA_TEST_RABBIT_URL; private ones when
 they do not answer): its own databases, vhosts and users there, left alone
@@ -8,7 +20,8 @@ from nova_fpga_devtools.localcloud import mariadb
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud import rabbitmq
 from nova_fpga_devtools.localcloud import stack as localstack
-from tests.localcloud.demo_cloud import DATABASE_URL, RABBIT_URL
+from tests.localcloud.demo_cloud import DATABASE_URL
+from tests.localcloud.demo_cloud import RABBIT_URL
 from tests.services import alive
 
 

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The local cloud is real: tokens, uploads, imports, and clean stops by pid.
 
 Every check goes through the real openstack CLI with the openrc the runner
@@ -8,11 +20,13 @@ import time
 
 import pytest
 
-from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud.glance import Glance
-from nova_fpga_devtools.localcloud.keystone import USERS, Keystone
+from nova_fpga_devtools.localcloud.keystone import Keystone
+from nova_fpga_devtools.localcloud.keystone import USERS
+from nova_fpga_devtools.localcloud import process
 from tests.conftest import REPORT
-from tests.services import CLI, alive
+from tests.services import alive
+from tests.services import CLI
 
 #: Only an admin may delete images: shows extra_files reach glance's policy.
 POLICY = '"delete_image": "role:admin"\n'
@@ -22,8 +36,10 @@ POLICY = '"delete_image": "role:admin"\n'
 def glance(glance_api, keystone):
     api = glance_api(extra_conf={('DEFAULT', 'debug'): True},
                      extra_files={'policy.yaml': POLICY})
-    REPORT.append('localcloud: keystone started in %.1f s, glance-api in %.1f s'
-           % (keystone.startup_seconds, api.startup_seconds))
+    REPORT.append(
+        'localcloud: keystone started in %.1f s, glance-api in %.1f s'
+        % (keystone.startup_seconds, api.startup_seconds)
+    )
     return api
 
 
@@ -81,8 +97,9 @@ def test_upload_goes_active_in_the_file_store(glance, tmp_path):
     assert hidden.returncode != 0
 
 
-def test_glance_direct_import_goes_active_through_the_plugins(glance,
-                                                             tmp_path):
+def test_glance_direct_import_goes_active_through_the_plugins(
+    glance, tmp_path
+):
     data = raw_file(tmp_path)
     alice = CLI(glance.openrc('alice'))
     image = image_create(alice, 'imported', '--import', '--file', str(data))
@@ -130,8 +147,10 @@ def test_services_stop_by_pid_leaving_nothing(glance_api, tmp_path):
     assert sorted(running) == ['glance/glance-api', 'keystone/keystone']
     pids = running['glance/glance-api'] + running['keystone/keystone']
     assert len(pids) >= 4, running
-    assert process.stop_all(tmp_path) == ['glance/glance-api',
-                                        'keystone/keystone']
+    assert process.stop_all(tmp_path) == [
+        'glance/glance-api',
+        'keystone/keystone',
+    ]
     assert not [pid for pid in pids if alive(pid)]
     assert process.services(tmp_path) == {}
     assert process.stop_all(tmp_path) == []

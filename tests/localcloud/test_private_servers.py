@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The stack's private MariaDB and RabbitMQ, used when no configured server
 answers: started from the Debian packages in the state directory, serving
 the cloud's databases and vhosts, and stopped by pid, epmd included."""
@@ -45,7 +57,9 @@ def servers(tmp_path):
 def test_private_servers_serve_the_cloud_and_stop_by_pid(servers):
     state = servers.state
     assert state['database']['private'] and state['rabbitmq']['private']
-    assert state['database']['url'].startswith('mysql+pymysql://root@127.0.0.1:')
+    assert state['database']['url'].startswith(
+        'mysql+pymysql://root@127.0.0.1:'
+    )
     servers.prepare()
     assert set(state['databases'].values()) <= mariadb.list_databases(
         state['database']['url'])

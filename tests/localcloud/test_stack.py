@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The whole demo cloud (the session's, shared with tests/e2e), driven with
 the real openstack CLI and nova-fpga-demo.  What a test creates it deletes;
 the cloud is left up (the session purges it).
@@ -10,16 +22,19 @@ import subprocess
 
 import pytest
 
-from nova_fpga.contract import placement
-from nova_fpga import catalogue
-from nova_fpga.contract import shell
 from nova_fpga.bitstream import builder
+from nova_fpga import catalogue
+from nova_fpga.contract import placement
+from nova_fpga.contract import shell
 from nova_fpga_devtools.localcloud import mariadb
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud import rabbitmq
 from tests.conftest import REPORT
-from tests.localcloud.demo_cloud import DATABASE_URL, RABBIT_URL, demo
-from tests.services import CLI, alive
+from tests.localcloud.demo_cloud import DATABASE_URL
+from tests.localcloud.demo_cloud import demo
+from tests.localcloud.demo_cloud import RABBIT_URL
+from tests.services import alive
+from tests.services import CLI
 
 REFERENCE = shell.load(shell.REFERENCE)
 
@@ -200,4 +215,3 @@ def test_down_stops_everything_and_up_resumes_the_same_cloud(cloud, admin):
                              admin.json('flavor', 'list')]
     assert sorted(hyp['Hypervisor Hostname'] for hyp in admin.json(
         'hypervisor', 'list')) == ['board0', 'board1']
-

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Each contract value is written once: in nova_fpga/contract.
 
 The test reads every Python file's string literals (not docstrings or
@@ -70,7 +82,8 @@ def test_tests_take_resource_classes_and_stats_keys_from_the_contract():
 @pytest.mark.parametrize('value', list(states.STATES) + RESOURCE_CLASSES)
 def test_the_check_finds_a_typed_value(tmp_path, value):
     """The scan itself works: a literal planted in a file is found, its
-    docstring is not."""
+    docstring is not.
+    """
     planted = tmp_path / 'planted.py'
     planted.write_text('"""doc %s"""\nX = %r\n' % (value, value))
     found = [text for _, text in string_literals(planted)]

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The README's demo command and the benchmark run and say the right things."""
 import hashlib
 import pathlib
@@ -11,7 +23,8 @@ from tests.conftest import ROOT
 def test_demo_runs_the_scenario_and_leaves_nothing_behind(tmp_path):
     """tools/demo (what `make demo` runs) from nothing: the cloud comes up,
     the vTC is deployed with the openstack CLI, real traffic is classified,
-    the region is freed, and down stops every process and data link."""
+    the region is freed, and down stops every process and data link.
+    """
     state = tmp_path / 'demo'
     out = subprocess.run([str(ROOT / 'tools' / 'demo'), '--state-dir',
                           str(state)], capture_output=True, text=True,
@@ -20,7 +33,9 @@ def test_demo_runs_the_scenario_and_leaves_nothing_behind(tmp_path):
     assert out.returncode == 0, text[-3000:] + out.stderr[-3000:]
     assert '$ openstack server create --image vtc-bitstream --flavor ' \
            'fpga.region --nic none vtc1 --wait' in text
-    assert 'vtc-bitstream active' in text and 'pr0-add-bitstream active' in text
+    assert (
+        'vtc-bitstream active' in text and 'pr0-add-bitstream active' in text
+    )
     assert 'wrong-device-bitstream refused: ' in text and 'xc7z010' in text
     assert re.search(r'vtc1 is ACTIVE on board board\d, region rp1', text)
     sent = re.search(r'sent (\d+) frames', text)

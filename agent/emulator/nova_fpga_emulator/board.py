@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The board emulator: a Zynq's programmable logic, as the agent sees it.
 
 It does what the silicon does where it matters: the configuration port
@@ -18,6 +30,7 @@ import threading
 import time
 
 from oslo_log import log as logging
+
 from nova_fpga import bitstream
 from nova_fpga.bitstream import container
 from nova_fpga.bitstream import devices
@@ -208,7 +221,8 @@ class EmulatedBoard:
 
     def _answering(self, region, what):
         """The HDL behind the region's register window; where no module
-        with HDL is loaded, what its decoupler would answer."""
+        with HDL is loaded, what its decoupler would answer.
+        """
         if region.bridge is not None:
             return region.bridge
         if region.decoupled:

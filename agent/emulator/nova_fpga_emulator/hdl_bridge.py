@@ -1,4 +1,17 @@
-"""Run a reconfigurable module's real HDL: Verilator build, cache and C ABI wrapper.
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Run a reconfigurable module's real HDL: Verilator build, cache and C ABI
+wrapper.
 
 `HdlBridge.for_module_id(module_id)` is what the board emulator calls when a
 bitstream declares a module: it looks the ID up in the module catalogue,
@@ -21,7 +34,10 @@ from nova_fpga_emulator import toolchain
 
 ROOT = catalogue.RTL_DIR.parents[1]
 HARNESS = ROOT / 'hdl' / 'bridge' / 'region_bridge.cpp'
-BUILD_DIR = pathlib.Path(os.environ.get('NOVA_FPGA_BUILD_DIR', ROOT / '.build')) / 'hdl_bridge'
+BUILD_DIR = (
+    pathlib.Path(os.environ.get('NOVA_FPGA_BUILD_DIR', ROOT / '.build'))
+    / 'hdl_bridge'
+)
 LIBRARY = 'libregion.so'
 
 VERILATOR_FLAGS = ('-O3', '--x-assign', 'fast', '--x-initial', 'fast')
@@ -29,14 +45,21 @@ CXXFLAGS = '-fPIC -O2'
 
 #: AXI4-Lite responses.
 OKAY, EXOKAY, SLVERR, DECERR = 0, 1, 2, 3
-_RESP_NAMES = {SLVERR: 'SLVERR', DECERR: 'DECERR', -1: 'no answer', -2: 'bus busy'}
+_RESP_NAMES = {
+    SLVERR: 'SLVERR',
+    DECERR: 'DECERR',
+    -1: 'no answer',
+    -2: 'bus busy',
+}
 
 
 class AxiLiteError(IOError):
     """A register access was refused (SLVERR/DECERR) or not answered."""
 
     def __init__(self, op, address, resp):
-        super().__init__('%s 0x%03X: %s' % (op, address, _RESP_NAMES.get(resp, resp)))
+        super().__init__(
+            '%s 0x%03X: %s' % (op, address, _RESP_NAMES.get(resp, resp))
+        )
         self.address = address
         self.resp = resp
 
@@ -48,8 +71,9 @@ class BuildError(RuntimeError):
 def _compiler_version():
     toolchain.require('make')
     compiler = toolchain.require(os.environ.get('CXX', 'g++'))
-    return subprocess.run([compiler, '--version'], check=True, capture_output=True,
-                          text=True).stdout.splitlines()[0]
+    return subprocess.run(
+        [compiler, '--version'], check=True, capture_output=True, text=True
+    ).stdout.splitlines()[0]
 
 
 def build_key(module):
@@ -76,7 +100,9 @@ def library_path(module):
 
 
 def build(module):
-    """Path of the module's shared library, building it first if it is not cached."""
+    """Path of the module's shared library, building it first if it is not
+    cached.
+    """
     library = library_path(module)
     target_dir = library.parent
     if library.exists():
@@ -86,7 +112,9 @@ def build(module):
         fcntl.flock(lock, fcntl.LOCK_EX)
         if library.exists():  # built by another process while we waited
             return library
-        work = pathlib.Path(tempfile.mkdtemp(prefix='.%s-' % module.name, dir=BUILD_DIR))
+        work = pathlib.Path(
+            tempfile.mkdtemp(prefix='.%s-' % module.name, dir=BUILD_DIR)
+        )
         try:
             _verilate(module, work)
             (work / 'obj_dir' / LIBRARY).rename(work / LIBRARY)
@@ -132,33 +160,43 @@ def _verilate(module, work):
         *[str(path) for path in module.source_paths],
         str(HARNESS),
     ]
-    result = subprocess.run(command, env=toolchain.verilator_env(), capture_output=True,
-                            text=True, cwd=work)
-    (work / 'build.log').write_text(' '.join(command) + '\n' + result.stdout + result.stderr)
+    result = subprocess.run(
+        command,
+        env=toolchain.verilator_env(),
+        capture_output=True,
+        text=True,
+        cwd=work,
+    )
+    (work / 'build.log').write_text(
+        ' '.join(command) + '\n' + result.stdout + result.stderr
+    )
     if result.returncode != 0:
-        raise BuildError('building %s failed:\n%s' % (module.name, result.stderr[-4000:]))
+        raise BuildError(
+            'building %s failed:\n%s' % (module.name, result.stderr[-4000:])
+        )
 
 
 def _bind(library):
     lib = ctypes.CDLL(str(library))
     handle = ctypes.c_void_p
+    u32, u64 = ctypes.c_uint32, ctypes.c_uint64
     signatures = {
         'region_data_width': (ctypes.c_uint, []),
         'region_new': (handle, []),
         'region_free': (None, [handle]),
         'region_reset': (None, [handle, ctypes.c_uint32]),
         'region_clock': (None, [handle, ctypes.c_uint64]),
-        'region_clock_until_idle': (ctypes.c_uint64, [handle, ctypes.c_uint64, ctypes.c_uint32]),
+        'region_clock_until_idle': (u64, [handle, u64, u32]),
         'region_cycles': (ctypes.c_uint64, [handle]),
-        'region_push_frame': (None, [handle, ctypes.c_char_p, ctypes.c_uint32]),
-        'region_pending_input': (ctypes.c_uint32, [handle]),
-        'region_output_count': (ctypes.c_uint32, [handle]),
+        'region_push_frame': (None, [handle, ctypes.c_char_p, u32]),
+        'region_pending_input': (u32, [handle]),
+        'region_output_count': (u32, [handle]),
         'region_next_frame_length': (ctypes.c_int64, [handle]),
-        'region_pull_frame': (ctypes.c_int64, [handle, ctypes.c_char_p, ctypes.c_uint32]),
-        'region_axil_write': (ctypes.c_int, [handle, ctypes.c_uint32, ctypes.c_uint32,
-                                             ctypes.c_uint32, ctypes.c_uint64]),
-        'region_axil_read': (ctypes.c_int, [handle, ctypes.c_uint32,
-                                            ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint64]),
+        'region_pull_frame': (ctypes.c_int64,
+                              [handle, ctypes.c_char_p, u32]),
+        'region_axil_write': (ctypes.c_int, [handle, u32, u32, u32, u64]),
+        'region_axil_read': (ctypes.c_int,
+                             [handle, u32, ctypes.POINTER(u32), u64]),
     }
     if hasattr(lib, 'region_set_decouple'):  # a module in its slot
         signatures['region_set_decouple'] = (None, [handle, ctypes.c_int])
@@ -171,7 +209,8 @@ def _bind(library):
 
 
 class HdlBridge:
-    """One instance of a Verilated module, driven cycle by cycle through the C ABI.
+    """One instance of a Verilated module, driven cycle by cycle through the C
+    ABI.
 
     Frames pushed in are fed to the module's AXI4-Stream slave one beat per
     cycle as it accepts them; frames it sends are collected whole and pulled
@@ -194,7 +233,8 @@ class HdlBridge:
 
     def set_decoupled(self, decoupled):
         """Drive the region's decoupler (a slot build only) and let it take
-        effect: the decoupler registers the request."""
+        effect: the decoupler registers the request.
+        """
         self._lib.region_set_decouple(self._handle, int(bool(decoupled)))
         self.clock(2)
 
@@ -205,7 +245,8 @@ class HdlBridge:
     @classmethod
     def for_module_id(cls, module_id, module_catalogue=None):
         """The bridge for the module a bitstream declares
-        (catalogue.UnknownModule if the catalogue has none)."""
+        (catalogue.UnknownModule if the catalogue has none).
+        """
         module_catalogue = module_catalogue or catalogue.load()
         return cls(modules.HdlModule.of(module_catalogue.by_id(module_id)))
 
@@ -224,15 +265,21 @@ class HdlBridge:
         self.close()
 
     def reset(self, cycles=8):
-        """Hold aresetn low for `cycles`; queued and half-collected frames are dropped."""
+        """Hold aresetn low for `cycles`; queued and half-collected frames are
+        dropped.
+        """
         self._lib.region_reset(self._handle, cycles)
 
     def clock(self, cycles):
         self._lib.region_clock(self._handle, cycles)
 
     def clock_until_idle(self, max_cycles=10_000_000, quiet_cycles=32):
-        """Clock until all pushed frames went in and nothing moved for `quiet_cycles`; returns cycles run."""
-        return self._lib.region_clock_until_idle(self._handle, max_cycles, quiet_cycles)
+        """Clock until all pushed frames went in and nothing moved for
+        `quiet_cycles`; returns cycles run.
+        """
+        return self._lib.region_clock_until_idle(
+            self._handle, max_cycles, quiet_cycles
+        )
 
     @property
     def cycles(self):
@@ -251,7 +298,9 @@ class HdlBridge:
         self._lib.region_push_frame(self._handle, frame, len(frame))
 
     def pull_frames(self):
-        """Every complete frame the module has sent since the last pull, oldest first."""
+        """Every complete frame the module has sent since the last pull, oldest
+        first.
+        """
         frames = []
         while True:
             length = self._lib.region_next_frame_length(self._handle)
@@ -262,15 +311,21 @@ class HdlBridge:
             frames.append(buffer.raw)
 
     def axil_write(self, address, value, strobe=0xF):
-        resp = self._lib.region_axil_write(self._handle, address, value & 0xFFFFFFFF, strobe,
-                                           self.AXIL_TIMEOUT_CYCLES)
+        resp = self._lib.region_axil_write(
+            self._handle,
+            address,
+            value & 0xFFFFFFFF,
+            strobe,
+            self.AXIL_TIMEOUT_CYCLES,
+        )
         if resp not in (OKAY, EXOKAY):
             raise AxiLiteError('write', address, resp)
 
     def axil_read(self, address):
         data = ctypes.c_uint32()
-        resp = self._lib.region_axil_read(self._handle, address, ctypes.byref(data),
-                                          self.AXIL_TIMEOUT_CYCLES)
+        resp = self._lib.region_axil_read(
+            self._handle, address, ctypes.byref(data), self.AXIL_TIMEOUT_CYCLES
+        )
         if resp not in (OKAY, EXOKAY):
             raise AxiLiteError('read', address, resp)
         return data.value

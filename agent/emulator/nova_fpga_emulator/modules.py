@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """How the board emulator builds a module's HDL: what the module catalogue
 says about it (nova_fpga.catalogue: top, sources, parameters), wrapped in
 its region's slot (region_slot.v: the decoupler in front of the module), as
@@ -41,7 +53,8 @@ class HdlModule:
     @property
     def in_slot(self):
         """This module behind its region's decoupler, as a board runs it:
-        what the emulator builds (the top is region_slot.v)."""
+        what the emulator builds (the top is region_slot.v).
+        """
         shell = tuple(catalogue.RTL_DIR / source for source
                       in DECOUPLER_SOURCES + ('region_slot.v',))
         return dataclasses.replace(

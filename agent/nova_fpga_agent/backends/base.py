@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The programmable logic of one board, as the agent drives it.
 
 Everything that differs between a Zynq board and the emulator lives behind
@@ -23,14 +35,16 @@ class BackendUnavailable(Exception):
 
 class Backend(abc.ABC):
     """A backend plugin: made with the agent's configuration and the shell
-    manifest of the board (``Backend(conf, manifest)``)."""
+    manifest of the board (``Backend(conf, manifest)``).
+    """
 
     name = None
 
     @classmethod
     def detect(cls, conf):
         """Whether this machine has the hardware this backend drives
-        (what ``[agent] backend = auto`` asks each installed backend)."""
+        (what ``[agent] backend = auto`` asks each installed backend).
+        """
         return False
 
     @abc.abstractmethod
@@ -76,10 +90,12 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def transfer(self, region, frame):
         """Move one frame through the DMA into the module; return the frames
-        the module sent back. :raises RegisterError: no data path."""
+        the module sent back. :raises RegisterError: no data path.
+        """
 
     @abc.abstractmethod
     def loaded_module(self, region):
         """What the hardware holds in the region, for reconciliation:
         a module ID, container.NO_USER_ID for an opaque module, or None
-        when the region holds no configured module."""
+        when the region holds no configured module.
+        """

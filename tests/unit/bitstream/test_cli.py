@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """nova-fpga-bitstream, run as the installed console script."""
 import json
 import shutil
@@ -53,7 +65,9 @@ def test_verify_wrong_part_full_and_not_a_bitstream():
     out = cli('verify', realfiles.path('ov5640_lcd_7010.bit'),
               '--part', 'xc7z020', '--partial')
     assert out.returncode == 1
-    assert 'expected xc7z020' in out.stdout and 'expected partial' in out.stdout
+    assert (
+        'expected xc7z020' in out.stdout and 'expected partial' in out.stdout
+    )
     out = cli('verify', realfiles.path('NEGATIVE_microblaze_pmod_mailbox.bin'))
     assert out.returncode == 2
     assert 'not a Xilinx bitstream' in out.stdout

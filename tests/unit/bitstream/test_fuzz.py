@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Fuzzing over mutations of the real files: every input ends in a
 description or a BitstreamError, never another exception, and the streamed
 verdict equals the whole-file verdict.  At least 20,000 inputs per run."""
@@ -5,7 +17,10 @@ import collections
 import os
 import struct
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given
+from hypothesis import HealthCheck
+from hypothesis import settings
+from hypothesis import strategies as st
 import pytest
 
 from nova_fpga import bitstream

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Real files, damaged: each damage ends in a precise BitstreamError."""
 import re
 import struct
@@ -94,10 +106,14 @@ def test_sync_word_alone_proves_nothing():
             + b'XNLX' + bytes(64))
     refused(boot, errors.ContainerError)
     # dummies and a sync, then no configuration packets at all
-    words = [pk.DUMMY_WORD] * 8 + [pk.SYNC_WORD,
-             pk.type1(pk.OP_WRITE, pk.Reg.CMD, 1), pk.Cmd.RCRC,
-             pk.type1(pk.OP_WRITE, pk.Reg.CMD, 1), pk.Cmd.DESYNC,
-             pk.NOP_WORD]
+    words = [pk.DUMMY_WORD] * 8 + [
+        pk.SYNC_WORD,
+        pk.type1(pk.OP_WRITE, pk.Reg.CMD, 1),
+        pk.Cmd.RCRC,
+        pk.type1(pk.OP_WRITE, pk.Reg.CMD, 1),
+        pk.Cmd.DESYNC,
+        pk.NOP_WORD,
+    ]
     err = refused(struct.pack('>%dI' % len(words), *words),
                   errors.PacketError)
     assert 'no IDCODE' in str(err)
@@ -111,7 +127,8 @@ def test_full_bitstream_presented_as_partial():
 
 def test_full_extent_without_set_up_block_is_still_full():
     """FAR 0 over every frame of the device is a full write by its extent,
-    even in a stream shaped like a partial (no COR0/TIMER/WBSTAR/SWITCH)."""
+    even in a stream shaped like a partial (no COR0/TIMER/WBSTAR/SWITCH).
+    """
     whole_device = bitstream.validate(realfiles.read('prio.bit')).footprint
     data = builder.build_partial('7z020clg400', 'whole', 0x1, whole_device)
     info = bitstream.validate(mutate.with_header(data, partial_flag=False))

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """nova-fpga-demo: the demo cloud on this machine.
 
     nova-fpga-demo [--state-dir DIR] [--database-url URL] [--transport-url URL]
@@ -9,8 +21,8 @@
 boards (and a private MariaDB/RabbitMQ when no configured one answers), or
 resumes a stopped or half-started cloud; ``down`` stops what ``up`` started,
 by pid.  ``scenario`` runs the demo on a cloud that is up; ``replay``
-sends real captures into a board's data interface.  Options also come from a config file (``--config-file demo.conf``,
-section [DEFAULT]).
+sends real captures into a board's data interface.  Options also come from a
+config file (``--config-file demo.conf``, section [DEFAULT]).
 """
 import sys
 import time
@@ -185,8 +197,8 @@ def logs(conf):
 
 
 def replay(conf):
-    from nova_fpga_devtools.localcloud import traffic
     from nova_fpga.contract import shell
+    from nova_fpga_devtools.localcloud import traffic
     cloud = _stack(conf)
     cloud.require_state()
     if conf.command.board not in cloud.boards:

@@ -1,4 +1,17 @@
-"""How much of a reconfigurable region a module needs, and how much the region has.
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""How much of a reconfigurable region a module needs, and how much the region
+has.
 
 The budget of a region is read from its Vivado pblock constraints (the XDC
 `resize_pblock ... -add {SLICE_X..Y..:SLICE_X..Y.. RAMB36_... DSP48_...}`
@@ -25,9 +38,13 @@ SYNTH_SCRIPT = ROOT / 'hdl' / 'yosys' / 'synth_xc7.ys'
 LUTS_PER_SLICE = 4
 FFS_PER_SLICE = 8
 
-_RESIZE = re.compile(r'^\s*resize_pblock\s+(?:\[get_pblocks\s+)?(\S+?)\]?\s+-add\s+\{([^}]*)\}',
-                     re.MULTILINE)
-_RANGE = re.compile(r'^(SLICE|RAMB36|RAMB18|DSP48)_X(\d+)Y(\d+)(?::\1_X(\d+)Y(\d+))?$')
+_RESIZE = re.compile(
+    r'^\s*resize_pblock\s+(?:\[get_pblocks\s+)?(\S+?)\]?\s+-add\s+\{([^}]*)\}',
+    re.MULTILINE,
+)
+_RANGE = re.compile(
+    r'^(SLICE|RAMB36|RAMB18|DSP48)_X(\d+)Y(\d+)(?::\1_X(\d+)Y(\d+))?$'
+)
 
 # LUTs each LUT-based cell occupies (an inverter is a LUT1; distributed RAM and
 # shift registers live in LUTs)
@@ -82,7 +99,13 @@ class Budget:
 
     def __str__(self):
         return '%s: %d slices = %d LUTs, %d FFs, %g RAMB36, %d DSP48' % (
-            self.pblock, self.slices, self.luts, self.ffs, self.ramb36, self.dsp48)
+            self.pblock,
+            self.slices,
+            self.luts,
+            self.ffs,
+            self.ramb36,
+            self.dsp48,
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,8 +119,12 @@ class Usage:
     cells: dict
 
     def __str__(self):
-        return '%d LUTs, %d FFs, %g RAMB36, %d DSP48' % (self.luts, self.ffs, self.ramb36,
-                                                         self.dsp48)
+        return '%d LUTs, %d FFs, %g RAMB36, %d DSP48' % (
+            self.luts,
+            self.ffs,
+            self.ramb36,
+            self.dsp48,
+        )
 
 
 def _expand(site_range):
@@ -120,39 +147,54 @@ def pblock_budgets(xdc_text):
             sites[pblock] |= _expand(site_range)
     if not sites:
         raise XdcError('no resize_pblock ranges found')
-    return {name: Budget(name, frozenset(covered)) for name, covered in sites.items()}
+    return {
+        name: Budget(name, frozenset(covered))
+        for name, covered in sites.items()
+    }
 
 
 def pblock_budget(xdc_path):
     """The budget of the one pblock an XDC file defines."""
     budgets = pblock_budgets(pathlib.Path(xdc_path).read_text())
     if len(budgets) != 1:
-        raise XdcError('%s defines %d pblocks, expected one' % (xdc_path, len(budgets)))
+        raise XdcError(
+            '%s defines %d pblocks, expected one' % (xdc_path, len(budgets))
+        )
     return next(iter(budgets.values()))
 
 
 def usage_from_cells(cells):
-    """Fold yosys' cell counts by type into LUTs, flip-flops, RAMB36 and DSP48."""
-    unknown_ram = [cell for cell in cells if cell.startswith('RAM') and cell not in _LUT_CELLS
-                   and cell not in _RAMB36_EQUIVALENT]
+    """Fold yosys' cell counts by type into LUTs, flip-flops, RAMB36 and DSP48.
+    """
+    unknown_ram = [
+        cell
+        for cell in cells
+        if cell.startswith('RAM')
+        and cell not in _LUT_CELLS
+        and cell not in _RAMB36_EQUIVALENT
+    ]
     if unknown_ram:
         raise SynthesisError('cannot account for cells %s' % unknown_ram)
     return Usage(
-        luts=sum(count * _LUT_CELLS.get(cell, 0) for cell, count in cells.items()),
-        ffs=sum(count for cell, count in cells.items() if cell in _FF_CELLS),
-        ramb36=sum(count * _RAMB36_EQUIVALENT.get(cell, 0) for cell, count in cells.items()),
-        dsp48=sum(count for cell, count in cells.items() if cell in _DSP_CELLS),
+        luts=sum(n * _LUT_CELLS.get(cell, 0) for cell, n in cells.items()),
+        ffs=sum(n for cell, n in cells.items() if cell in _FF_CELLS),
+        ramb36=sum(n * _RAMB36_EQUIVALENT.get(cell, 0)
+                   for cell, n in cells.items()),
+        dsp48=sum(n for cell, n in cells.items() if cell in _DSP_CELLS),
         cells=dict(cells),
     )
 
 
 def synthesize(top, sources, parameters=None, include_dirs=()):
     """yosys' 7-series estimate of a Verilog top with its parameters
-    (`include files from include_dirs: a module's catalogue offsets)."""
+    (`include files from include_dirs: a module's catalogue offsets).
+    """
     yosys = shutil.which('yosys')
     if yosys is None:
         raise SynthesisError('yosys is not installed (see tools/apt-packages)')
-    chparams = ''.join(' -chparam %s %d' % item for item in sorted((parameters or {}).items()))
+    chparams = ''.join(
+        ' -chparam %s %d' % item for item in sorted((parameters or {}).items())
+    )
     with tempfile.TemporaryDirectory(prefix='yosys-') as work:
         stat_file = pathlib.Path(work) / 'stat.json'
         script = '; '.join([
@@ -163,17 +205,25 @@ def synthesize(top, sources, parameters=None, include_dirs=()):
             'script %s' % SYNTH_SCRIPT,
             'tee -q -o %s stat -json' % stat_file,
         ])
-        result = subprocess.run([yosys, '-q', '-p', script], capture_output=True, text=True)
+        result = subprocess.run(
+            [yosys, '-q', '-p', script], capture_output=True, text=True
+        )
         if result.returncode != 0:
-            raise SynthesisError('yosys failed on %s:\n%s' % (top, (result.stdout
-                                                                    + result.stderr)[-4000:]))
+            raise SynthesisError(
+                'yosys failed on %s:\n%s'
+                % (top, (result.stdout + result.stderr)[-4000:])
+            )
         stat = json.loads(stat_file.read_text())
     return usage_from_cells(stat['design']['num_cells_by_type'])
 
 
 def overruns(usage, budget):
     """What a module needs beyond what the region has (empty when it fits)."""
-    wanted = (('LUTs', usage.luts, budget.luts), ('FFs', usage.ffs, budget.ffs),
-              ('RAMB36', usage.ramb36, budget.ramb36), ('DSP48', usage.dsp48, budget.dsp48))
+    wanted = (
+        ('LUTs', usage.luts, budget.luts),
+        ('FFs', usage.ffs, budget.ffs),
+        ('RAMB36', usage.ramb36, budget.ramb36),
+        ('DSP48', usage.dsp48, budget.dsp48),
+    )
     return ['%s: needs %g, %s has %g' % (name, need, budget.pblock, have)
             for name, need, have in wanted if need > have]

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Emulated Zynq boards: one nova-fpga-agent process per board.
 
 Each runs the sim backend (the board emulator: modules as Verilator-compiled
@@ -20,7 +32,8 @@ class Board:
     def __init__(self, state_dir, name, transport_url, options=None,
                  die_with_parent=True):
         """options: {(section, option): value} over the agent's base config
-        (a data plane interface and netns, the emulator's PCAP rate...)."""
+        (a data plane interface and netns, the emulator's PCAP rate...).
+        """
         self.name = name
         self.options = dict(options or {})
         self.dir = pathlib.Path(state_dir) / 'boards' / name
@@ -40,7 +53,8 @@ class Board:
         """[{'name', 'state', 'instance_uuid'}] as the agent last wrote its
         state file (regions it never touched are FREE and absent), or None
         when there is no readable file: what status shows of a silent
-        board."""
+        board.
+        """
         try:
             records = json.loads(self.state_file.read_text())['regions']
             return [{'name': record['region'], 'state': record['state'],

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """An emulated board's data interface: a veth pair whose board end lives in
 the board's own network namespace (where its agent's data plane opens it)
 and whose peer end stays on the host, where the demo and the tests play
@@ -25,7 +37,8 @@ def _ip(*args, check=True):
 class DataLink:
     """The veth pair of board number index of the cloud tagged tag (a few
     hex digits, so two clouds on one machine never share a link; the names
-    fit the kernel's 15 characters)."""
+    fit the kernel's 15 characters).
+    """
 
     def __init__(self, index, tag):
         self.netns = 'nfpga-%s-board%d' % (tag, index)

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Real keystone on 127.0.0.1 with the users and projects nova-fpga needs.
 
 One admin, a 'glance' service user (glance's auth_token middleware validates
@@ -15,8 +27,8 @@ import shlex
 import sys
 import time
 
-from keystoneauth1 import session as ks_session
 from keystoneauth1.identity import v3
+from keystoneauth1 import session as ks_session
 from keystoneclient.v3 import client as ks_client
 
 from nova_fpga_devtools.localcloud import process
@@ -24,7 +36,8 @@ from nova_fpga_devtools.localcloud import process
 REGION = 'RegionOne'
 DOMAIN = 'Default'
 
-#: user: (project, role, password) created at start; admin comes from bootstrap.
+#: user: (project, role, password) created at start; admin comes from
+#: bootstrap.
 USERS = {
     'admin': ('admin', 'admin', 'admin-secret'),
     'glance': ('service', 'admin', 'glance-secret'),
@@ -117,10 +130,18 @@ class Keystone:
                         '--bootstrap-public-url', self.auth_url]]
         commands = [['--config-file', str(conf)] + command
                     for command in commands]
-        process.run('keystone-manage', [
-            sys.executable, '-m', 'nova_fpga_devtools.localcloud.manage_commands',
-            'keystone-manage', json.dumps(commands)], self.log,
-            env=self._env())
+        process.run(
+            'keystone-manage',
+            [
+                sys.executable,
+                '-m',
+                'nova_fpga_devtools.localcloud.manage_commands',
+                'keystone-manage',
+                json.dumps(commands),
+            ],
+            self.log,
+            env=self._env(),
+        )
 
     def password(self, user):
         return USERS[user][2]
@@ -155,7 +176,9 @@ class Keystone:
                 roles[name] = ks.roles.create(name=name).id
         projects = {project.name: project.id
                     for project in ks.projects.list(domain='default')}
-        users = {user.name: user.id for user in ks.users.list(domain='default')}
+        users = {
+            user.name: user.id for user in ks.users.list(domain='default')
+        }
         for user, (project, role, password) in USERS.items():
             if project not in projects:
                 projects[project] = ks.projects.create(

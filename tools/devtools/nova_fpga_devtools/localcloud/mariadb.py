@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The cloud's MariaDB: the configured server when it answers, else a
 private one in state_dir/mariadb started from the Debian package.
 
@@ -90,17 +102,26 @@ class PrivateMariaDB:
 
     def _install(self):
         """mariadb-install-db into a fresh data directory, then let root in
-        over TCP (the install grants root@localhost, the socket, only)."""
+        over TCP (the install grants root@localhost, the socket, only).
+        """
         if (self.data / 'mysql').is_dir():
             return False
         if self.data.exists():
             shutil.rmtree(self.data)  # a half-done install
         install = packages.ensure('mariadb', 'mariadb-install-db',
                                   'mariadb-server', self.log)
-        process.run('mariadb', [
-            install, '--no-defaults', '--datadir=%s' % self.data,
-            '--user=%s' % getpass.getuser(), '--auth-root-authentication-method=normal',
-            '--skip-test-db'], self.log)
+        process.run(
+            'mariadb',
+            [
+                install,
+                '--no-defaults',
+                '--datadir=%s' % self.data,
+                '--user=%s' % getpass.getuser(),
+                '--auth-root-authentication-method=normal',
+                '--skip-test-db',
+            ],
+            self.log,
+        )
         return True
 
     def start(self, timeout=60):

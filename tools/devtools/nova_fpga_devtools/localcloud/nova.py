@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Real nova on 127.0.0.1: nova-api under gunicorn, nova-conductor,
 nova-scheduler with the Zynq filter and nova-compute with the Zynq driver.
 
@@ -110,15 +122,28 @@ class Nova:
                          self.databases['cell0']],
             conf_args + ['cell_v2', 'create_cell', '--name', 'cell1'],
             conf_args + ['db', 'sync']]
-        migrations.once(self.dir, 'nova-manage', [[
-            sys.executable, '-m', 'nova_fpga_devtools.localcloud.manage_commands',
-            'nova-manage', json.dumps(commands)]], self.log, env=self._env())
+        migrations.once(
+            self.dir,
+            'nova-manage',
+            [
+                [
+                    sys.executable,
+                    '-m',
+                    'nova_fpga_devtools.localcloud.manage_commands',
+                    'nova-manage',
+                    json.dumps(commands),
+                ]
+            ],
+            self.log,
+            env=self._env(),
+        )
         catalog.ensure_service_user(self.keystone, 'nova')
         self.keystone.set_endpoints('compute', 'nova', self.url + '/v2.1')
 
     def _write_conf(self):
         """nova.conf; available_filters is a multi-valued option, one line
-        per value (the ini writer joins lists with commas)."""
+        per value (the ini writer joins lists with commas).
+        """
         options = self.conf()
         filters = options.pop(('filter_scheduler', 'available_filters'))
         conf = process.write_conf(self.conf_file, options)

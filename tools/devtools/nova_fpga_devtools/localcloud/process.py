@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Processes of a local cloud: started in their own session, stopped by pid.
 
 Each service runs as the leader of a new process group, so stopping it by the
@@ -115,7 +127,8 @@ def group_members(pgid):
 
 def pid_file_members(pid_file):
     """Live pids of the group whose leader's pid is in pid_file (a resumed
-    cloud's check for what still runs); none when there is no such file."""
+    cloud's check for what still runs); none when there is no such file.
+    """
     try:
         return group_members(int(pathlib.Path(pid_file).read_text()))
     except (FileNotFoundError, ValueError):
@@ -160,8 +173,10 @@ def stop_group(pgid, timeout=15):
     if not _wait_group_gone(pgid, timeout):
         _signal_group(pgid, signal.SIGKILL)
         if not _wait_group_gone(pgid, 10):
-            raise ServiceError('process group %s' % pgid, 'survived SIGKILL: %s'
-                               % group_members(pgid))
+            raise ServiceError(
+                'process group %s' % pgid,
+                'survived SIGKILL: %s' % group_members(pgid),
+            )
     return True
 
 

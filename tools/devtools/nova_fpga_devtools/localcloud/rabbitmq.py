@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The cloud's RabbitMQ: the configured node when it answers and rabbitmqctl
 can administer it, else a private node in state_dir/rabbitmq started from
 the Debian package.
@@ -81,7 +93,8 @@ class Broker:
     def add_user(self, login, password, vhost, existing=None):
         """login with all rights on vhost only; its transport URL.
 
-        existing: users() if the caller has it."""
+        existing: users() if the caller has it.
+        """
         if login in (self.users() if existing is None else existing):
             self.rabbitmqctl('change_password', login, password)
         else:
@@ -93,10 +106,12 @@ class Broker:
     def import_definitions(self, vhosts, users):
         """Create vhosts and users [(login, password, vhost)] with all
         rights on their vhost, in one rabbitmqctl run (each costs about a
-        second): existing ones are updated, nothing else is touched."""
+        second): existing ones are updated, nothing else is touched.
+        """
         definitions = {
             'vhosts': [{'name': vhost} for vhost in vhosts],
-            'users': [{'name': login, 'password_hash': _password_hash(password),
+            'users': [{'name': login,
+                       'password_hash': _password_hash(password),
                        'hashing_algorithm': 'rabbit_password_hashing_sha256',
                        'tags': ''} for login, password, _ in users],
             'permissions': [{'user': login, 'vhost': vhost, 'configure': '.*',
@@ -123,7 +138,8 @@ def _password_hash(password):
 
 def configured(url=DEFAULT_URL):
     """A Broker for the node at url, or None when it does not answer or
-    rabbitmqctl cannot administer it."""
+    rabbitmqctl cannot administer it.
+    """
     parsed = urllib.parse.urlparse(url)
     host, port = parsed.hostname or '127.0.0.1', parsed.port or 5672
     if not answers(host, port):
@@ -140,7 +156,8 @@ def configured(url=DEFAULT_URL):
 class PrivateRabbitMQ:
     """A RabbitMQ node on 127.0.0.1:port, all its state under
     state_dir/rabbitmq, with its own epmd (a daemonized epmd would outlive
-    the node and escape ``down``) and its own Erlang cookie (HOME)."""
+    the node and escape ``down``) and its own Erlang cookie (HOME).
+    """
 
     def __init__(self, state_dir, port, dist_port, epmd_port,
                  die_with_parent=True):

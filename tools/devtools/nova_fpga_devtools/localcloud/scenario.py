@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The demo's scenario on a running demo cloud: the vTC deployed into an
 emulated board's region with the real openstack CLI, real traffic through
 it, what it classified, and the region free again.
@@ -13,12 +25,12 @@ import subprocess
 import sys
 import time
 
-import nova_fpga_devtools
-from nova_fpga.contract import traits
 from nova_fpga import catalogue
-from nova_fpga import conventions
-from nova_fpga_devtools.localcloud import process
 from nova_fpga.contract import shell
+from nova_fpga.contract import traits
+from nova_fpga import conventions
+import nova_fpga_devtools
+from nova_fpga_devtools.localcloud import process
 
 ROOT = nova_fpga_devtools.SOURCE
 #: where the demo looks for captures unless told otherwise

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The whole demo cloud on 127.0.0.1: start in order, resume, status, stop.
 
 MariaDB and RabbitMQ (configured or private), keystone, glance-api with the
@@ -27,8 +39,8 @@ from keystoneauth1 import exceptions as ks_exceptions
 from oslo_config import cfg
 import oslo_messaging as messaging
 
-import nova_fpga_devtools
 from nova_fpga.contract import agent_api
+import nova_fpga_devtools
 from nova_fpga_devtools.localcloud import boards as localboards
 from nova_fpga_devtools.localcloud import datalink
 from nova_fpga_devtools.localcloud import glance as localglance
@@ -71,7 +83,8 @@ class Stack:
         the first up: a resumed cloud keeps what it chose.  Progress lines
         go to output (a text stream; None: sys.stdout).  board_options:
         {board: {(section, option): value}} over that board's agent config,
-        applied whenever the agent starts."""
+        applied whenever the agent starts.
+        """
         self.dir = pathlib.Path(state_dir).resolve()
         self.state_file = self.dir / 'stack.json'
         self.database_url = database_url
@@ -131,8 +144,11 @@ class Stack:
 
     @property
     def keystone(self):
-        return localkeystone.Keystone(self.dir, self.state['ports']['keystone'],
-                                      die_with_parent=self.die_with_parent)
+        return localkeystone.Keystone(
+            self.dir,
+            self.state['ports']['keystone'],
+            die_with_parent=self.die_with_parent,
+        )
 
     def _mq_url(self, user, vhost):
         login, password = self.state['mq_users'][user]
@@ -233,7 +249,8 @@ class Stack:
     def _build_modules(self):
         """The emulated boards' modules compiled with Verilator (once per
         checkout and HDL change; the agents would otherwise compile a
-        module at its first load)."""
+        module at its first load).
+        """
         self.progress('emulated modules (Verilator, once per HDL change) ...',
                       end=' ')
         began = time.monotonic()
@@ -288,7 +305,8 @@ class Stack:
 
     def start_servers(self):
         """MariaDB and RabbitMQ: configured ones when they answer, chosen on
-        the first up and kept; private ones started here otherwise."""
+        the first up and kept; private ones started here otherwise.
+        """
         self.dir.mkdir(parents=True, exist_ok=True)
         if self._load_state() is None:
             self.state = self._new_state()
@@ -352,7 +370,8 @@ class Stack:
 
     def agent_client(self, timeout=10):
         """(AgentAPI, transport) on the agents' bus as nova-compute's user;
-        clean the transport up after."""
+        clean the transport up after.
+        """
         transport = messaging.get_rpc_transport(
             cfg.CONF, url=self._mq_url('zynq-proxy', 'agents'),
             allowed_remote_exmods=['nova_fpga.contract.agent_api'])
@@ -368,7 +387,8 @@ class Stack:
     def _wait_nova(self, nova, timeout=180):
         """Until conductor, scheduler and compute report up, then until
         every board is a hypervisor: nova lists a compute node only once
-        discover_hosts has mapped it into cell1."""
+        discover_hosts has mapped it into cell1.
+        """
         deadline = time.monotonic() + timeout
         wanted = {'nova-conductor', 'nova-scheduler', 'nova-compute'}
         up, nodes = set(), set()
@@ -447,7 +467,8 @@ class Stack:
 
     def expected(self):
         """{service: URL or None}: every process up starts, named as
-        pids() names them, in start order."""
+        pids() names them, in start order.
+        """
         keystone = self.keystone
         found = {}
         if self.state['database']['private']:
@@ -505,7 +526,8 @@ class Stack:
 
     def region_holding(self, board, server_id):
         """The name of the board's region whose agent says it holds
-        server_id (None if none does, or the board does not answer)."""
+        server_id (None if none does, or the board does not answer).
+        """
         described = self.describe_boards().get(board) or {}
         for region in described.get('regions', []):
             if region.get('instance_uuid') == server_id:
@@ -515,7 +537,8 @@ class Stack:
     def wait_for_frames(self, board, region, count, timeout=60):
         """The region's data-plane stats once count frames have come out
         of it, or when timeout runs out.  A board forwards asynchronously
-        and its agent has no event to wait on: this polls its stats."""
+        and its agent has no event to wait on: this polls its stats.
+        """
         client, transport = self.agent_client()
         try:
             deadline = time.monotonic() + timeout
@@ -530,7 +553,8 @@ class Stack:
 
     def stop(self, service):
         """Stop one process of the cloud by its pids() name (e.g.
-        'nova/nova-compute', 'boards/board0/agent'); up() restarts it."""
+        'nova/nova-compute', 'boards/board0/agent'); up() restarts it.
+        """
         return process.stop_pid_file(self.dir / ('%s.pid' % service))
 
     def down(self, purge=False):

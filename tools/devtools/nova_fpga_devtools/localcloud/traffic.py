@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Real traffic into an emulated board's data interface.
 
 The board's data plane steers a frame to a region by its outer 802.1Q tag
@@ -25,7 +37,8 @@ def tagged(frame, vlan):
 
 def replay(paths, interface, vlan):
     """Send every frame of the captures, tagged with vlan, out of
-    interface; returns (frames, bytes) sent (bytes without the tag)."""
+    interface; returns (frames, bytes) sent (bytes without the tag).
+    """
     frames = [f for path in paths for f in read_frames(path)]
     sendp([Ether(tagged(f, vlan)) for f in frames], iface=interface,
           verbose=False)

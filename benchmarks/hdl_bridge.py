@@ -10,6 +10,7 @@ PS Ethernet).  The first run builds the module (cached in .build/hdl_bridge).
 import argparse
 import time
 
+import nova_fpga_devtools
 from nova_fpga_emulator import hdl_bridge, modules
 
 FABRIC_CLOCK_HZ = 100e6
@@ -41,7 +42,8 @@ def main():
     args = parser.parse_args()
 
     started = time.perf_counter()
-    with hdl_bridge.HdlBridge.for_module_id(modules.LOOPBACK_MODULE_ID) as bridge:
+    with hdl_bridge.HdlBridge.for_module_id(
+            modules.LOOPBACK_MODULE_ID, nova_fpga_devtools.HDL) as bridge:
         print('loopback module 0x%08X, %d-bit stream, Verilator %s (ready in %.1f s)' % (
             bridge.axil_read(modules.Registers.MODULE_ID), modules.LOOPBACK.data_width,
             hdl_bridge.toolchain.verilator_version().split()[0], time.perf_counter() - started))

@@ -17,6 +17,7 @@ import argparse
 import struct
 import time
 
+import nova_fpga_devtools
 from nova_fpga_emulator import hdl_bridge, modules
 from nova_fpga_emulator.modules import Registers, VtcRegisters
 
@@ -88,7 +89,7 @@ def main():
     args = parser.parse_args()
 
     began = time.perf_counter()
-    with hdl_bridge.HdlBridge(modules.VTC) as bridge:
+    with hdl_bridge.HdlBridge(modules.VTC, nova_fpga_devtools.HDL) as bridge:
         print('vTC module 0x%08X, %d-bit stream, %d-flow table, Verilator %s (ready in %.1f s)' % (
             bridge.axil_read(Registers.MODULE_ID), modules.VTC.data_width,
             bridge.axil_read(VtcRegisters.FLOW_TABLE_DEPTH),

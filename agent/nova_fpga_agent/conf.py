@@ -33,7 +33,20 @@ AGENT_OPTS = [
                     'sysfs_root.'),
     cfg.StrOpt('sysfs_root', default='/sys',
                help='Root of the sysfs tree the backend probes (a fake tree '
-                    'in tests).'),
+                    'in tests). The privileged helper writes attributes '
+                    'only below it or configfs_root.'),
+    cfg.StrOpt('configfs_root', default='/sys/kernel/config',
+               help='Root of configfs: the privileged helper creates and '
+                    'removes device-tree overlays only in '
+                    'device-tree/overlays below it.'),
+    cfg.StrOpt('firmware_dir', default='/lib/firmware',
+               help='Firmware search path of the kernel, where a backend '
+                    'puts the bitstream the FPGA manager loads by name; '
+                    'the privileged helper writes files only below it.'),
+    cfg.StrOpt('dev_root', default='/dev',
+               help='Root of the device nodes (/dev/xdevcfg): the '
+                    'privileged helper writes only to existing nodes below '
+                    'it.'),
     cfg.IntOpt('report_interval', default=10, min=1,
                help='Seconds between state reports to the cloud.'),
     cfg.IntOpt('max_bitstream_bytes',

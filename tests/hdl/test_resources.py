@@ -5,12 +5,12 @@ import pytest
 
 from nova_fpga_devtools.hdl import resources
 from nova_fpga_emulator import modules
-from tests.conftest import realdata_path
+from tests.conftest import HDL, realdata_path
 
 pytestmark = pytest.mark.hdl
 
 RP1_XDC = resources.ROOT / 'hdl' / 'pblocks' / 'rp1.xdc'
-DECOUPLER_SOURCES = [modules.RTL_DIR / source for source in modules.DECOUPLER_SOURCES]
+DECOUPLER_SOURCES = [HDL / 'rtl' / source for source in modules.DECOUPLER_SOURCES]
 
 # xc7z020 fabric: slice rows Y0..Y149 in three clock-region rows of 50
 XC7Z020_SLICE_X_MAX, XC7Z020_SLICE_Y_MAX = 113, 149
@@ -28,9 +28,9 @@ def rp1():
 @functools.lru_cache(maxsize=None)
 def synthesized(top):
     if top == modules.LOOPBACK.top:
-        return resources.synthesize(top, modules.LOOPBACK.source_paths, modules.LOOPBACK.parameters)
+        return resources.synthesize(top, modules.LOOPBACK.source_paths(HDL), modules.LOOPBACK.parameters)
     if top == modules.VTC.top:
-        return resources.synthesize(top, modules.VTC.source_paths, modules.VTC.parameters)
+        return resources.synthesize(top, modules.VTC.source_paths(HDL), modules.VTC.parameters)
     return resources.synthesize(modules.DECOUPLER_TOP, DECOUPLER_SOURCES)
 
 

@@ -16,7 +16,8 @@ class SimBackend(base.Backend):
         self.board = board.EmulatedBoard(
             manifest, conf.emulator.part, conf.agent.state_dir,
             pcap_rate=conf.emulator.pcap_rate,
-            crash_at=conf.emulator.crash_at)
+            crash_at=conf.emulator.crash_at,
+            hdl_dir=conf.emulator.hdl_dir)
 
     def idcode(self):
         return self.board.device.idcode

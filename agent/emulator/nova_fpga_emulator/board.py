@@ -18,6 +18,7 @@ import threading
 import time
 
 from oslo_log import log as logging
+
 from nova_fpga import bitstream
 from nova_fpga.bitstream import container
 from nova_fpga.bitstream import devices
@@ -63,8 +64,11 @@ class _Region:
 
 class EmulatedBoard:
     def __init__(self, manifest, part, state_dir, pcap_rate=128.0,
-                 crash_at=None):
+                 crash_at=None, hdl_dir=None):
+        """hdl_dir: a source tree's hdl/ folder; None, only opaque
+        modules run."""
         self.manifest = manifest
+        self.hdl_dir = hdl_dir
         self.device = devices.by_part(part)
         self.pcap_rate = pcap_rate
         if crash_at is not None and crash_at not in OPERATIONS:
@@ -124,8 +128,14 @@ class EmulatedBoard:
             except modules.UnknownModule:
                 raise PcapError('the emulator has no HDL for module 0x%08X; '
                                 'it cannot run it' % module_id)
+            if self.hdl_dir is None:
+                raise PcapError('module 0x%08X (%s) runs its Verilog, and '
+                                '[emulator] hdl_dir is not set: the '
+                                'emulator cannot run it'
+                                % (module_id, module.name))
             # The module runs behind the region's decoupler HDL.
-            region.bridge = hdl_bridge.HdlBridge(module.in_slot)
+            region.bridge = hdl_bridge.HdlBridge(module.in_slot,
+                                                 self.hdl_dir)
             region.bridge.set_decoupled(region.decoupled)
         region.module_id = module_id
 

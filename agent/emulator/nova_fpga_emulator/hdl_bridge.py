@@ -1,10 +1,12 @@
 """Run a reconfigurable module's real HDL: Verilator build, cache and C ABI wrapper.
 
-`HdlBridge.for_module_id(module_id)` is what the board emulator calls when a
-bitstream declares a module: it looks the ID up in the module registry,
+`HdlBridge.for_module_id(module_id, hdl_dir)` is what the board emulator calls
+when a bitstream declares a module: it looks the ID up in the module registry,
 compiles that module's Verilog with Verilator into a shared library (once per
 distinct sources + parameters + Verilator + compiler; later calls reuse it from
-.build/hdl_bridge) and loads it.  There is no Python model of any module.
+.build/hdl_bridge beside hdl_dir) and loads it.  There is no Python model of
+any module.  hdl_dir is the hdl/ folder of a source tree (the emulator's
+``[emulator] hdl_dir``): no installed package carries the Verilog.
 """
 import ctypes
 import fcntl
@@ -17,9 +19,11 @@ import tempfile
 
 from nova_fpga_emulator import modules, toolchain
 
-ROOT = modules.RTL_DIR.parents[1]
-HARNESS = ROOT / 'hdl' / 'bridge' / 'region_bridge.cpp'
-BUILD_DIR = pathlib.Path(os.environ.get('NOVA_FPGA_BUILD_DIR', ROOT / '.build')) / 'hdl_bridge'
+#: the C ABI harness, in the hdl/ folder
+HARNESS = pathlib.PurePath('bridge', 'region_bridge.cpp')
+#: $NOVA_FPGA_BUILD_DIR/hdl_bridge, else None: .build/hdl_bridge beside hdl/
+BUILD_DIR = (pathlib.Path(os.environ['NOVA_FPGA_BUILD_DIR']) / 'hdl_bridge'
+             if os.environ.get('NOVA_FPGA_BUILD_DIR') else None)
 LIBRARY = 'libregion.so'
 
 VERILATOR_FLAGS = ('-O3', '--x-assign', 'fast', '--x-initial', 'fast')
@@ -50,10 +54,16 @@ def _compiler_version():
                           text=True).stdout.splitlines()[0]
 
 
-def build_key(module):
+def _build_dir(hdl_dir):
+    return BUILD_DIR or (pathlib.Path(hdl_dir).parent / '.build'
+                         / 'hdl_bridge')
+
+
+def build_key(module, hdl_dir):
     """Hash of everything that changes the built library."""
     digest = hashlib.sha256()
-    for path in list(module.source_paths) + [HARNESS]:
+    harness = pathlib.Path(hdl_dir) / HARNESS
+    for path in module.source_paths(hdl_dir) + [harness]:
         digest.update(path.name.encode() + b'\0' + path.read_bytes() + b'\0')
     for name, value in sorted(module.parameters.items()):
         digest.update(('%s=%s\0' % (name, value)).encode())
@@ -66,25 +76,28 @@ def build_key(module):
     return digest.hexdigest()[:20]
 
 
-def library_path(module):
+def library_path(module, hdl_dir):
     """Where the module's shared library is (or will be) cached."""
-    return BUILD_DIR / ('%s-%s' % (module.name, build_key(module))) / LIBRARY
+    key = build_key(module, hdl_dir)
+    return _build_dir(hdl_dir) / ('%s-%s' % (module.name, key)) / LIBRARY
 
 
-def build(module):
+def build(module, hdl_dir):
     """Path of the module's shared library, building it first if it is not cached."""
-    library = library_path(module)
+    library = library_path(module, hdl_dir)
     target_dir = library.parent
     if library.exists():
         return library
-    BUILD_DIR.mkdir(parents=True, exist_ok=True)
-    with open(BUILD_DIR / ('.%s.lock' % target_dir.name), 'w') as lock:
+    build_dir = target_dir.parent
+    build_dir.mkdir(parents=True, exist_ok=True)
+    with open(build_dir / ('.%s.lock' % target_dir.name), 'w') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if library.exists():  # built by another process while we waited
             return library
-        work = pathlib.Path(tempfile.mkdtemp(prefix='.%s-' % module.name, dir=BUILD_DIR))
+        work = pathlib.Path(tempfile.mkdtemp(prefix='.%s-' % module.name,
+                                             dir=build_dir))
         try:
-            _verilate(module, work)
+            _verilate(module, hdl_dir, work)
             (work / 'obj_dir' / LIBRARY).rename(work / LIBRARY)
             shutil.rmtree(work / 'obj_dir')
             work.rename(target_dir)
@@ -94,7 +107,7 @@ def build(module):
     return library
 
 
-def build_registered():
+def build_registered(hdl_dir):
     """Build every registered module in its region slot; the names of those
     built now (cached ones are not).
 
@@ -105,13 +118,13 @@ def build_registered():
     built = []
     for module in modules.MODULES.values():
         slot = module.in_slot
-        if not library_path(slot).exists():
-            build(slot)
+        if not library_path(slot, hdl_dir).exists():
+            build(slot, hdl_dir)
             built.append(module.name)
     return built
 
 
-def _verilate(module, work):
+def _verilate(module, hdl_dir, work):
     command = [
         str(toolchain.verilator_root() / 'bin' / 'verilator'),
         '--cc', '--exe', '--build', '-j', str(os.cpu_count() or 1),
@@ -124,8 +137,8 @@ def _verilate(module, work):
         *['+define+%s=%s' % item for item in module.defines],
         '-LDFLAGS', '-shared',
         *['-G%s=%d' % item for item in sorted(module.parameters.items())],
-        *[str(path) for path in module.source_paths],
-        str(HARNESS),
+        *[str(path) for path in module.source_paths(hdl_dir)],
+        str(pathlib.Path(hdl_dir) / HARNESS),
     ]
     result = subprocess.run(command, env=toolchain.verilator_env(), capture_output=True,
                             text=True, cwd=work)
@@ -179,9 +192,9 @@ class HdlBridge:
 
     _handle = None
 
-    def __init__(self, module):
+    def __init__(self, module, hdl_dir):
         self.module = module
-        self._lib = _bind(build(module))
+        self._lib = _bind(build(module, hdl_dir))
         if self._lib.region_data_width() != module.data_width:
             raise BuildError('library built for a different data width')
         self._handle = self._lib.region_new()
@@ -198,9 +211,9 @@ class HdlBridge:
         return bool(self._lib.region_decouple_status(self._handle))
 
     @classmethod
-    def for_module_id(cls, module_id):
+    def for_module_id(cls, module_id, hdl_dir):
         """The bridge for the module a bitstream declares (UnknownModule if none is registered)."""
-        return cls(modules.lookup(module_id))
+        return cls(modules.lookup(module_id), hdl_dir)
 
     def close(self):
         if self._handle:

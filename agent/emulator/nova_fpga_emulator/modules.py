@@ -18,10 +18,6 @@ LOOPBACK_MODULE_ID = 0x4E460001
 #: The virtual traffic classifier (hdl/rtl/region_vtc.v).
 VTC_MODULE_ID = 0x4E460002
 
-#: hdl/rtl of this checkout (the agent package is installed editable).
-RTL_DIR = pathlib.Path(__file__).resolve().parents[3] / 'hdl' / 'rtl'
-
-
 class Registers:
     """Byte offsets of the registers every module has (hdl/README.md)."""
 
@@ -105,9 +101,10 @@ class HdlModule:
     #: Verilog `define`s of the build (name -> value)
     defines: tuple = ()
 
-    @property
-    def source_paths(self):
-        return [RTL_DIR / source for source in self.sources]
+    def source_paths(self, hdl_dir):
+        """Its Verilog files in a source tree's hdl/ folder."""
+        return [pathlib.Path(hdl_dir) / 'rtl' / source
+                for source in self.sources]
 
     @property
     def in_slot(self):

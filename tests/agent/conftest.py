@@ -33,7 +33,9 @@ def opaque_for(region):
 
 
 def write_conf(tmp_path, board='board0', options=None):
-    """An agent config file; options as {(group, name): value}."""
+    """An agent config file; options as {(group, name): value} (None:
+    leave the option out).
+    """
     values = {('agent', 'board_name'): board,
               ('agent', 'manifest'): str(mf.REFERENCE),
               ('agent', 'state_dir'): str(tmp_path / board),
@@ -43,6 +45,8 @@ def write_conf(tmp_path, board='board0', options=None):
     values.update(options or {})
     groups = {}
     for (group, name), value in values.items():
+        if value is None:
+            continue
         groups.setdefault(group, []).append('%s = %s' % (name, value))
     path = tmp_path / ('%s.conf' % board)
     path.write_text(''.join('[%s]\n%s\n' % (g, '\n'.join(lines))

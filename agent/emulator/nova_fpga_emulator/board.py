@@ -65,8 +65,7 @@ class _Region:
 class EmulatedBoard:
     def __init__(self, manifest, part, state_dir, pcap_rate=128.0,
                  crash_at=None, hdl_dir=None):
-        """hdl_dir: a source tree's hdl/ folder; None, only opaque
-        modules run."""
+        """hdl_dir: a source tree's hdl/ (None: only opaque modules)."""
         self.manifest = manifest
         self.hdl_dir = hdl_dir
         self.device = devices.by_part(part)

@@ -52,7 +52,8 @@ class PathRefused(PermissionError):
 
 def _confined(path, *options):
     """The real path of ``path`` if it lies strictly below the root of one
-    of the [agent] ``options``; else PathRefused."""
+    of the [agent] ``options``; else PathRefused.
+    """
     real = os.path.realpath(path)
     roots = [os.path.realpath(getattr(CONF.agent, opt)) for opt in options]
     for root in roots:
@@ -65,14 +66,16 @@ def _confined(path, *options):
 
 @contextlib.contextmanager
 def _naming(path):
-    """OSErrors that name the path: privsep re-raises an exception from
-    its args alone, and an OSError's filename is not among them."""
+    """OSErrors that name the path in their message: privsep re-raises
+    an exception from its args, and an OSError's filename is not one.
+    """
     try:
         yield
     except OSError as exc:
-        if exc.errno is None or len(exc.args) > 2:
+        if exc.errno is None:
             raise
-        raise type(exc)(exc.errno, exc.strerror, path) from None
+        raise type(exc)(exc.errno, '%s: %s' % (exc.strerror, path)) \
+            from None
 
 
 def _write(path, data):
@@ -123,7 +126,8 @@ def remove_overlay(name):
 @privsep.board_pctxt.entrypoint
 def write_firmware(name, data):
     """Write a firmware file (name relative to firmware_dir, subfolders
-    allowed) atomically, readable by the kernel's loader; its path."""
+    allowed) atomically, readable by the kernel's loader; its path.
+    """
     if os.path.isabs(name) or '..' in name.split(os.sep):
         raise PathRefused('firmware name %r: a path relative to [agent] '
                           'firmware_dir, without ..' % name)

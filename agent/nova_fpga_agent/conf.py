@@ -4,9 +4,14 @@ The agent's transport_url ([DEFAULT], registered by oslo.messaging) points
 at the agents' own bus: its own RabbitMQ vhost and per-board credentials,
 never nova's bus.
 """
+import copy
+
 from oslo_config import cfg
+from oslo_privsep import capabilities
+from oslo_privsep import priv_context
 
 from nova_fpga.contract import agent_api
+from nova_fpga_agent import privsep
 
 agent_group = cfg.OptGroup('agent', title='Board agent')
 dataplane_group = cfg.OptGroup('dataplane', title='Data plane')
@@ -77,6 +82,20 @@ def register_opts(conf):
     conf.register_opts(DATAPLANE_OPTS, group=dataplane_group)
 
 
+def _privileged_opts():
+    """oslo.privsep's options as the agent's context sets them (the
+    context registers them; this is for the sample).
+    """
+    opts = copy.deepcopy(priv_context.OPTS)
+    for opt in opts:
+        if opt.name == 'capabilities':
+            opt.sample_default = ','.join(
+                capabilities.CAPS_BYVALUE[cap]
+                for cap in privsep.CAPABILITIES)
+    return opts
+
+
 def list_opts():
     """For oslo-config-generator (entry point oslo.config.opts)."""
-    return [(agent_group, AGENT_OPTS), (dataplane_group, DATAPLANE_OPTS)]
+    return [(agent_group, AGENT_OPTS), (dataplane_group, DATAPLANE_OPTS),
+            (privsep.board_pctxt.cfg_section, _privileged_opts())]

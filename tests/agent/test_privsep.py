@@ -3,6 +3,7 @@ from the test, as oslo.privsep's own tests do; the tests run as root, so
 the daemon keeps exactly the context's capabilities) against a fake kernel
 tree: what they write, and what they refuse."""
 import os
+import sys
 
 from oslo_config import cfg
 from oslo_privsep import priv_context
@@ -12,6 +13,7 @@ from nova_fpga_agent import privsep
 from nova_fpga_agent.privsep import fpga
 
 MGR = 'class/fpga_manager/fpga0'
+HELPER = os.path.join(sys.prefix, 'bin', 'privsep-helper')
 
 
 @pytest.fixture(scope='module')
@@ -60,8 +62,7 @@ def _children_caps():
 
 def test_daemon_keeps_only_the_contexts_capabilities(tree):
     fpga.write_attribute(str(tree / 'sys' / MGR / 'flags'), '0')
-    dac = (1 << 1) | (1 << 2)  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
-    assert dac in _children_caps()
+    assert sum(1 << cap for cap in privsep.CAPABILITIES) in _children_caps()
 
 
 def test_writes_attributes_the_fpga_manager_way(tree):
@@ -124,3 +125,34 @@ def test_creates_no_attribute_and_names_what_is_missing(tree):
     with pytest.raises(FileNotFoundError, match='no_such_attribute'):
         fpga.write_attribute(str(missing), '1')
     assert not missing.exists()
+
+
+@pytest.fixture
+def helper(tree, tmp_path):
+    """The daemon as a board starts it: privsep-helper in a process of its
+    own with the agent's config file (no sudo: the tests run as root),
+    whose roots are another tree than the caller's configuration names.
+    """
+    (tmp_path / 'sys' / MGR).mkdir(parents=True)
+    (tmp_path / 'sys' / MGR / 'flags').write_text('')
+    conf = tmp_path / 'agent.conf'
+    conf.write_text('[agent]\nsysfs_root = %s\nconfigfs_root = %s\n'
+                    'firmware_dir = %s\ndev_root = %s\n' % (
+                        tmp_path / 'sys', tmp_path / 'config',
+                        tmp_path / 'firmware', tmp_path / 'dev'))
+    privsep.board_pctxt.stop()
+    section = privsep.board_pctxt.cfg_section
+    cfg.CONF.set_override('helper_command', '%s --config-file %s'
+                          % (HELPER, conf), group=section)
+    privsep.board_pctxt.start(method=priv_context.Method.ROOTWRAP)
+    yield tmp_path
+    privsep.board_pctxt.stop()
+    cfg.CONF.clear_override('helper_command', group=section)
+    privsep.board_pctxt.start(method=priv_context.Method.FORK)
+
+
+def test_helper_takes_its_roots_from_its_own_configuration(tree, helper):
+    fpga.write_attribute(str(helper / 'sys' / MGR / 'flags'), '1')
+    assert (helper / 'sys' / MGR / 'flags').read_text() == '1'
+    with pytest.raises(fpga.PathRefused, match='refuses'):
+        fpga.write_attribute(str(tree / 'sys' / MGR / 'flags'), '1')

@@ -23,12 +23,14 @@ that command); options in [nova_fpga_agent_privileged].
 from oslo_privsep import capabilities
 from oslo_privsep import priv_context
 
+#: write root-owned sysfs/configfs attributes, /lib/firmware and
+#: /dev/xdevcfg, and make overlay directories in root-owned configfs
+CAPABILITIES = (capabilities.CAP_DAC_OVERRIDE,
+                capabilities.CAP_DAC_READ_SEARCH)
+
 board_pctxt = priv_context.PrivContext(
     'nova_fpga_agent',
     cfg_section='nova_fpga_agent_privileged',
     pypath=__name__ + '.board_pctxt',
-    # write root-owned sysfs/configfs attributes, /lib/firmware and
-    # /dev/xdevcfg, and make overlay directories in root-owned configfs
-    capabilities=[capabilities.CAP_DAC_OVERRIDE,
-                  capabilities.CAP_DAC_READ_SEARCH],
+    capabilities=CAPABILITIES,
 )

@@ -18,6 +18,7 @@ LOOPBACK_MODULE_ID = 0x4E460001
 #: The virtual traffic classifier (hdl/rtl/region_vtc.v).
 VTC_MODULE_ID = 0x4E460002
 
+
 class Registers:
     """Byte offsets of the registers every module has (hdl/README.md)."""
 

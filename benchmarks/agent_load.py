@@ -43,6 +43,7 @@ from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import shell as mf
 from nova_fpga_agent import conf as agent_conf
 from nova_fpga_agent import service
+import nova_fpga_devtools
 
 SIZES = {'100KB': 100_000, '1MB': 1_000_000, '4MB': 4_000_000}
 PCAP_RATE = 128.0
@@ -74,8 +75,9 @@ def main():
     conf_file = tmp / 'agent.conf'
     conf_file.write_text(
         '[agent]\nboard_name = bench\nmanifest = %s\nstate_dir = %s\n'
-        'backend = sim\n[emulator]\npcap_rate = %s\n'
-        % (tmp / 'bench-shell.json', tmp / 'state', PCAP_RATE))
+        'backend = sim\n[emulator]\npcap_rate = %s\nhdl_dir = %s\n'
+        % (tmp / 'bench-shell.json', tmp / 'state', PCAP_RATE,
+           nova_fpga_devtools.HDL))
     conf = cfg.ConfigOpts()
     agent_conf.register_opts(conf)
     conf(['--config-file', str(conf_file)], project='nova-fpga')

@@ -23,6 +23,7 @@ import argparse
 import time
 
 from nova_fpga import catalogue
+import nova_fpga_devtools
 from nova_fpga_emulator import hdl_bridge
 
 LOOPBACK = catalogue.load().by_name('loopback')
@@ -61,7 +62,8 @@ def main():
     args = parser.parse_args()
 
     started = time.perf_counter()
-    with hdl_bridge.HdlBridge.for_module_id(LOOPBACK.module_id) as bridge:
+    with hdl_bridge.HdlBridge.for_module_id(
+            LOOPBACK.module_id, nova_fpga_devtools.HDL) as bridge:
         print(
             'loopback module 0x%08X, %d-bit stream, Verilator %s (ready in '
             '%.1f s)'

@@ -31,6 +31,7 @@ import struct
 import time
 
 from nova_fpga import catalogue
+import nova_fpga_devtools
 from nova_fpga_emulator import hdl_bridge
 from nova_fpga_emulator import modules
 
@@ -139,7 +140,8 @@ def main():
     args = parser.parse_args()
 
     began = time.perf_counter()
-    with hdl_bridge.HdlBridge(modules.HdlModule.of(VTC)) as bridge:
+    with hdl_bridge.HdlBridge(modules.HdlModule.of(VTC),
+                              nova_fpga_devtools.HDL) as bridge:
         print(
             'vTC module 0x%08X, %d-bit stream, %d-flow table, Verilator %s '
             '(ready in %.1f s)'

@@ -35,7 +35,7 @@ from nova_fpga import catalogue  # noqa: E402
 from nova_fpga.contract import shell  # noqa: E402
 
 ME = 'hdl/generate.py'
-RTL = catalogue.RTL_DIR
+RTL = ROOT / 'hdl' / 'rtl'
 PARTITION_TEMPLATE = ROOT / 'hdl' / 'vivado' / 'rtl' / 'partition.v.in'
 README = 'hdl/README.md'
 _MARKED = re.compile(
@@ -146,9 +146,9 @@ def vivado_modules(cat):
         'set nova_modules [dict create \\']
     modules = list(cat)
     for number, module in enumerate(modules):
-        paths = module.source_paths
+        paths = module.source_paths(RTL)
         dirs = list(dict.fromkeys([p.parent for p in paths]
-                                  + [catalogue.GENERATED_DIR]))
+                                  + module.include_dirs(RTL)[-1:]))
         lines += [
             '    %s [dict create \\' % module.name,
             '        top %s \\' % module.top,

@@ -22,6 +22,8 @@ import pathlib
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: the modules' Verilog and the Verilator bridge ([emulator] hdl_dir)
+HDL = ROOT / 'hdl'
 REALDATA = pathlib.Path(os.environ.get(
     'NOVA_FPGA_REALDATA', ROOT.parent / 'shared' / 'realdata'))
 

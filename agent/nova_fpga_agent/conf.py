@@ -16,9 +16,14 @@ The agent's transport_url ([DEFAULT], registered by oslo.messaging) points
 at the agents' own bus: its own RabbitMQ vhost and per-board credentials,
 never nova's bus.
 """
+import copy
+
 from oslo_config import cfg
+from oslo_privsep import capabilities
+from oslo_privsep import priv_context
 
 from nova_fpga.contract import agent_api
+from nova_fpga_agent import privsep
 
 agent_group = cfg.OptGroup('agent', title='Board agent')
 dataplane_group = cfg.OptGroup('dataplane', title='Data plane')
@@ -45,7 +50,20 @@ AGENT_OPTS = [
                     'sysfs_root.'),
     cfg.StrOpt('sysfs_root', default='/sys',
                help='Root of the sysfs tree the backend probes (a fake tree '
-                    'in tests).'),
+                    'in tests). The privileged helper writes attributes '
+                    'only below it or configfs_root.'),
+    cfg.StrOpt('configfs_root', default='/sys/kernel/config',
+               help='Root of configfs: the privileged helper creates and '
+                    'removes device-tree overlays only in '
+                    'device-tree/overlays below it.'),
+    cfg.StrOpt('firmware_dir', default='/lib/firmware',
+               help='Firmware search path of the kernel, where a backend '
+                    'puts the bitstream the FPGA manager loads by name; '
+                    'the privileged helper writes files only below it.'),
+    cfg.StrOpt('dev_root', default='/dev',
+               help='Root of the device nodes (/dev/xdevcfg): the '
+                    'privileged helper writes only to existing nodes below '
+                    'it.'),
     cfg.IntOpt('report_interval', default=10, min=1,
                help='Seconds between state reports to the cloud.'),
     cfg.IntOpt('max_bitstream_bytes',
@@ -82,6 +100,20 @@ def register_opts(conf):
     conf.register_opts(DATAPLANE_OPTS, group=dataplane_group)
 
 
+def _privileged_opts():
+    """oslo.privsep's options as the agent's context sets them (the
+    context registers them; this is for the sample).
+    """
+    opts = copy.deepcopy(priv_context.OPTS)
+    for opt in opts:
+        if opt.name == 'capabilities':
+            opt.sample_default = ','.join(
+                capabilities.CAPS_BYVALUE[cap]
+                for cap in privsep.CAPABILITIES)
+    return opts
+
+
 def list_opts():
     """For oslo-config-generator (entry point oslo.config.opts)."""
-    return [(agent_group, AGENT_OPTS), (dataplane_group, DATAPLANE_OPTS)]
+    return [(agent_group, AGENT_OPTS), (dataplane_group, DATAPLANE_OPTS),
+            (privsep.board_pctxt.cfg_section, _privileged_opts())]

@@ -18,6 +18,13 @@ network namespace, so tests and the demo replay real captures into it with
 ordinary tools and capture what comes out.  The outer 802.1Q tag selects
 the region (the shell manifest gives each region a VLAN); the module sees
 the frame without it, and what the module sends goes out with it again.
+
+Privileges stay in the agent's own process, not in its privsep daemon:
+privsep returns values, never file descriptors, and the packet socket is
+one (CAP_NET_RAW, which the systemd unit grants); entering a network
+namespace moves the calling thread itself (setns, CAP_SYS_ADMIN: the
+emulator's case, run as root).  A larger receive buffer than rmem_max
+needs CAP_NET_ADMIN; without it the socket keeps the allowed size.
 """
 import ctypes
 import os

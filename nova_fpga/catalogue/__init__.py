@@ -28,8 +28,6 @@ from nova_fpga.catalogue import entry
 HERE = pathlib.Path(__file__).resolve().parent
 COMMON_ENTRY = HERE / 'common.toml'
 MODULES_DIR = HERE / 'modules'
-RTL_DIR = entry.RTL_DIR
-GENERATED_DIR = entry.GENERATED_DIR
 CatalogueError = entry.CatalogueError
 
 

@@ -22,11 +22,9 @@ import tomllib
 
 from nova_fpga.catalogue import registers as regs
 
-#: hdl/rtl of this checkout: where a module's sources are found when they
-#: are not beside its entry.
-RTL_DIR = pathlib.Path(__file__).resolve().parents[2] / 'hdl' / 'rtl'
-#: the Verilog headers hdl/generate.py writes from the catalogue
-GENERATED_DIR = RTL_DIR / 'generated'
+#: the folder of hdl/rtl holding the Verilog headers hdl/generate.py
+#: writes from the catalogue
+GENERATED = 'generated'
 
 ACCESS = ('RO', 'RW')
 WIDTHS = (32, 64)
@@ -113,15 +111,14 @@ class Module:
     def directory(self):
         return self.path.parent
 
-    @property
-    def source_paths(self):
-        """Sources beside the entry first, then hdl/rtl."""
-        return [self.directory / s if (self.directory / s).exists()
-                else RTL_DIR / s for s in self.sources]
+    def source_paths(self, rtl):
+        """Its sources: beside the entry first, then in rtl (a source
+        tree's hdl/rtl; no installed package carries the Verilog).
+        """
+        return resolve_sources(self.sources, self.directory, rtl)
 
-    @property
-    def include_dirs(self):
-        return [self.directory, GENERATED_DIR]
+    def include_dirs(self, rtl):
+        return include_dirs(self.directory, rtl)
 
     @property
     def build_parameters(self):
@@ -292,3 +289,25 @@ def load_module(path, common):
         registers=register_map, own_registers=own,
         counters=_counters(data.get('counters', ()), register_map, path),
         labels=labels)
+
+
+def rtl_dir(hdl_dir):
+    """hdl/rtl of a source tree, from its hdl/ folder."""
+    return pathlib.Path(hdl_dir) / 'rtl'
+
+
+def resolve_sources(names, directory, rtl):
+    """Source files by name: in directory (a catalogue entry's own folder)
+    when there, else in rtl.
+    """
+    return [directory / name
+            if directory is not None and (directory / name).exists()
+            else pathlib.Path(rtl) / name for name in names]
+
+
+def include_dirs(directory, rtl):
+    """Where a module's `include files are: its own folder (when it has
+    one) and the generated catalogue headers of rtl.
+    """
+    return ([directory] if directory is not None else []) + [
+        pathlib.Path(rtl) / GENERATED]

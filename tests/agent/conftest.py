@@ -26,6 +26,7 @@ from nova_fpga.contract import shell as mf
 from nova_fpga_agent import conf as agent_conf
 from nova_fpga_agent import service
 from tests.agent.brokers import rabbitmq  # noqa: F401 (a fixture)
+from tests.conftest import HDL
 
 REFERENCE = mf.load(mf.REFERENCE)
 
@@ -48,15 +49,20 @@ def opaque_for(region):
 
 
 def write_conf(tmp_path, board='board0', options=None):
-    """An agent config file; options as {(group, name): value}."""
+    """An agent config file; options as {(group, name): value} (None:
+    leave the option out).
+    """
     values = {('agent', 'board_name'): board,
               ('agent', 'manifest'): str(mf.REFERENCE),
               ('agent', 'state_dir'): str(tmp_path / board),
               ('agent', 'backend'): 'sim',
-              ('emulator', 'pcap_rate'): 1000.0}
+              ('emulator', 'pcap_rate'): 1000.0,
+              ('emulator', 'hdl_dir'): HDL}
     values.update(options or {})
     groups = {}
     for (group, name), value in values.items():
+        if value is None:
+            continue
         groups.setdefault(group, []).append('%s = %s' % (name, value))
     path = tmp_path / ('%s.conf' % board)
     path.write_text(''.join('[%s]\n%s\n' % (g, '\n'.join(lines))

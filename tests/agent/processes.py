@@ -27,8 +27,13 @@ AGENT = os.path.join(sys.prefix, 'bin', 'nova-fpga-agent')
 
 
 class AgentProcess:
-    def __init__(self, tmp_path, board, transport_url, options=None):
+    def __init__(self, tmp_path, board, transport_url, options=None,
+                 agent=AGENT):
+        """agent: the nova-fpga-agent console script to run (another
+        virtualenv's in the install tests).
+        """
         self.board = board
+        self.agent = agent
         self.log = tmp_path / ('%s.log' % board)
         opts = {('DEFAULT', 'transport_url'): transport_url,
                 ('DEFAULT', 'log_file'): str(self.log),
@@ -40,7 +45,7 @@ class AgentProcess:
 
     def start(self, client, timeout=60):
         self.process = subprocess.Popen(
-            [AGENT, '--config-file', str(self.conf)],
+            [str(self.agent), '--config-file', str(self.conf)],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

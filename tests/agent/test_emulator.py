@@ -17,6 +17,7 @@ import time
 import pytest
 
 from nova_fpga.bitstream import builder
+from nova_fpga.bitstream import container
 from nova_fpga.bitstream import footprint as fp
 from nova_fpga import catalogue
 from nova_fpga_emulator import board
@@ -24,6 +25,7 @@ from nova_fpga_emulator import modules
 from tests.agent.conftest import module_for
 from tests.agent.conftest import opaque_for
 from tests.agent.conftest import REFERENCE
+from tests.conftest import HDL
 from tests.unit.bitstream import mutate
 from tests.unit.bitstream import realfiles
 
@@ -33,7 +35,7 @@ COMMON = catalogue.load().common.registers
 @pytest.fixture
 def emu(tmp_path):
     return board.EmulatedBoard(REFERENCE, 'xc7z020clg400-1', str(tmp_path),
-                               pcap_rate=1000.0)
+                               pcap_rate=1000.0, hdl_dir=HDL)
 
 
 @pytest.mark.parametrize('data,message', [
@@ -109,10 +111,11 @@ def test_port_failure_mid_write_leaves_partial_frames(emu):
 
 def test_fabric_outlives_the_agent(tmp_path):
     first = board.EmulatedBoard(REFERENCE, 'xc7z020clg400-1', str(tmp_path),
-                                pcap_rate=1000.0)
+                                pcap_rate=1000.0, hdl_dir=HDL)
     first.pcap_write(module_for('rp1'))
     first.set_decoupled('rp1', False)
-    again = board.EmulatedBoard(REFERENCE, 'xc7z020clg400-1', str(tmp_path))
+    again = board.EmulatedBoard(REFERENCE, 'xc7z020clg400-1', str(tmp_path),
+                                hdl_dir=HDL)
     assert again.module_in('rp1') == catalogue.module_id('loopback')
     assert not again.decoupled('rp1') and again.decoupled('rp0')
     assert again.axil_read('rp1', 0) == catalogue.module_id('loopback')
@@ -139,3 +142,16 @@ def test_decoupling_is_the_decoupler_hdl(emu):
     bridge.clock_until_idle()
     assert bridge.pull_frames() == [frame]
     assert emu.axil_read('rp0', 0) == catalogue.module_id('loopback')
+
+
+def test_without_hdl_dir_only_opaque_modules_load(tmp_path):
+    """No source tree configured: an undeclared module still loads, a
+    declared one fails with an error naming the option.
+    """
+    emu = board.EmulatedBoard(REFERENCE, 'xc7z020clg400-1', str(tmp_path),
+                              pcap_rate=1000.0)
+    emu.pcap_write(opaque_for('rp0'))
+    assert emu.module_in('rp0') == container.NO_USER_ID
+    with pytest.raises(board.PcapError, match=r'\[emulator\] hdl_dir'):
+        emu.pcap_write(module_for('rp1'))
+    assert emu.module_in('rp1') is None

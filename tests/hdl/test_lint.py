@@ -23,6 +23,7 @@ import pytest
 from nova_fpga import catalogue
 from nova_fpga_emulator import modules
 from nova_fpga_emulator import toolchain
+from tests.conftest import HDL
 
 pytestmark = pytest.mark.hdl
 
@@ -44,8 +45,8 @@ def test_verilator_lint_is_clean(top, data_width):
         '--top-module',
         top,
         '-GDATA_WIDTH=%d' % data_width,
-        *['-I%s' % d for d in TOPS[top].include_dirs],
-        *map(str, TOPS[top].source_paths),
+        *['-I%s' % d for d in TOPS[top].include_dirs(HDL)],
+        *map(str, TOPS[top].source_paths(HDL)),
     ]
     result = subprocess.run(
         command, env=toolchain.verilator_env(), capture_output=True, text=True
@@ -58,8 +59,8 @@ def test_verilator_lint_is_clean(top, data_width):
 def test_icarus_compiles_without_warnings(top, tmp_path):
     command = [toolchain.require('iverilog'), '-g2012', '-Wall', '-s', top,
                '-o', str(tmp_path / 'sim.vvp'),
-               *['-I%s' % d for d in TOPS[top].include_dirs],
-               *map(str, TOPS[top].source_paths)]
+               *['-I%s' % d for d in TOPS[top].include_dirs(HDL)],
+               *map(str, TOPS[top].source_paths(HDL))]
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stderr == '', result.stderr

@@ -20,6 +20,7 @@ import pytest
 from nova_fpga import catalogue
 from nova_fpga_devtools.hdl import resources
 from nova_fpga_emulator import modules
+from tests.conftest import HDL
 from tests.conftest import realdata_path
 
 pytestmark = pytest.mark.hdl
@@ -28,6 +29,7 @@ RP1_XDC = resources.ROOT / 'hdl' / 'pblocks' / 'rp1.xdc'
 LOOPBACK = catalogue.load().by_name('loopback')
 VTC = catalogue.load().by_name('vtc')
 DECOUPLER = modules.decoupler()
+RTL = HDL / 'rtl'
 
 # xc7z020 fabric: slice rows Y0..Y149 in three clock-region rows of 50
 XC7Z020_SLICE_X_MAX, XC7Z020_SLICE_Y_MAX = 113, 149
@@ -48,11 +50,11 @@ def synthesized(top):
         if top == module.top:
             return resources.synthesize(
                 top,
-                module.source_paths,
+                module.source_paths(RTL),
                 module.build_parameters,
-                module.include_dirs,
+                module.include_dirs(RTL),
             )
-    return resources.synthesize(DECOUPLER.top, DECOUPLER.source_paths)
+    return resources.synthesize(DECOUPLER.top, DECOUPLER.source_paths(HDL))
 
 
 def test_real_pr_0_budget_is_read_from_its_xdc():

@@ -25,6 +25,7 @@ from nova_fpga import catalogue
 from nova_fpga.contract import shell
 from nova_fpga.virt import console
 from nova_fpga_emulator import board
+from tests.conftest import HDL
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.hdl
@@ -173,8 +174,9 @@ def toy_dir(tmp_path):
 def test_toy_runs_in_the_emulator_and_shows_in_the_console(toy_dir, tmp_path):
     toys = catalogue.load([toy_dir])
     toy = toys.by_id(TOY_ID)
-    assert toy.source_paths[0] == toy_dir / 'toy_passthrough.v'
-    assert toy.source_paths[1] == catalogue.RTL_DIR / 'region_regs.v'
+    paths = toy.source_paths(HDL / 'rtl')
+    assert paths[0] == toy_dir / 'toy_passthrough.v'
+    assert paths[1] == HDL / 'rtl' / 'region_regs.v'
     with pytest.raises(catalogue.UnknownModule, match='0x4E467E57'):
         catalogue.load().by_id(TOY_ID)
 
@@ -182,7 +184,8 @@ def test_toy_runs_in_the_emulator_and_shows_in_the_console(toy_dir, tmp_path):
     partial = builder.build_partial('7z020clg400', 'toy_rp0', TOY_ID,
                                     reference.region('rp0').footprint)
     emu = board.EmulatedBoard(reference, 'xc7z020clg400-1', str(tmp_path),
-                              pcap_rate=1000.0, module_catalogue=toys)
+                              pcap_rate=1000.0, module_catalogue=toys,
+                              hdl_dir=HDL)
     emu.pcap_write(partial)
     assert emu.module_in('rp0') == TOY_ID
     emu.set_decoupled('rp0', False)

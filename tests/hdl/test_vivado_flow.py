@@ -51,7 +51,8 @@ REGISTRY_IDS = {
     'blank': container.NO_USER_ID,
 }
 #: where the modules' `include files are (the catalogue's generated offsets)
-INCLUDES = ['-I%s' % catalogue.GENERATED_DIR]
+GENERATED = ROOT / 'hdl' / 'rtl' / 'generated'
+INCLUDES = ['-I%s' % GENERATED]
 # signals of the block design's external interface ports, as Vivado names them
 # in the BD's HDL
 AXIS_SIGNALS = ('tdata', 'tkeep', 'tlast', 'tready', 'tvalid')
@@ -528,9 +529,10 @@ def test_module_versions_and_tops_are_the_catalogues(record):
             verilog_hex(generics(words)['MODULE_VERSION'])
             == registered.version
         )
-        assert set(registered.source_paths) <= {pathlib.Path(f) for f in files}
+        assert set(registered.source_paths(ROOT / 'hdl' / 'rtl')) <= {
+            pathlib.Path(f) for f in files}
         assert (
-            str(catalogue.GENERATED_DIR)
+            str(GENERATED)
             in option(words, '-include_dirs')[0].split()
         )
 

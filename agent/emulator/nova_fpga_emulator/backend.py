@@ -31,7 +31,8 @@ class SimBackend(base.Backend):
             pcap_rate=conf.emulator.pcap_rate,
             crash_at=conf.emulator.crash_at,
             module_catalogue=catalogue.load(
-                conf.agent.module_catalogue_dirs))
+                conf.agent.module_catalogue_dirs),
+            hdl_dir=conf.emulator.hdl_dir)
 
     def idcode(self):
         return self.board.device.idcode

@@ -77,10 +77,12 @@ class _Region:
 
 class EmulatedBoard:
     def __init__(self, manifest, part, state_dir, pcap_rate=128.0,
-                 crash_at=None, module_catalogue=None):
+                 crash_at=None, module_catalogue=None, hdl_dir=None):
+        """hdl_dir: a source tree's hdl/ (None: only opaque modules)."""
         self.manifest = manifest
         #: the modules this fabric can run (nova_fpga.catalogue)
         self.catalogue = module_catalogue or catalogue.load()
+        self.hdl_dir = hdl_dir
         self.device = devices.by_part(part)
         self.pcap_rate = pcap_rate
         if crash_at is not None and crash_at not in OPERATIONS:
@@ -140,9 +142,19 @@ class EmulatedBoard:
             except catalogue.UnknownModule:
                 raise PcapError('the emulator has no HDL for module 0x%08X; '
                                 'it cannot run it' % module_id)
+            if self.hdl_dir is None:
+                raise PcapError('module 0x%08X (%s) runs its Verilog, and '
+                                '[emulator] hdl_dir is not set: the '
+                                'emulator cannot run it'
+                                % (module_id, module.name))
             # The module runs behind the region's decoupler HDL.
+            if self.hdl_dir is None:
+                raise PcapError('module 0x%08X (%s) runs its Verilog, and '
+                                '[emulator] hdl_dir is not set: the '
+                                'emulator cannot run it'
+                                % (module_id, module.name))
             region.bridge = hdl_bridge.HdlBridge(
-                modules.HdlModule.of(module).in_slot)
+                modules.HdlModule.of(module).in_slot, self.hdl_dir)
             region.bridge.set_decoupled(region.decoupled)
         region.module_id = module_id
 

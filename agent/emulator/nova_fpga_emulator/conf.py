@@ -23,6 +23,13 @@ EMULATOR_OPTS = [
     cfg.FloatOpt('pcap_rate', default=128.0, min=0.001,
                  help='Modelled configuration-port rate in MB/s: a load '
                       'takes size / rate, reported as modelled time.'),
+    cfg.StrOpt('hdl_dir',
+               help='The hdl/ folder of a nova-fpga source tree, with the '
+                    "modules' Verilog (rtl/) and the Verilator bridge "
+                    '(bridge/). Unset: modules with HDL cannot run; an '
+                    'opaque (undeclared) module still loads, a declared '
+                    'module fails the load with an error naming this '
+                    'option.'),
     cfg.StrOpt('crash_at',
                help='Fault injection: the emulated board dies (SIGKILL to '
                     'this process) when the agent performs this hardware '

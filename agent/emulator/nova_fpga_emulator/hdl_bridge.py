@@ -13,11 +13,13 @@
 """Run a reconfigurable module's real HDL: Verilator build, cache and C ABI
 wrapper.
 
-`HdlBridge.for_module_id(module_id)` is what the board emulator calls when a
-bitstream declares a module: it looks the ID up in the module catalogue,
+`HdlBridge.for_module_id(module_id, hdl_dir)` is what the board emulator calls
+when a bitstream declares a module: it looks the ID up in the module catalogue,
 compiles that module's Verilog with Verilator into a shared library (once per
 distinct sources + parameters + Verilator + compiler; later calls reuse it from
-.build/hdl_bridge) and loads it.  There is no Python model of any module.
+.build/hdl_bridge beside hdl_dir) and loads it.  There is no Python model of
+any module.  hdl_dir is the hdl/ folder of a source tree (the emulator's
+``[emulator] hdl_dir``): no installed package carries the Verilog.
 """
 import ctypes
 import fcntl
@@ -32,12 +34,11 @@ from nova_fpga import catalogue
 from nova_fpga_emulator import modules
 from nova_fpga_emulator import toolchain
 
-ROOT = catalogue.RTL_DIR.parents[1]
-HARNESS = ROOT / 'hdl' / 'bridge' / 'region_bridge.cpp'
-BUILD_DIR = (
-    pathlib.Path(os.environ.get('NOVA_FPGA_BUILD_DIR', ROOT / '.build'))
-    / 'hdl_bridge'
-)
+#: the C ABI harness, in the hdl/ folder
+HARNESS = pathlib.PurePath('bridge', 'region_bridge.cpp')
+#: $NOVA_FPGA_BUILD_DIR/hdl_bridge, else None: .build/hdl_bridge beside hdl/
+BUILD_DIR = (pathlib.Path(os.environ['NOVA_FPGA_BUILD_DIR']) / 'hdl_bridge'
+             if os.environ.get('NOVA_FPGA_BUILD_DIR') else None)
 LIBRARY = 'libregion.so'
 
 VERILATOR_FLAGS = ('-O3', '--x-assign', 'fast', '--x-initial', 'fast')
@@ -76,12 +77,18 @@ def _compiler_version():
     ).stdout.splitlines()[0]
 
 
-def build_key(module):
+def _build_dir(hdl_dir):
+    return BUILD_DIR or (pathlib.Path(hdl_dir).parent / '.build'
+                         / 'hdl_bridge')
+
+
+def build_key(module, hdl_dir):
     """Hash of everything that changes the built library."""
     digest = hashlib.sha256()
-    headers = [path for directory in module.include_dirs
+    harness = pathlib.Path(hdl_dir) / HARNESS
+    headers = [path for directory in module.include_dirs(hdl_dir)
                for path in sorted(directory.glob('*.vh'))]
-    for path in list(module.source_paths) + headers + [HARNESS]:
+    for path in module.source_paths(hdl_dir) + headers + [harness]:
         digest.update(path.name.encode() + b'\0' + path.read_bytes() + b'\0')
     for name, value in sorted(module.parameters.items()):
         digest.update(('%s=%s\0' % (name, value)).encode())
@@ -94,29 +101,30 @@ def build_key(module):
     return digest.hexdigest()[:20]
 
 
-def library_path(module):
+def library_path(module, hdl_dir):
     """Where the module's shared library is (or will be) cached."""
-    return BUILD_DIR / ('%s-%s' % (module.name, build_key(module))) / LIBRARY
+    key = build_key(module, hdl_dir)
+    return _build_dir(hdl_dir) / ('%s-%s' % (module.name, key)) / LIBRARY
 
 
-def build(module):
+def build(module, hdl_dir):
     """Path of the module's shared library, building it first if it is not
     cached.
     """
-    library = library_path(module)
+    library = library_path(module, hdl_dir)
     target_dir = library.parent
     if library.exists():
         return library
-    BUILD_DIR.mkdir(parents=True, exist_ok=True)
-    with open(BUILD_DIR / ('.%s.lock' % target_dir.name), 'w') as lock:
+    build_dir = target_dir.parent
+    build_dir.mkdir(parents=True, exist_ok=True)
+    with open(build_dir / ('.%s.lock' % target_dir.name), 'w') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if library.exists():  # built by another process while we waited
             return library
-        work = pathlib.Path(
-            tempfile.mkdtemp(prefix='.%s-' % module.name, dir=BUILD_DIR)
-        )
+        work = pathlib.Path(tempfile.mkdtemp(prefix='.%s-' % module.name,
+                                             dir=build_dir))
         try:
-            _verilate(module, work)
+            _verilate(module, hdl_dir, work)
             (work / 'obj_dir' / LIBRARY).rename(work / LIBRARY)
             shutil.rmtree(work / 'obj_dir')
             work.rename(target_dir)
@@ -126,7 +134,7 @@ def build(module):
     return library
 
 
-def build_registered(module_catalogue=None):
+def build_registered(hdl_dir, module_catalogue=None):
     """Build every catalogued module in its region slot; the names of those
     built now (cached ones are not).
 
@@ -137,13 +145,13 @@ def build_registered(module_catalogue=None):
     built = []
     for module in module_catalogue or catalogue.load():
         slot = modules.HdlModule.of(module).in_slot
-        if not library_path(slot).exists():
-            build(slot)
+        if not library_path(slot, hdl_dir).exists():
+            build(slot, hdl_dir)
             built.append(module.name)
     return built
 
 
-def _verilate(module, work):
+def _verilate(module, hdl_dir, work):
     command = [
         str(toolchain.verilator_root() / 'bin' / 'verilator'),
         '--cc', '--exe', '--build', '-j', str(os.cpu_count() or 1),
@@ -154,11 +162,11 @@ def _verilate(module, work):
             CXXFLAGS, module.data_width,
             ' -DBRIDGE_SLOT' if module.top == modules.SLOT_TOP else ''),
         *['+define+%s=%s' % item for item in module.defines],
-        *['-I%s' % directory for directory in module.include_dirs],
         '-LDFLAGS', '-shared',
         *['-G%s=%d' % item for item in sorted(module.parameters.items())],
-        *[str(path) for path in module.source_paths],
-        str(HARNESS),
+        *['-I%s' % directory for directory in module.include_dirs(hdl_dir)],
+        *[str(path) for path in module.source_paths(hdl_dir)],
+        str(pathlib.Path(hdl_dir) / HARNESS),
     ]
     result = subprocess.run(
         command,
@@ -223,9 +231,9 @@ class HdlBridge:
 
     _handle = None
 
-    def __init__(self, module):
+    def __init__(self, module, hdl_dir):
         self.module = module
-        self._lib = _bind(build(module))
+        self._lib = _bind(build(module, hdl_dir))
         if self._lib.region_data_width() != module.data_width:
             raise BuildError('library built for a different data width')
         self._handle = self._lib.region_new()
@@ -243,12 +251,13 @@ class HdlBridge:
         return bool(self._lib.region_decouple_status(self._handle))
 
     @classmethod
-    def for_module_id(cls, module_id, module_catalogue=None):
+    def for_module_id(cls, module_id, hdl_dir, module_catalogue=None):
         """The bridge for the module a bitstream declares
         (catalogue.UnknownModule if the catalogue has none).
         """
         module_catalogue = module_catalogue or catalogue.load()
-        return cls(modules.HdlModule.of(module_catalogue.by_id(module_id)))
+        return cls(modules.HdlModule.of(module_catalogue.by_id(module_id)),
+                   hdl_dir)
 
     def close(self):
         if self._handle:

@@ -13,11 +13,13 @@
 """How the board emulator builds a module's HDL: what the module catalogue
 says about it (nova_fpga.catalogue: top, sources, parameters), wrapped in
 its region's slot (region_slot.v: the decoupler in front of the module), as
-a board runs it.
+a board runs it.  The Verilog is a source tree's: its hdl/ folder is passed
+in (``[emulator] hdl_dir``), no installed package carries it.
 """
 import dataclasses
+import pathlib
 
-from nova_fpga import catalogue
+from nova_fpga.catalogue import entry
 
 #: The static shell's per-region decoupler: shell logic, never loaded into a
 #: region, so not in the catalogue.
@@ -33,11 +35,13 @@ class HdlModule:
 
     name: str
     top: str
-    source_paths: tuple
+    #: file names: beside the catalogue entry, else in hdl/rtl
+    sources: tuple
     #: Verilog parameters (name -> value)
     parameters: dict
     data_width: int = 64
-    include_dirs: tuple = (catalogue.GENERATED_DIR,)
+    #: the catalogue entry's own folder (None: only hdl/rtl)
+    directory: pathlib.Path = None
     #: Verilog `define`s of the build (name -> value)
     defines: tuple = ()
 
@@ -45,27 +49,34 @@ class HdlModule:
     def of(cls, module):
         """The build of a catalogue entry's module."""
         return cls(name=module.name, top=module.top,
-                   source_paths=tuple(module.source_paths),
+                   sources=tuple(module.sources),
                    parameters=module.build_parameters,
                    data_width=module.data_width,
-                   include_dirs=tuple(module.include_dirs))
+                   directory=module.directory)
+
+    def source_paths(self, hdl_dir):
+        """Its Verilog files, for a source tree's hdl/ folder."""
+        return entry.resolve_sources(self.sources, self.directory,
+                                     entry.rtl_dir(hdl_dir))
+
+    def include_dirs(self, hdl_dir):
+        """Where its `include files are: its own folder, the generated
+        catalogue headers.
+        """
+        return entry.include_dirs(self.directory, entry.rtl_dir(hdl_dir))
 
     @property
     def in_slot(self):
         """This module behind its region's decoupler, as a board runs it:
         what the emulator builds (the top is region_slot.v).
         """
-        shell = tuple(catalogue.RTL_DIR / source for source
-                      in DECOUPLER_SOURCES + ('region_slot.v',))
         return dataclasses.replace(
             self, name='%s_slot' % self.name, top=SLOT_TOP,
-            source_paths=self.source_paths + shell,
+            sources=self.sources + DECOUPLER_SOURCES + ('region_slot.v',),
             defines=(('REGION_MODULE', self.top),))
 
 
 def decoupler():
     """The decoupler alone (its cocotb suite, lint, resources)."""
     return HdlModule(name='decoupler', top=DECOUPLER_TOP,
-                     source_paths=tuple(catalogue.RTL_DIR / source for source
-                                        in DECOUPLER_SOURCES),
-                     parameters={})
+                     sources=DECOUPLER_SOURCES, parameters={})

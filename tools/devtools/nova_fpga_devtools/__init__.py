@@ -18,3 +18,5 @@ import pathlib
 
 #: the source checkout these tools are installed from (editable)
 SOURCE = pathlib.Path(__file__).resolve().parents[3]
+#: its hdl/ folder: the emulated boards' [emulator] hdl_dir
+HDL = SOURCE / 'hdl'

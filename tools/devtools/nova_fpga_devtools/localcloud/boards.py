@@ -23,6 +23,7 @@ import time
 import oslo_messaging as messaging
 
 from nova_fpga.contract import shell
+import nova_fpga_devtools
 from nova_fpga_devtools.localcloud import process
 
 AGENT = process.BIN / 'nova-fpga-agent'
@@ -70,6 +71,7 @@ class Board:
             ('agent', 'manifest'): shell.REFERENCE,
             ('agent', 'state_dir'): self.dir / 'state',
             ('agent', 'backend'): 'sim',
+            ('emulator', 'hdl_dir'): nova_fpga_devtools.HDL,
         }
         conf.update(self.options)
         return conf

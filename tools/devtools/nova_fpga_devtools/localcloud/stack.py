@@ -255,7 +255,7 @@ class Stack:
                       end=' ')
         began = time.monotonic()
         try:
-            built = hdl_bridge.build_registered()
+            built = hdl_bridge.build_registered(nova_fpga_devtools.HDL)
         except (hdl_bridge.BuildError, toolchain.ToolMissing, OSError) as exc:
             self.progress('failed')
             raise process.ServiceError('emulated modules', exc) from exc

@@ -97,6 +97,9 @@ class HealthReport(_Report):
     uptime: float = 0.0
     #: region name -> state
     regions: dict = dataclasses.field(default_factory=dict)
+    #: RPC calls served since the agent started, by method: {'request':
+    #: {...}, 'background': {...}} (with a request ID or without one)
+    calls: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass

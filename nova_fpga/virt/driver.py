@@ -68,7 +68,7 @@ class ZynqDriver(driver.ComputeDriver):
         nova.virt.node.get_local_node_uuid()
         context = nova_context.get_admin_context(read_deleted='yes')
         for board in self._boards:
-            self._boards.refresh({}, board)
+            self._boards.refresh(agents.rpc_context(), board)
             if not board.up:
                 LOG.warning('board %s: %s; its regions are reconciled when '
                             'nova-compute next starts with it answering',
@@ -100,12 +100,13 @@ class ZynqDriver(driver.ComputeDriver):
         LOG.warning('board %s region %s holds instance %s but %s: '
                     'unloading it', board.name, name, uuid, why)
         try:
-            self._boards.client.unload({}, board.name, name, uuid)
+            self._boards.client.unload(agents.rpc_context(), board.name,
+                                       name, uuid)
         except (agent_api.AgentError,) + zboards.UNREACHABLE as exc:
             LOG.error('board %s region %s: unloading instance %s failed: '
                       '%s', board.name, name, uuid,
                       zboards.agent_error_text(exc))
-        self._boards.refresh({}, board)
+        self._boards.refresh(agents.rpc_context(), board)
 
     def get_available_nodes(self, refresh=False):
         return [board.name for board in self._boards]
@@ -114,7 +115,8 @@ class ZynqDriver(driver.ComputeDriver):
         return {board.uuid: board.name for board in self._boards}
 
     def get_available_resource(self, nodename):
-        board = self._boards.refresh({}, self._boards[nodename])
+        board = self._boards.refresh(agents.rpc_context(),
+                                     self._boards[nodename])
         free = sum(1 for r in board.manifest.regions
                    if board.usable(r.name)
                    and not getattr(board.regions().get(r.name),
@@ -167,14 +169,15 @@ class ZynqDriver(driver.ComputeDriver):
         instance; the last report when the board does not answer."""
         board = self._boards[instance.node]
         if fresh:
-            self._boards.refresh({}, board)
+            self._boards.refresh(agents.rpc_context(), board)
         name, region = board.region_of(instance.uuid)
         if name is None:
             raise exception.InstanceNotFound(instance_id=instance.uuid)
         return board, name, region
 
     def get_info(self, instance, use_cache=True):
-        board = self._boards.refresh({}, self._boards[instance.node])
+        board = self._boards.refresh(agents.rpc_context(),
+                                     self._boards[instance.node])
         if not board.up:
             # not lost, not known: nova leaves an ACTIVE server alone
             return hardware.InstanceInfo(state=power_state.NOSTATE)
@@ -295,7 +298,8 @@ class ZynqDriver(driver.ComputeDriver):
 
     def destroy(self, context, instance, network_info, block_device_info=None,
                 destroy_disks=True, destroy_secrets=True):
-        board = self._boards.refresh({}, self._boards[instance.node])
+        board = self._boards.refresh(agents.rpc_context(),
+                                     self._boards[instance.node])
         if not board.up:
             # it may still hold the server's region: freeing nova's record
             # now would leave that region held with nobody to free it
@@ -308,7 +312,7 @@ class ZynqDriver(driver.ComputeDriver):
             return  # nothing loaded (spawn failed early, or already freed)
         self._boards.client.unload(agents.rpc_context(context), board.name,
                                    region, instance.uuid)
-        self._boards.refresh({}, board)
+        self._boards.refresh(agents.rpc_context(), board)
 
     def cleanup(self, context, instance, network_info, block_device_info=None,
                 destroy_disks=True, migrate_data=None, destroy_vifs=True,
@@ -318,8 +322,8 @@ class ZynqDriver(driver.ComputeDriver):
     def _power(self, instance, on):
         board, region, _ = self._region_of(instance)
         try:
-            self._boards.client.power({}, board.name, region, instance.uuid,
-                                      on)
+            self._boards.client.power(agents.rpc_context(), board.name,
+                                      region, instance.uuid, on)
         except agent_api.AgentError as exc:
             failure = (exception.InstancePowerOnFailure if on
                        else exception.InstancePowerOffFailure)

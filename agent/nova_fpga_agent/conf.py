@@ -35,7 +35,8 @@ AGENT_OPTS = [
                help='Root of the sysfs tree the backend probes (a fake tree '
                     'in tests).'),
     cfg.IntOpt('report_interval', default=10, min=1,
-               help='Seconds between state reports to the cloud.'),
+               help='Seconds between state reports to the cloud; a '
+                    'region\'s state change also publishes one at once.'),
     cfg.IntOpt('max_bitstream_bytes',
                default=agent_api.DEFAULT_MAX_BITSTREAM_BYTES, min=1024,
                help='Largest bitstream a load accepts (the RPC message-size '

@@ -18,6 +18,12 @@ def get_transport(conf):
         allowed_remote_exmods=ALLOWED_EXMODS)
 
 
+def get_notification_transport(conf):
+    """The agents' bus, where they publish their state reports."""
+    return messaging.get_notification_transport(
+        conf, url=conf.zynq.transport_url)
+
+
 def make_client(conf):
     return agent_api.AgentAPI(get_transport(conf), topic=conf.zynq.topic,
                                  timeout=conf.zynq.rpc_timeout)

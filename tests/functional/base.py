@@ -54,6 +54,9 @@ class ZynqTestBase(integrated_helpers._IntegratedTestBase):
         self.useFixture(fixtures.MonkeyPatch(
             'nova_fpga.virt.agents.get_transport',
             lambda conf: self.cloud.transport))
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_fpga.virt.agents.get_notification_transport',
+            lambda conf: self.cloud.notifications))
         super().setUp()
         self.fpga_flavor = self._create_flavor(
             name='fpga.region', memory_mb=1, vcpu=1, disk=1, ephemeral=0,

@@ -125,8 +125,8 @@ class ZynqDriver(driver.ComputeDriver):
         return {board.uuid: board.name for board in self._boards}
 
     def get_available_resource(self, nodename):
-        board = self._boards.refresh(agents.rpc_context(),
-                                     self._boards[nodename])
+        # nova's periodic update: a call for no request
+        board = self._boards.refresh({}, self._boards[nodename])
         free = sum(1 for r in board.manifest.regions
                    if board.usable(r.name)
                    and not getattr(board.regions().get(r.name),

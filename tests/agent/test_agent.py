@@ -269,6 +269,36 @@ def test_state_reports_are_published(cloud):
     assert payload['board'] == 'b0' and len(payload['regions']) == 2
 
 
+def test_a_state_change_is_reported_at_once_and_numbered(cloud):
+    reports = []
+    started, changed = threading.Event(), threading.Event()
+
+    class Endpoint:
+        def info(self, ctxt, publisher_id, event_type, payload, metadata):
+            reports.append(payload)
+            started.set()
+            if payload['regions'][0]['state'] == states.ACTIVE:
+                changed.set()
+    listener = messaging.get_notification_listener(
+        cloud.notifications,
+        [messaging.Target(exchange=api.EXCHANGE, topic=api.REPORT_TOPIC)],
+        [Endpoint()], executor='threading')
+    listener.start()
+    try:
+        # the next periodic report is an hour away
+        cloud.start('b0', {('agent', 'report_interval'): 3600})
+        assert started.wait(5)
+        _, answer = load(cloud, 'b0', 'rp0', module_for('rp0'))
+        assert changed.wait(5)
+    finally:
+        listener.stop()
+        listener.wait()
+    first, last = reports[0], reports[-1]
+    assert last['boot_id'] == first['boot_id'] == answer['boot_id']
+    assert first['sequence'] < answer['sequence'] < last['sequence']
+    assert last['booted_at'] == first['booted_at']
+
+
 def test_agent_refuses_a_manifest_for_another_device(cloud):
     with pytest.raises(RuntimeError, match='IDCODE'):
         cloud.start('b0', {('emulator', 'part'): 'xc7z010clg400-1'})

@@ -22,12 +22,14 @@ separately), load end -> ACTIVE seen by the client, and the total from the
 request to ACTIVE.  Then the stack's memory (RSS of every process it
 started).
 
-Agent RPCs per create: the agents count the calls they serve (their
-health answer), those sent with a request ID (on behalf of the create)
-apart from those without (nova-compute's periodic tasks, and this
-benchmark's own health calls).  The counts are read from every board just
-before the create request and once the server is ACTIVE, so a create's
-count is what nova asked the boards between the two.
+Agent RPCs per create and per delete: the agents count the calls they
+serve (their health answer), those sent with a request ID apart from those
+without (the driver's periodic refresh sends none; this benchmark's health
+calls are left out).  The counts are read from every board before the
+create request, once the server is ACTIVE and once it is gone.  Calls nova
+makes from other periodic tasks carry their task's request ID and count
+with the request's (before the board cache: nova's power-state sync, a
+describe per server every 5 s in the demo cloud).
 
 Run: .venv/bin/python benchmarks/server_create.py [--cycles 20]
      [--state-dir DIR (kept; default: a temporary cloud, purged after)]

@@ -2,6 +2,7 @@
 the same client nova-compute uses, the same server a board runs."""
 import hashlib
 import threading
+import time
 import uuid
 
 import oslo_messaging as messaging
@@ -271,14 +272,22 @@ def test_state_reports_are_published(cloud):
 
 def test_a_state_change_is_reported_at_once_and_numbered(cloud):
     reports = []
-    started, changed = threading.Event(), threading.Event()
 
     class Endpoint:
         def info(self, ctxt, publisher_id, event_type, payload, metadata):
             reports.append(payload)
-            started.set()
-            if payload['regions'][0]['state'] == states.ACTIVE:
-                changed.set()
+
+    def wait_for_report(boot_id, state):
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            for report in reports:
+                if (report['boot_id'] == boot_id
+                        and report['regions'][0]['state'] == state):
+                    return report
+            time.sleep(0.05)
+        raise AssertionError('no report of boot %s with rp0 %s'
+                             % (boot_id, state))
+
     listener = messaging.get_notification_listener(
         cloud.notifications,
         [messaging.Target(exchange=api.EXCHANGE, topic=api.REPORT_TOPIC)],
@@ -286,15 +295,15 @@ def test_a_state_change_is_reported_at_once_and_numbered(cloud):
     listener.start()
     try:
         # the next periodic report is an hour away
-        cloud.start('b0', {('agent', 'report_interval'): 3600})
-        assert started.wait(5)
+        agent = cloud.start('b0', {('agent', 'report_interval'): 3600})
+        boot_id = agent.manager.boot_id
+        first = wait_for_report(boot_id, states.FREE)
         _, answer = load(cloud, 'b0', 'rp0', module_for('rp0'))
-        assert changed.wait(5)
+        last = wait_for_report(boot_id, states.ACTIVE)
     finally:
         listener.stop()
         listener.wait()
-    first, last = reports[0], reports[-1]
-    assert last['boot_id'] == first['boot_id'] == answer['boot_id']
+    assert answer['boot_id'] == boot_id
     assert first['sequence'] < answer['sequence'] < last['sequence']
     assert last['booted_at'] == first['booted_at']
 

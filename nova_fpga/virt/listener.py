@@ -42,6 +42,8 @@ class ReportEndpoint:
         self._boards = boards
 
     def info(self, ctxt, publisher_id, event_type, payload, metadata):
+        if not isinstance(payload, dict):
+            return
         board = self._boards.by_name.get(payload.get('board'))
         # a board speaks for itself only
         if (board is None
@@ -57,7 +59,11 @@ class ReportEndpoint:
 
 
 def make(conf, boards):
-    """A started-later listener for the reports of boards."""
+    """The listener (not yet started) that feeds the boards' cache.
+
+    The threading executor is the one oslo.messaging keeps; in a
+    nova-compute monkey-patched by eventlet its threads are green.
+    """
     target = messaging.Target(exchange=agent_api.EXCHANGE,
                               topic=agent_api.REPORT_TOPIC)
     return messaging.get_notification_listener(

@@ -34,11 +34,22 @@ separately), load end -> ACTIVE seen by the client, and the total from the
 request to ACTIVE.  Then the stack's memory (RSS of every process it
 started).
 
+Agent RPCs per create and per delete: the agents count the calls they
+serve (their health answer), those sent with a request ID apart from those
+without (the driver's periodic refresh sends none; this benchmark's health
+calls are left out).  The counts are read from every board before the
+create request, once the server is ACTIVE and once it is gone.  Calls nova
+makes from other periodic tasks carry their task's request ID and count
+with the request's (before the board cache: nova's power-state sync, a
+describe per server every 5 s in the demo cloud).
+
 Run: .venv/bin/python benchmarks/server_create.py [--cycles 20]
      [--state-dir DIR (kept; default: a temporary cloud, purged after)]
 """
 import argparse
+import collections
 import datetime
+import functools
 import pathlib
 import re
 import statistics
@@ -111,6 +122,25 @@ def compute_log_times(log):
     return found
 
 
+def agent_calls(client, boards):
+    """{(kind, method): calls served} summed over the boards' agents, less
+    the health calls that read them.
+    """
+    total = collections.Counter()
+    for board in boards:
+        calls = client.health({}, board).get('calls', {})
+        for kind, methods in calls.items():
+            total.update({(kind, m): n for m, n in methods.items()
+                          if m != 'health'})
+    return total
+
+
+def calls_since(count_calls, before):
+    calls = count_calls()
+    calls.subtract(before)
+    return calls
+
+
 def create_once(conn, image_id, flavor_id, name):
     """(the ACTIVE server, request time, time ACTIVE was seen)."""
     began = time.time()
@@ -128,15 +158,20 @@ def create_once(conn, image_id, flavor_id, name):
     return server, began, active
 
 
-def run(conn, cloud, images, flavor_id, label):
+def run(conn, cloud, images, flavor_id, label, count_calls):
     """One series of cycles; a list of per-cycle phase dicts."""
     rows = []
     for index, image_id in enumerate(images):
+        before = count_calls()
         server, began, active = create_once(
             conn, image_id, flavor_id, 'bench-%s-%d' % (label, index))
+        created = calls_since(count_calls, before)
+        before = count_calls()
         conn.compute.delete_server(server)
         conn.compute.wait_for_delete(server, interval=POLL, wait=120)
-        rows.append({'id': server.id, 'began': began, 'active': active})
+        rows.append({'id': server.id, 'began': began, 'active': active,
+                     'calls': {'create': created, 'delete': calls_since(
+                         count_calls, before)}})
     times = compute_log_times(cloud.dir / 'nova' / 'nova-compute.log')
     phases = []
     for row in rows:
@@ -152,7 +187,8 @@ def run(conn, cloud, images, flavor_id, label):
             '  of which agent': spawn['agent'],
             'load end -> ACTIVE seen': row['active'] - spawn['spawn_end'],
             'total create -> ACTIVE': row['active'] - row['began'],
-            'board': spawn['board']})
+            'board': spawn['board'],
+            'calls': row['calls']})
     return phases
 
 
@@ -166,11 +202,23 @@ def table(title, phases):
         sorted({p['board'] for p in phases}))))
     print('  %-30s %9s %9s' % ('phase', 'p50 (s)', 'p95 (s)'))
     for name in phases[0]:
-        if name == 'board':
+        if name in ('board', 'calls'):
             continue
         values = [p[name] for p in phases]
         print('  %-30s %9.3f %9.3f' % (name, statistics.median(values),
                                        percentile(values, 0.95)))
+    for action in ('create', 'delete'):
+        calls = collections.Counter()
+        for p in phases:
+            calls.update(p['calls'][action])
+        for kind, why in (('request', 'for the request'),
+                          ('background', 'periodic, meanwhile')):
+            methods = {m: n for (k, m), n in calls.items()
+                       if k == kind and n}
+            print('  agent RPCs per %s, %s: %.2f (%s)' % (
+                action, why, sum(methods.values()) / len(phases),
+                ', '.join('%s %.2f' % (m, n / len(phases))
+                          for m, n in sorted(methods.items())) or 'none'))
     return statistics.median(p['total create -> ACTIVE'] for p in phases)
 
 
@@ -210,11 +258,15 @@ def main():
                 bob, 'bench-loopback-%d-%d' % (stamp, index), str(path),
                 reference.shell_id).id)
         size = path.stat().st_size
+        client, transport = cloud.agent_client()
+        count_calls = functools.partial(agent_calls, client, cloud.boards)
         try:
-            uncached = run(bob, cloud, images[:-1], flavor.id, 'uncached')
+            uncached = run(bob, cloud, images[:-1], flavor.id, 'uncached',
+                           count_calls)
             cached = run(bob, cloud, [images[-1]] * args.cycles, flavor.id,
-                         'cached')
+                         'cached', count_calls)
         finally:
+            transport.cleanup()
             for image_id in images:
                 bob.image.delete_image(image_id, ignore_missing=True)
         memory = cloud.memory_kib()

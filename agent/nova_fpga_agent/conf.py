@@ -65,7 +65,8 @@ AGENT_OPTS = [
                     'privileged helper writes only to existing nodes below '
                     'it.'),
     cfg.IntOpt('report_interval', default=10, min=1,
-               help='Seconds between state reports to the cloud.'),
+               help='Seconds between state reports to the cloud; a '
+                    'region\'s state change also publishes one at once.'),
     cfg.IntOpt('max_bitstream_bytes',
                default=agent_api.DEFAULT_MAX_BITSTREAM_BYTES, min=1024,
                help='Largest bitstream a load accepts (the RPC message-size '

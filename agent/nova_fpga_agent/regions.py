@@ -66,6 +66,11 @@ class RegionManager:
         self.started_at = time.time()
         self._locks = {r.name: threading.Lock() for r in manifest.regions}
         self._save_lock = threading.Lock()
+        #: numbers reports in the order they read the regions
+        self._report_lock = threading.Lock()
+        self._sequence = 0
+        #: called after every operation that may have changed a region
+        self.changed = lambda: None
         self.states = {}
         self.log = {r.name: [] for r in manifest.regions}
 
@@ -254,6 +259,7 @@ class RegionManager:
                 agent_seconds=total - port_seconds).to_dict()
         finally:
             lock.release()
+            self.changed()
 
     def _load_steps(self, spec, rs, data, sha256):
         step = 'validate'
@@ -335,6 +341,7 @@ class RegionManager:
             ).to_dict()
         finally:
             lock.release()
+            self.changed()
 
     def power(self, region, instance_uuid, state):
         self._region(region)
@@ -372,6 +379,7 @@ class RegionManager:
             ).to_dict()
         finally:
             lock.release()
+            self.changed()
 
     def reset(self, region, instance_uuid):
         self._region(region)
@@ -390,10 +398,24 @@ class RegionManager:
             ).to_dict()
         finally:
             lock.release()
+            self.changed()
 
     # -- reports -----------------------------------------------------------
 
-    def _describe_region(self, spec):
+    def _next_sequence(self):
+        """The next report number; call with _report_lock held, then read
+        the regions under it, so numbers follow the order of the reads.
+        """
+        self._sequence += 1
+        return self._sequence
+
+    def _describe_region(self, spec, sequence=None):
+        """A region's report; an operation's answer numbered on its own
+        (sequence None), a board report's regions with the board's.
+        """
+        if sequence is None:
+            with self._report_lock:
+                return self._describe_region(spec, self._next_sequence())
         rs = self.states[spec.name]
         return reports.RegionReport(
             name=spec.name,
@@ -407,9 +429,15 @@ class RegionManager:
             sha256=rs.sha256,
             module_id=_hex(rs.module_id) if rs.module_id is not None
             else None,
-            error=rs.error)
+            error=rs.error,
+            boot_id=self.boot_id,
+            sequence=sequence)
 
     def describe(self):
+        with self._report_lock:
+            return self._describe(self._next_sequence())
+
+    def _describe(self, sequence):
         return reports.BoardReport(
             board=self.board_name,
             device=self.manifest.device.name,
@@ -420,7 +448,9 @@ class RegionManager:
             agent_version=nova_fpga_agent.__version__,
             api_version=api.API_VERSION,
             boot_id=self.boot_id,
-            regions=[self._describe_region(r)
+            booted_at=self.started_at,
+            sequence=sequence,
+            regions=[self._describe_region(r, sequence)
                      for r in self.manifest.regions],
             cached=[reports.CachedBitstream(e['sha256'], e['image_id'])
                     for e in (self.cache.entries() if self.cache else [])],

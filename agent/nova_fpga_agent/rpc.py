@@ -17,11 +17,29 @@ Arguments arrive from the network: each is checked before it reaches the
 region manager (which checks names, UUIDs, digests and sizes again where it
 uses them); nothing from a request becomes a filesystem path.
 """
+import collections
+import functools
+import threading
 import time
 
 import oslo_messaging as messaging
 
 from nova_fpga.contract import agent_api as api
+
+
+def _counted(method):
+    """Count the call: on behalf of a request, or in the background.
+
+    A caller acting for a request sends its request ID; periodic tasks
+    send none.
+    """
+    @functools.wraps(method)
+    def wrapper(self, ctxt, **kwargs):
+        kind = 'request' if (ctxt or {}).get('request_id') else 'background'
+        with self._calls_lock:
+            self._calls[kind][method.__name__] += 1
+        return method(self, ctxt, **kwargs)
+    return wrapper
 
 
 class AgentEndpoint:
@@ -30,13 +48,22 @@ class AgentEndpoint:
     def __init__(self, manager, dataplane=None):
         self.manager = manager
         self.dataplane = dataplane
+        # how chatty nova is with this board: health answers with it
+        self._calls_lock = threading.Lock()
+        self._calls = {'request': collections.Counter(),
+                       'background': collections.Counter()}
 
+    @_counted
     def describe(self, ctxt):
         return self.manager.describe()
 
+    @_counted
     def health(self, ctxt):
-        return self.manager.health()
+        with self._calls_lock:
+            calls = {k: dict(v) for k, v in self._calls.items()}
+        return dict(self.manager.health(), calls=calls)
 
+    @_counted
     def load(self, ctxt, region, instance_uuid, image_id, sha256, bitstream):
         received = time.monotonic()
         # 1.1: no bitstream means "the one you cached under sha256"
@@ -49,15 +76,19 @@ class AgentEndpoint:
                                    - result['port_seconds'])
         return result
 
+    @_counted
     def unload(self, ctxt, region, instance_uuid):
         return self.manager.unload(region, instance_uuid)
 
+    @_counted
     def power(self, ctxt, region, instance_uuid, state):
         return self.manager.power(region, instance_uuid, state)
 
+    @_counted
     def reset(self, ctxt, region, instance_uuid):
         return self.manager.reset(region, instance_uuid)
 
+    @_counted
     def stats(self, ctxt, region):
         counters = self.dataplane.counters(region) if self.dataplane else None
         return self.manager.stats(region, counters)

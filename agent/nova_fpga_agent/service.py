@@ -73,9 +73,12 @@ class Agent:
         self.notifier = messaging.Notifier(
             notification_transport
             or messaging.get_notification_transport(conf),
-            publisher_id='nova-fpga-agent.%s' % conf.agent.board_name,
+            publisher_id=api.REPORT_PUBLISHER % conf.agent.board_name,
             driver='messaging', topics=[api.REPORT_TOPIC])
         self._stop = threading.Event()
+        # a state change publishes a report at once, not at the next tick
+        self._wake = threading.Event()
+        self.manager.changed = self._wake.set
         self._reporter = threading.Thread(target=self._report_loop,
                                           daemon=True, name='reports')
 
@@ -92,15 +95,17 @@ class Agent:
 
     def _report_loop(self):
         while not self._stop.is_set():
+            self._wake.clear()
             try:
                 self.notifier.info({}, api.REPORT_EVENT,
                                    self.manager.describe())
             except Exception:
                 LOG.exception('state report failed')
-            self._stop.wait(self.conf.agent.report_interval)
+            self._wake.wait(self.conf.agent.report_interval)
 
     def stop(self):
         self._stop.set()
+        self._wake.set()
         self.server.stop()
         self.server.wait()
         if self.dataplane:
@@ -109,6 +114,8 @@ class Agent:
 
 
 def main(argv=None):
+    # reports go to the agents' exchange, where nova-compute listens
+    messaging.set_transport_defaults(api.EXCHANGE)
     agent_conf.register_opts(CONF)
     logging.register_options(CONF)
     CONF(sys.argv[1:] if argv is None else argv, project='nova-fpga',

@@ -30,12 +30,15 @@ import oslo_messaging as messaging
 
 API_VERSION = '1.1'
 DEFAULT_TOPIC = 'nova-fpga-agent'
-#: The agents' RPC exchange, named on both sides: a transport's default
+#: The agents' exchange, named on both sides: a transport's default
 #: exchange is its process's control_exchange, which is 'nova' inside
-#: nova-compute and 'openstack' in an agent.
+#: nova-compute and 'openstack' in an agent.  RPC targets name it; the
+#: agent makes it its control_exchange, where its reports are published.
 EXCHANGE = 'nova_fpga'
 REPORT_TOPIC = 'nova_fpga_reports'
 REPORT_EVENT = 'fpga.board.report'
+#: publisher_id of a board's state reports, % board name
+REPORT_PUBLISHER = 'nova-fpga-agent.%s'
 #: Largest bitstream either side sends or accepts (a full xc7z100 is ~16 MB).
 DEFAULT_MAX_BITSTREAM_BYTES = 32 * 1024 * 1024
 

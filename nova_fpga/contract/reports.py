@@ -49,6 +49,10 @@ class RegionReport(_Report):
     module_id: str = None
     #: why the region is FAILED
     error: str = None
+    #: the agent boot and report sequence number it was described at (see
+    #: BoardReport): orders an operation's answer against the reports
+    boot_id: str = None
+    sequence: int = None
 
 
 @dataclasses.dataclass
@@ -83,6 +87,11 @@ class BoardReport(_Report):
     api_version: str = None
     #: a new value after every agent start
     boot_id: str = None
+    #: when that start was (epoch seconds): orders reports across boots
+    booted_at: float = None
+    #: numbers every report of a boot (described or published) in the
+    #: order it read the regions, so a reader keeps the newest
+    sequence: int = None
     regions: typing.List[RegionReport] = dataclasses.field(
         default_factory=list)
     cached: typing.List[CachedBitstream] = dataclasses.field(
@@ -110,6 +119,9 @@ class HealthReport(_Report):
     uptime: float = 0.0
     #: region name -> state
     regions: dict = dataclasses.field(default_factory=dict)
+    #: RPC calls served since the agent started, by method: {'request':
+    #: {...}, 'background': {...}} (with a request ID or without one)
+    calls: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass

@@ -15,6 +15,7 @@
 The bus is not nova's: boards hold no cloud credentials, so the URL comes
 from ``[zynq] transport_url`` (nova's own only when that is unset).
 """
+from oslo_context import context as oslo_context
 import oslo_messaging as messaging
 
 from nova_fpga.contract import agent_api
@@ -29,6 +30,12 @@ def get_transport(conf):
         allowed_remote_exmods=ALLOWED_EXMODS)
 
 
+def get_notification_transport(conf):
+    """The agents' bus, where they publish their state reports."""
+    return messaging.get_notification_transport(
+        conf, url=conf.zynq.transport_url)
+
+
 def make_client(conf):
     return agent_api.AgentAPI(
         get_transport(conf),
@@ -37,9 +44,13 @@ def make_client(conf):
     )
 
 
-def rpc_context(context):
+def rpc_context(context=None):
     """What travels with a call to a board: the request ID for the logs,
     never the user's token (boards are not trusted with credentials).
+    Without a context, the one nova made current for the request being
+    served, if any (nova's calls such as get_info pass none).
     """
+    if context is None:
+        context = oslo_context.get_current()
     request_id = getattr(context, 'request_id', None)
     return {'request_id': request_id} if request_id else {}

@@ -16,7 +16,18 @@ A board is a node from configuration, not from its agent's answers: a board
 whose agent falls silent stays a node (dropping it would delete providers
 that still hold allocations); its regions are then reserved and its servers
 keep the state the agent last reported.
+
+What the agents last said is a cache, as nova's ironic driver keeps of its
+nodes: refreshed by nova's periodic resource update (describe), by the
+agents' state reports and by the answers to the driver's own calls, and
+always the newest of these: reports carry their agent's boot and a
+sequence number, so one that waited on the bus cannot undo a newer state.
+Whether a board is up is decided by describe alone: a board whose agent
+stops answering goes down at the next periodic update.
 """
+import dataclasses
+import threading
+import time
 import uuid
 
 from oslo_log import log as logging
@@ -27,6 +38,12 @@ from nova_fpga.contract import reports
 from nova_fpga.contract import states
 
 LOG = logging.getLogger(__name__)
+
+#: Seconds for which the agent's own answer about a region (the end of a
+#: load, unload, power or reset) is as current as a describe would be:
+#: nova asks for the power state (get_info without the cache) the moment
+#: spawn returns, and any later change arrives as a report anyway.
+ANSWER_FRESH_SECONDS = 1.0
 
 #: Errors that mean "the agent did not answer", as opposed to a refusal.
 UNREACHABLE = (messaging.MessagingTimeout, messaging.MessageDeliveryFailure)
@@ -42,10 +59,52 @@ class Board:
         self.region_uuids = {r.name: str(uuid.uuid5(namespace,
                                                     '%s/%s' % (name, r.name)))
                              for r in manifest.regions}
-        #: the agent's last BoardReport (None: never answered)
+        #: the agent's newest BoardReport (None: never heard of)
         self.last = None
         self.up = False
         self.problem = 'the agent has not answered yet'
+        # reports arrive on the listener's threads
+        self._lock = threading.Lock()
+        #: region name -> when the agent last answered an operation on it
+        self._answered = {}
+
+    def take(self, report, answered):
+        """Keep a BoardReport when it is newer than the cache's.
+
+        answered: the agent's answer to a call made now (so from its
+        running boot), not a published report that may have waited.
+        """
+        with self._lock:
+            if not _newer(self.last, report.boot_id, report.booted_at,
+                          report.sequence, answered):
+                LOG.debug('board %s: report %s of boot %s is older than '
+                          'the cached one: ignored', self.name,
+                          report.sequence, report.boot_id)
+                return False
+            self.last = report
+            return True
+
+    def take_region(self, region):
+        """Keep an operation's answer (a RegionReport) in the cache."""
+        with self._lock:
+            if self.last is None or not _newer(
+                    self.last, region.boot_id, None, region.sequence, True):
+                return False
+            self.last = dataclasses.replace(
+                self.last, boot_id=region.boot_id, sequence=region.sequence,
+                regions=[region if r.name == region.name else r
+                         for r in self.last.regions])
+            self._answered[region.name] = time.monotonic()
+            return True
+
+    def answered_now(self, region):
+        """Whether the agent answered an operation on the region within
+        ANSWER_FRESH_SECONDS (so a describe would tell nothing newer).
+        """
+        with self._lock:
+            answered = self._answered.get(region)
+        return (answered is not None
+                and time.monotonic() - answered < ANSWER_FRESH_SECONDS)
 
     def provider_name(self, region):
         return '%s:%s' % (self.name, region)
@@ -103,14 +162,9 @@ class Boards:
         try:
             answer = self.client.describe(ctxt, board.name)
         except UNREACHABLE as exc:
-            if board.up or board.last is None:
-                LOG.warning('board %s: agent does not answer (%s); its '
-                            'regions are reserved', board.name,
-                            type(exc).__name__)
-            board.up = False
-            board.problem = 'the agent does not answer'
-            return board
-        board.last = answer = reports.BoardReport.from_dict(answer)
+            return self.lost(board, exc)
+        answer = reports.BoardReport.from_dict(answer)
+        board.take(answer, answered=True)
         if answer.shell_id != board.manifest.shell_id:
             board.up = False
             board.problem = ('board runs shell %s, nova-compute is '
@@ -121,6 +175,17 @@ class Boards:
         else:
             board.up = True
             board.problem = None
+        return board
+
+    @staticmethod
+    def lost(board, exc):
+        """Mark a board down: its agent did not answer a call."""
+        if board.up or board.last is None:
+            LOG.warning('board %s: agent does not answer (%s); its '
+                        'regions are reserved', board.name,
+                        type(exc).__name__)
+        board.up = False
+        board.problem = 'the agent does not answer'
         return board
 
     def instances(self):
@@ -138,3 +203,18 @@ def agent_error_text(exc):
     if isinstance(exc, agent_api.AgentError):
         return exc.message.split('\n')[0]
     return str(exc).split('\n')[0]
+
+
+def _newer(cached, boot_id, booted_at, sequence, answered):
+    """Whether a report (its boot and sequence) is newer than cached."""
+    if cached is None:
+        return True
+    if sequence is None or cached.sequence is None:
+        # an agent that does not number its reports: only its answers are
+        # known to be current
+        return answered
+    if boot_id == cached.boot_id:
+        return sequence > cached.sequence
+    # another boot: the agent answering now runs it; a published report
+    # is newer only when its boot is
+    return answered or (booted_at or 0) > (cached.booted_at or 0)

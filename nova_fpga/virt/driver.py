@@ -15,7 +15,9 @@
 Each configured board is a compute node; its reconfigurable regions are
 nested providers.  A server is a partial bitstream loaded into the region
 placement allocated to it.  The driver never touches hardware: every action
-is an RPC call to the board's agent on the agents' own bus.
+is an RPC call to the board's agent on the agents' own bus.  What the
+agents last said is kept in a board cache (boards.py), fresh from their
+state reports (listener.py), so nova's questions need no call.
 """
 import hashlib
 import io
@@ -42,6 +44,7 @@ from nova_fpga.contract import states
 from nova_fpga.virt import agents
 from nova_fpga.virt import boards as zboards
 from nova_fpga.virt import console
+from nova_fpga.virt import listener
 from nova_fpga.virt import providers
 from nova_fpga.virt import unsupported
 
@@ -68,6 +71,7 @@ class ZynqDriver(driver.ComputeDriver):
             CONF.zynq.boards, CONF.zynq.uuid_namespace,
             shell.load(CONF.zynq.shell_manifest), agents.make_client(CONF))
         self._catalogue = catalogue.load(CONF.zynq.module_catalogue_dirs)
+        self._reports = None
         self._started = time.time()
         LOG.info('Zynq driver: boards %s, shell %s, agents on topic %s',
                  ', '.join(CONF.zynq.boards) or '(none)',
@@ -80,9 +84,11 @@ class ZynqDriver(driver.ComputeDriver):
         # identity file is missing; the proxy's own identity is that file,
         # the boards' identities are derived from their names.
         nova.virt.node.get_local_node_uuid()
+        self._reports = listener.make(CONF, self._boards)
+        self._reports.start()
         context = nova_context.get_admin_context(read_deleted='yes')
         for board in self._boards:
-            self._boards.refresh({}, board)
+            self._boards.refresh(agents.rpc_context(), board)
             if not board.up:
                 LOG.warning('board %s: %s; its regions are reconciled when '
                             'nova-compute next starts with it answering',
@@ -91,6 +97,12 @@ class ZynqDriver(driver.ComputeDriver):
             for name, region in board.regions().items():
                 if region.instance_uuid:
                     self._reconcile(context, host, board, name, region)
+
+    def cleanup_host(self, host):
+        if self._reports is not None:
+            self._reports.stop()
+            self._reports.wait()
+            self._reports = None
 
     def _reconcile(self, context, host, board, name, region):
         """Free a region whose server nova no longer has on this board
@@ -115,12 +127,11 @@ class ZynqDriver(driver.ComputeDriver):
         LOG.warning('board %s region %s holds instance %s but %s: '
                     'unloading it', board.name, name, uuid, why)
         try:
-            self._boards.client.unload({}, board.name, name, uuid)
+            self._unload(agents.rpc_context(), board, name, uuid)
         except (agent_api.AgentError,) + zboards.UNREACHABLE as exc:
             LOG.error('board %s region %s: unloading instance %s failed: '
                       '%s', board.name, name, uuid,
                       zboards.agent_error_text(exc))
-        self._boards.refresh({}, board)
 
     def get_available_nodes(self, refresh=False):
         return [board.name for board in self._boards]
@@ -129,6 +140,7 @@ class ZynqDriver(driver.ComputeDriver):
         return {board.uuid: board.name for board in self._boards}
 
     def get_available_resource(self, nodename):
+        # nova's periodic update: a call for no request
         board = self._boards.refresh({}, self._boards[nodename])
         free = sum(1 for r in board.manifest.regions
                    if board.usable(r.name)
@@ -177,26 +189,39 @@ class ZynqDriver(driver.ComputeDriver):
         # regions know their servers by UUID only
         return self.list_instance_uuids()
 
-    def _region_of(self, instance, fresh=True):
+    def _region_of(self, instance):
         """(board, region name, region report) of the region holding the
-        instance; the last report when the board does not answer.
+        instance, from the cache; asks the agent once when the cache does
+        not show it (the agent checks the holder of a region on every
+        call, so a stale cache cannot make it act on another's region).
         """
         board = self._boards[instance.node]
-        if fresh:
-            self._boards.refresh({}, board)
         name, region = board.region_of(instance.uuid)
+        if name is None:
+            self._boards.refresh(agents.rpc_context(), board)
+            name, region = board.region_of(instance.uuid)
         if name is None:
             raise exception.InstanceNotFound(instance_id=instance.uuid)
         return board, name, region
 
     def get_info(self, instance, use_cache=True):
-        board = self._boards.refresh({}, self._boards[instance.node])
+        board = self._boards[instance.node]
+        if not use_cache and not board.answered_now(
+                board.region_of(instance.uuid)[0]):
+            self._boards.refresh(agents.rpc_context(), board)
         if not board.up:
             # not lost, not known: nova leaves an ACTIVE server alone
             return hardware.InstanceInfo(state=power_state.NOSTATE)
-        board, _, region = self._region_of(instance, fresh=False)
+        name, region = board.region_of(instance.uuid)
+        if name is None:
+            raise exception.InstanceNotFound(instance_id=instance.uuid)
         return hardware.InstanceInfo(
             state=POWER_STATES.get(region.state, power_state.NOSTATE))
+
+    def _unload(self, ctxt, board, region, instance_uuid):
+        board.take_region(reports.RegionReport.from_dict(
+            self._boards.client.unload(ctxt, board.name, region,
+                                       instance_uuid)))
 
     def spawn(self, context, instance, image_meta, injected_files,
               admin_password, allocations, network_info=None,
@@ -272,6 +297,7 @@ class ZynqDriver(driver.ComputeDriver):
                 agents.rpc_context(context), board.name, region,
                 instance.uuid, instance.image_ref, expected, data,
                 timeout=CONF.zynq.load_timeout)
+        board.take_region(reports.RegionReport.from_dict(result))
         report = reports.LoadReport.from_dict(result)
         LOG.info('spawn timing: image transfer %.3f s, load call %.3f s '
                  '(configuration port %.3f s modelled, agent %.3f s) on '
@@ -313,20 +339,26 @@ class ZynqDriver(driver.ComputeDriver):
 
     def destroy(self, context, instance, network_info, block_device_info=None,
                 destroy_disks=True, destroy_secrets=True):
-        board = self._boards.refresh({}, self._boards[instance.node])
-        if not board.up:
-            # it may still hold the server's region: freeing nova's record
-            # now would leave that region held with nobody to free it
-            raise exception.NovaException(
-                'board %s: %s; cannot unload instance %s from it now'
-                % (board.name, board.problem, instance.uuid))
-        try:
-            board, region, _ = self._region_of(instance, fresh=False)
-        except exception.InstanceNotFound:
+        board = self._boards[instance.node]
+        region, _ = board.region_of(instance.uuid)
+        if region is None or not board.up:
+            # the cache may lag a load, or the board be back: ask once
+            self._boards.refresh(agents.rpc_context(context), board)
+            region, _ = board.region_of(instance.uuid)
+        if board.up and region is None:
             return  # nothing loaded (spawn failed early, or already freed)
-        self._boards.client.unload(agents.rpc_context(context), board.name,
-                                   region, instance.uuid)
-        self._boards.refresh({}, board)
+        if board.up:
+            try:
+                self._unload(agents.rpc_context(context), board, region,
+                             instance.uuid)
+                return
+            except zboards.UNREACHABLE as exc:
+                self._boards.lost(board, exc)
+        # it may still hold the server's region: freeing nova's record now
+        # would leave that region held with nobody to free it
+        raise exception.NovaException(
+            'board %s: %s; cannot unload instance %s from it now'
+            % (board.name, board.problem, instance.uuid))
 
     def cleanup(self, context, instance, network_info, block_device_info=None,
                 destroy_disks=True, migrate_data=None, destroy_vifs=True,
@@ -336,8 +368,9 @@ class ZynqDriver(driver.ComputeDriver):
     def _power(self, instance, on):
         board, region, _ = self._region_of(instance)
         try:
-            self._boards.client.power({}, board.name, region, instance.uuid,
-                                      on)
+            board.take_region(reports.RegionReport.from_dict(
+                self._boards.client.power(agents.rpc_context(), board.name,
+                                          region, instance.uuid, on)))
         except agent_api.AgentError as exc:
             failure = (exception.InstancePowerOnFailure if on
                        else exception.InstancePowerOffFailure)
@@ -365,8 +398,10 @@ class ZynqDriver(driver.ComputeDriver):
         board, region, state = self._region_of(instance)
         try:
             if reboot_type == 'SOFT' and state.state == states.ACTIVE:
-                self._boards.client.reset(agents.rpc_context(context),
-                                          board.name, region, instance.uuid)
+                board.take_region(reports.RegionReport.from_dict(
+                    self._boards.client.reset(agents.rpc_context(context),
+                                              board.name, region,
+                                              instance.uuid)))
                 LOG.info('module in board %s region %s reset', board.name,
                          region, instance=instance)
                 return

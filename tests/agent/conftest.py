@@ -88,8 +88,14 @@ class InProcessCloud:
         self.transport = messaging.get_rpc_transport(
             cfg.CONF, url='fake:/',
             allowed_remote_exmods=['nova_fpga.contract.agent_api'])
-        self.notifications = messaging.get_notification_transport(
-            cfg.CONF, url='fake:/')
+        # agents publish on their exchange (nova-fpga-agent makes it the
+        # control_exchange), where nova-compute listens
+        cfg.CONF.set_override('control_exchange', api.EXCHANGE)
+        try:
+            self.notifications = messaging.get_notification_transport(
+                cfg.CONF, url='fake:/')
+        finally:
+            cfg.CONF.clear_override('control_exchange')
         self.client = api.AgentAPI(self.transport, timeout=30)
         self.agents = {}
 

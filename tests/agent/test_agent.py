@@ -14,6 +14,7 @@
 the same client nova-compute uses, the same server a board runs."""
 import hashlib
 import threading
+import time
 import uuid
 
 import oslo_messaging as messaging
@@ -285,6 +286,44 @@ def test_state_reports_are_published(cloud):
     publisher, payload = reports[0]
     assert publisher == 'nova-fpga-agent.b0'
     assert payload['board'] == 'b0' and len(payload['regions']) == 2
+
+
+def test_a_state_change_is_reported_at_once_and_numbered(cloud):
+    reports = []
+
+    class Endpoint:
+        def info(self, ctxt, publisher_id, event_type, payload, metadata):
+            reports.append(payload)
+
+    def wait_for_report(boot_id, state):
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            for report in reports:
+                if (report['boot_id'] == boot_id
+                        and report['regions'][0]['state'] == state):
+                    return report
+            time.sleep(0.05)
+        raise AssertionError('no report of boot %s with rp0 %s'
+                             % (boot_id, state))
+
+    listener = messaging.get_notification_listener(
+        cloud.notifications,
+        [messaging.Target(exchange=api.EXCHANGE, topic=api.REPORT_TOPIC)],
+        [Endpoint()], executor='threading')
+    listener.start()
+    try:
+        # the next periodic report is an hour away
+        agent = cloud.start('b0', {('agent', 'report_interval'): 3600})
+        boot_id = agent.manager.boot_id
+        first = wait_for_report(boot_id, states.FREE)
+        _, answer = load(cloud, 'b0', 'rp0', module_for('rp0'))
+        last = wait_for_report(boot_id, states.ACTIVE)
+    finally:
+        listener.stop()
+        listener.wait()
+    assert answer['boot_id'] == boot_id
+    assert first['sequence'] < answer['sequence'] < last['sequence']
+    assert last['booted_at'] == first['booted_at']
 
 
 def test_agent_refuses_a_manifest_for_another_device(cloud):

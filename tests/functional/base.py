@@ -66,10 +66,21 @@ class ZynqTestBase(integrated_helpers._IntegratedTestBase):
         self.useFixture(fixtures.MonkeyPatch(
             'nova_fpga.virt.agents.get_transport',
             lambda conf: self.cloud.transport))
+        self.useFixture(fixtures.MonkeyPatch(
+            'nova_fpga.virt.agents.get_notification_transport',
+            lambda conf: self.cloud.notifications))
         super().setUp()
         self.fpga_flavor = self._create_flavor(
             name='fpga.region', memory_mb=1, vcpu=1, disk=1, ephemeral=0,
             extra_spec=FPGA_FLAVOR_SPECS)
+
+    def restart_compute_service(self, compute, keep_hypervisor_state=True):
+        # nova's helper leaves the stopped service in self.computes, so
+        # _run_periodics would run the old driver's resource update
+        new = super().restart_compute_service(compute,
+                                              keep_hypervisor_state)
+        self.computes[new.host] = new
+        return new
 
     def _clear_attrs(self):
         # nova deletes the bound test method pytest removes afterwards

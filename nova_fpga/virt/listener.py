@@ -1,0 +1,72 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The agents' state reports, heard by nova-compute.
+
+Each agent publishes its BoardReport after every state change and every
+report_interval seconds; nova-compute keeps the newest in its board cache,
+so nova's power state sync and the driver's operations need no describe.
+Every nova-compute listens in a pool of its own: each gets every report
+and keeps those of its own boards.
+"""
+import re
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from nova_fpga.contract import agent_api
+from nova_fpga.contract import reports
+from nova_fpga.virt import agents
+
+LOG = logging.getLogger(__name__)
+
+
+class ReportEndpoint:
+    """Takes the state reports of this nova-compute's boards."""
+
+    filter_rule = messaging.NotificationFilter(
+        event_type='^%s$' % re.escape(agent_api.REPORT_EVENT),
+        publisher_id='^%s$' % (re.escape(agent_api.REPORT_PUBLISHER)
+                               % '.+'))
+
+    def __init__(self, boards):
+        self._boards = boards
+
+    def info(self, ctxt, publisher_id, event_type, payload, metadata):
+        if not isinstance(payload, dict):
+            return
+        board = self._boards.by_name.get(payload.get('board'))
+        # a board speaks for itself only
+        if (board is None
+                or publisher_id != agent_api.REPORT_PUBLISHER % board.name):
+            return
+        try:
+            report = reports.BoardReport.from_dict(payload)
+        except (TypeError, ValueError, AttributeError) as exc:
+            LOG.warning('board %s: unreadable state report ignored: %s',
+                        board.name, exc)
+            return
+        board.take(report, answered=False)
+
+
+def make(conf, boards):
+    """The listener (not yet started) that feeds the boards' cache.
+
+    The threading executor is the one oslo.messaging keeps; in a
+    nova-compute monkey-patched by eventlet its threads are green.
+    """
+    target = messaging.Target(exchange=agent_api.EXCHANGE,
+                              topic=agent_api.REPORT_TOPIC)
+    return messaging.get_notification_listener(
+        agents.get_notification_transport(conf), [target],
+        [ReportEndpoint(boards)], executor='threading',
+        pool='nova-compute.%s' % conf.host)

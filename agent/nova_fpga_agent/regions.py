@@ -110,10 +110,7 @@ class RegionManager:
                     'agent restarted during the load, at step %s' % rs.step)
             else:
                 self._free(rs)
-        elif (
-            rs.state in (states.ACTIVE, states.STOPPED)
-            and held != rs.module_id
-        ):
+        elif rs.state in states.HOLDING_MODULE and held != rs.module_id:
             self._make_safe(name)
             rs.state, rs.error = states.FAILED, (
                 'the fabric no longer holds module %s (board rebooted or '
@@ -226,7 +223,7 @@ class RegionManager:
             if rs.state != states.FREE and rs.instance_uuid != instance:
                 raise api.RegionBusy('region %s is held by instance %s (%s)'
                                      % (region, rs.instance_uuid, rs.state))
-            if rs.state in (states.ACTIVE, states.STOPPED):
+            if rs.state in states.HOLDING_MODULE:
                 self._make_safe(region)  # a reload by the same instance
             self._set(rs, state=states.LOADING, instance_uuid=instance,
                       image_id=image_id, sha256=sha256, module_id=None,
@@ -353,7 +350,7 @@ class RegionManager:
         try:
             rs = self.states[region]
             self._held(rs, instance)
-            if rs.state not in (states.ACTIVE, states.STOPPED):
+            if rs.state not in states.HOLDING_MODULE:
                 raise api.RegionBusy('region %s is %s: only an ACTIVE or '
                                      'STOPPED region changes power'
                                      % (region, rs.state))

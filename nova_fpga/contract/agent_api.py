@@ -28,6 +28,8 @@ import binascii
 
 import oslo_messaging as messaging
 
+from nova_fpga.contract import states
+
 API_VERSION = '1.1'
 DEFAULT_TOPIC = 'nova-fpga-agent'
 #: The agents' exchange, named on both sides: a transport's default
@@ -162,7 +164,8 @@ class AgentAPI:
     def power(self, ctxt, board, region, instance_uuid, on):
         return self._call(ctxt, board, 'power', region=region,
                           instance_uuid=instance_uuid,
-                          state='on' if on else 'off')
+                          state=states.POWER_ON if on
+                          else states.POWER_OFF)
 
     def reset(self, ctxt, board, region, instance_uuid):
         return self._call(ctxt, board, 'reset', region=region,

@@ -17,11 +17,12 @@ How counters are shown comes from the module catalogue: the common block's
 in the first line, a module's array counters as a table with a row per
 label (the vTC's traffic classes), its other counters in a line.
 """
+from nova_fpga.contract import reports
 
 
 def _module_id(stats):
     try:
-        return int(stats.get('module_id') or '', 16)
+        return int(stats.module_id or '', 16)
     except ValueError:
         return None
 
@@ -77,11 +78,12 @@ def _module_lines(counters, module):
 
 
 def render(board, stats, module_catalogue):
-    """The console text of a region from the agent's ``stats``."""
+    """The console text of a region from the agent's ``stats`` answer."""
+    stats = reports.RegionStats.from_dict(stats)
     lines = ['board %s region %s: %s, module %s'
-             % (board, stats['region'], stats['state'], stats['module_id'])]
-    lines += stats.get('log', [])
-    counters = stats.get('module') or {}
+             % (board, stats.region, stats.state, stats.module_id)]
+    lines += stats.log
+    counters = stats.module or {}
     if counters:
         common = [c.name for c in module_catalogue.common.counters]
         lines.append('module counters: ' + ', '.join(
@@ -94,7 +96,7 @@ def render(board, stats, module_catalogue):
             shown |= names
         lines += ['  %s = %s' % (k, v) for k, v in sorted(counters.items())
                   if k not in shown]
-    dataplane = stats.get('dataplane')
+    dataplane = stats.dataplane
     if dataplane:
         lines.append('data plane counters:')
         lines += ['  %s = %s' % (k, v) for k, v in sorted(dataplane.items())]

@@ -28,6 +28,27 @@ from nova_fpga_agent import privsep
 agent_group = cfg.OptGroup('agent', title='Board agent')
 dataplane_group = cfg.OptGroup('dataplane', title='Data plane')
 
+#: where the board's kernel interfaces are: what the privileged helper
+#: confines its writes to
+ROOT_OPTS = [
+    cfg.StrOpt('sysfs_root', default='/sys',
+               help='Root of the sysfs tree the backend probes (a fake tree '
+                    'in tests). The privileged helper writes attributes '
+                    'only below it or configfs_root.'),
+    cfg.StrOpt('configfs_root', default='/sys/kernel/config',
+               help='Root of configfs: the privileged helper creates and '
+                    'removes device-tree overlays only in '
+                    'device-tree/overlays below it.'),
+    cfg.StrOpt('firmware_dir', default='/lib/firmware',
+               help='Firmware search path of the kernel, where a backend '
+                    'puts the bitstream the FPGA manager loads by name; '
+                    'the privileged helper writes files only below it.'),
+    cfg.StrOpt('dev_root', default='/dev',
+               help='Root of the device nodes (/dev/xdevcfg): the '
+                    'privileged helper writes only to existing nodes below '
+                    'it.'),
+]
+
 AGENT_OPTS = [
     cfg.StrOpt('board_name', required=True,
                regex=r'^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$',
@@ -48,22 +69,6 @@ AGENT_OPTS = [
                     'boards, sim for the board emulator), or auto for the '
                     'first installed backend that finds its hardware under '
                     'sysfs_root.'),
-    cfg.StrOpt('sysfs_root', default='/sys',
-               help='Root of the sysfs tree the backend probes (a fake tree '
-                    'in tests). The privileged helper writes attributes '
-                    'only below it or configfs_root.'),
-    cfg.StrOpt('configfs_root', default='/sys/kernel/config',
-               help='Root of configfs: the privileged helper creates and '
-                    'removes device-tree overlays only in '
-                    'device-tree/overlays below it.'),
-    cfg.StrOpt('firmware_dir', default='/lib/firmware',
-               help='Firmware search path of the kernel, where a backend '
-                    'puts the bitstream the FPGA manager loads by name; '
-                    'the privileged helper writes files only below it.'),
-    cfg.StrOpt('dev_root', default='/dev',
-               help='Root of the device nodes (/dev/xdevcfg): the '
-                    'privileged helper writes only to existing nodes below '
-                    'it.'),
     cfg.IntOpt('report_interval', default=10, min=1,
                help='Seconds between state reports to the cloud; a '
                     'region\'s state change also publishes one at once.'),
@@ -96,9 +101,19 @@ DATAPLANE_OPTS = [
 
 def register_opts(conf):
     conf.register_group(agent_group)
-    conf.register_opts(AGENT_OPTS, group=agent_group)
+    conf.register_opts(AGENT_OPTS + ROOT_OPTS, group=agent_group)
     conf.register_group(dataplane_group)
     conf.register_opts(DATAPLANE_OPTS, group=dataplane_group)
+
+
+def register_root_opts(conf):
+    """The roots alone, for the privileged helper (whose configuration is
+    the agent's file, but which needs none of the agent's other options:
+    registering those on its global CONF would make them required in
+    every process that imports the helper's module).
+    """
+    conf.register_group(agent_group)
+    conf.register_opts(ROOT_OPTS, group=agent_group)
 
 
 def _privileged_opts():
@@ -116,5 +131,6 @@ def _privileged_opts():
 
 def list_opts():
     """For oslo-config-generator (entry point oslo.config.opts)."""
-    return [(agent_group, AGENT_OPTS), (dataplane_group, DATAPLANE_OPTS),
+    return [(agent_group, AGENT_OPTS + ROOT_OPTS),
+            (dataplane_group, DATAPLANE_OPTS),
             (privsep.board_pctxt.cfg_section, _privileged_opts())]

@@ -40,7 +40,7 @@ from nova_fpga_agent import privsep
 CONF = cfg.CONF
 # the daemon reads the roots from its own configuration (privsep-helper
 # is started with the agent's --config-file), never from the caller
-agent_conf.register_opts(CONF)
+agent_conf.register_root_opts(CONF)
 
 OVERLAYS = os.path.join('device-tree', 'overlays')
 _OVERLAY_NAME = re.compile(r'^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$')

@@ -23,12 +23,14 @@ the filesystem store's own clean-up.
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from glance.common import exception as glance_exception
 from glance_store._drivers import filesystem
 from glance_store import exceptions
 
 from glance_store_bitstream import policy
 from nova_fpga import bitstream
 from nova_fpga.bitstream import devices
+from nova_fpga.contract import agent_api
 
 LOG = logging.getLogger(__name__)
 
@@ -136,8 +138,25 @@ class Store(filesystem.Store):
     def add(self, image_id, image_file, image_size, hashing_algo,
             context=None, verifier=None):
         if context is not None:
-            policy.enforce_create(context)
+            try:
+                policy.enforce_create(context)
+            except glance_exception.Forbidden:
+                _drain(image_file)
+                raise
         url, *rest = super().add(
             image_id, _ValidatingReader(image_file, self.allowed_devices),
             image_size, hashing_algo, context=context, verifier=verifier)
         return ('%s://%s' % (SCHEME, url[len('file://'):]), *rest)
+
+
+def _drain(image_file, limit=agent_api.DEFAULT_MAX_BITSTREAM_BYTES):
+    """Read a refused upload's body (up to the largest bitstream there is)
+    before refusing it, so the client reads Glance's 403 and its reason
+    instead of a connection closed while it was still sending.
+    """
+    read = 0
+    while read < limit:
+        chunk = image_file.read(min(65536, limit - read))
+        if not chunk:
+            return
+        read += len(chunk)

@@ -40,9 +40,9 @@ from nova_fpga.contract import states
 LOG = logging.getLogger(__name__)
 
 #: Seconds for which the agent's own answer about a region (the end of a
-#: load, unload, power or reset) is as current as a describe would be:
-#: nova asks for the power state (get_info without the cache) the moment
-#: spawn returns, and any later change arrives as a report anyway.
+#: load) is as current as a describe would be: nova asks for the power
+#: state (get_info without the cache) the moment spawn returns, and any
+#: later change arrives as a report anyway.
 ANSWER_FRESH_SECONDS = 1.0
 
 #: Errors that mean "the agent did not answer", as opposed to a refusal.

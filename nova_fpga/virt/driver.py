@@ -206,8 +206,7 @@ class ZynqDriver(driver.ComputeDriver):
 
     def get_info(self, instance, use_cache=True):
         board = self._boards[instance.node]
-        if not use_cache and not board.answered_now(
-                board.region_of(instance.uuid)[0]):
+        if not use_cache and not self._just_spawned(board, instance):
             self._boards.refresh(agents.rpc_context(), board)
         if not board.up:
             # not lost, not known: nova leaves an ACTIVE server alone
@@ -217,6 +216,15 @@ class ZynqDriver(driver.ComputeDriver):
             raise exception.InstanceNotFound(instance_id=instance.uuid)
         return hardware.InstanceInfo(
             state=POWER_STATES.get(region.state, power_state.NOSTATE))
+
+    @staticmethod
+    def _just_spawned(board, instance):
+        """Whether nova is reading the power state the moment spawn
+        returned: the load's own answer is that state, no describe needed.
+        Other callers of get_info(use_cache=False) get a describe.
+        """
+        return (instance.task_state == task_states.SPAWNING
+                and board.answered_now(board.region_of(instance.uuid)[0]))
 
     def _unload(self, ctxt, board, region, instance_uuid):
         board.take_region(reports.RegionReport.from_dict(

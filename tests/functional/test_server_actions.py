@@ -61,9 +61,11 @@ class ServerActionsTest(base.ZynqTestBase):
         return {r['name']: r for r in answer['regions']}[region]
 
     def assert_still_running(self, status='ACTIVE'):
-        server = self._wait_for_state_change(self.server, status)
+        # nova clears the task state last (after a refused snapshot, after
+        # deleting its image): wait for it, not only for the status
+        server = self._wait_for_server_parameter(
+            self.server, {'status': status, 'OS-EXT-STS:task_state': None})
         self.assertEqual(1, server['OS-EXT-STS:power_state'])
-        self.assertIsNone(server['OS-EXT-STS:task_state'])
         self.assertEqual(self.where, self.region_of(self.server))
         region = self.region_state()
         self.assertEqual(('ACTIVE', False),

@@ -110,10 +110,13 @@ def register_root_opts(conf):
     """The roots alone, for the privileged helper (whose configuration is
     the agent's file, but which needs none of the agent's other options:
     registering those on its global CONF would make them required in
-    every process that imports the helper's module).
+    every process that imports the helper's module).  A group of its own:
+    oslo.config's copies of one OptGroup share its option list, so the
+    agent's options registered on another ConfigOpts would appear here.
     """
-    conf.register_group(agent_group)
-    conf.register_opts(ROOT_OPTS, group=agent_group)
+    conf.register_group(cfg.OptGroup(agent_group.name,
+                                     title=agent_group.title))
+    conf.register_opts(ROOT_OPTS, group=agent_group.name)
 
 
 def _privileged_opts():

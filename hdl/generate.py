@@ -32,6 +32,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from nova_fpga import catalogue  # noqa: E402
+from nova_fpga.catalogue import entry  # noqa: E402
 from nova_fpga.contract import shell  # noqa: E402
 
 ME = 'hdl/generate.py'
@@ -148,7 +149,7 @@ def vivado_modules(cat):
     for number, module in enumerate(modules):
         paths = module.source_paths(RTL)
         dirs = list(dict.fromkeys([p.parent for p in paths]
-                                  + module.include_dirs(RTL)[-1:]))
+                                  + [RTL / entry.GENERATED]))
         lines += [
             '    %s [dict create \\' % module.name,
             '        top %s \\' % module.top,

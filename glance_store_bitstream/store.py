@@ -18,19 +18,27 @@ deletes and capabilities) with one difference: the data is validated by
 and with bounded memory.  Invalid data fails the write with a message that
 names the problem (Glance answers 400), and the partial file is removed by
 the filesystem store's own clean-up.
+
+Valid data is kept only when Glance's import flow is writing it: the import
+plugin has then inspected it against a shell and described it to nova.  A
+plain upload (``PUT /v2/images/{id}/file``) could never be scheduled, so it
+is refused with the command that works.
 """
 
 from oslo_config import cfg
 from oslo_log import log as logging
 
 from glance.common import exception as glance_exception
+from glance import db as glance_db
 from glance_store._drivers import filesystem
 from glance_store import exceptions
 
 from glance_store_bitstream import policy
+from glance_store_bitstream import shells
 from nova_fpga import bitstream
 from nova_fpga.bitstream import devices
 from nova_fpga.contract import agent_api
+from nova_fpga.contract import shell
 
 LOG = logging.getLogger(__name__)
 
@@ -73,14 +81,24 @@ class BitstreamRejected(exceptions.Invalid):
         super().__init__(message=message)
 
 
+#: Glance's image status while its import flow writes the data to a store.
+IMPORTING = 'importing'
+PLAIN_UPLOAD = (
+    'bitstreams must be uploaded with --import, which inspects them against '
+    'the shell and describes them to nova (a plain upload could not be '
+    'scheduled): openstack image create --import --property '
+    'fpga_shell_id=%s --file BITSTREAM NAME')
+
+
 class _ValidatingReader:
     """Hands the data on to the filesystem store and, as it passes, to the
     validator; at the end of the stream, the validator's verdict.
     """
 
-    def __init__(self, source, allowed):
+    def __init__(self, source, allowed, imported):
         self.source = source
         self.allowed = allowed
+        self.imported = imported
         # Glance hashes what it stores itself: no second digest here.
         self.validator = bitstream.Validator(digest=False)
 
@@ -112,6 +130,10 @@ class _ValidatingReader:
             raise BitstreamRejected(
                 'bitstream for %s: this cloud takes bitstreams for %s only'
                 % (info.device.name, ', '.join(sorted(self.allowed))))
+        if not self.imported:
+            raise BitstreamRejected('valid partial bitstream for %s, but %s'
+                                    % (info.device.name, PLAIN_UPLOAD
+                                       % _shell_ids(info.device)))
         LOG.info('valid partial bitstream for %s, footprint %s, module %s',
                  info.device.name, info.footprint.signature,
                  '0x%08X' % info.module_id if info.module_declared
@@ -137,16 +159,40 @@ class Store(filesystem.Store):
 
     def add(self, image_id, image_file, image_size, hashing_algo,
             context=None, verifier=None):
-        if context is not None:
-            try:
-                policy.enforce_create(context)
-            except glance_exception.Forbidden:
-                _drain(image_file)
-                raise
-        url, *rest = super().add(
-            image_id, _ValidatingReader(image_file, self.allowed_devices),
-            image_size, hashing_algo, context=context, verifier=verifier)
+        if context is None:
+            # Glance passes the request's context on every write it makes
+            raise exceptions.StorageWriteDenied(
+                'the bitstream store takes data only from a Glance request')
+        try:
+            policy.enforce_create(context)
+        except glance_exception.Forbidden:
+            _drain(image_file)
+            raise
+        reader = _ValidatingReader(image_file, self.allowed_devices,
+                                   _being_imported(context, image_id))
+        url, *rest = super().add(image_id, reader, image_size, hashing_algo,
+                                 context=context, verifier=verifier)
         return ('%s://%s' % (SCHEME, url[len('file://'):]), *rest)
+
+
+def _shell_ids(device):
+    """The registered shells for the device, as the user would name them
+    (the import checks them; here they only help the message).
+    """
+    try:
+        found = [shell_id for shell_id, manifest in shells.registered().items()
+                 if manifest.device == device]
+    except shell.ManifestError:
+        found = []
+    return ' or '.join(sorted(found)) or 'SHELL_ID'
+
+
+def _being_imported(context, image_id):
+    """Whether Glance's import flow is writing the image (its status in
+    Glance's database; a plain upload's image is queued or saving).
+    """
+    image = glance_db.get_api().image_get(context.elevated(), image_id)
+    return image['status'] == IMPORTING
 
 
 def _drain(image_file, limit=agent_api.DEFAULT_MAX_BITSTREAM_BYTES):

@@ -19,6 +19,7 @@ import subprocess
 import time
 
 from nova_fpga.contract import traits
+from nova_fpga_devtools.localcloud import keystone
 from nova_fpga_devtools.localcloud import process
 
 OPENSTACK = str(process.BIN / 'openstack')
@@ -30,7 +31,10 @@ class CLI:
     """
 
     def __init__(self, openrc):
-        self.env = dict(os.environ, **openrc)
+        # OS_* variables of the shell running the tests (a sourced
+        # openrc's OS_CLOUD, say) would select another cloud or user.
+        self.env = dict(keystone.without_client_variables(os.environ),
+                        **openrc)
 
     def run(self, *args, check=True):
         out = subprocess.run([OPENSTACK, *map(str, args)], env=self.env,

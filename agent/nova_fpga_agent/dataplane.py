@@ -34,6 +34,7 @@ import threading
 
 from oslo_log import log as logging
 
+from nova_fpga.contract import reports
 from nova_fpga_agent.backends import base
 
 LOG = logging.getLogger(__name__)
@@ -72,9 +73,9 @@ class DataPlane:
         self._ready = threading.Event()
         self._error = None
         self._lock = threading.Lock()
-        self._counters = {r.name: dict.fromkeys(
-            ('frames_in', 'bytes_in', 'frames_out', 'bytes_out', 'dropped'),
-            0) for r in manifest.regions}
+        self._counters = {r.name: dict.fromkeys(reports.DATAPLANE_COUNTERS,
+                                                0)
+                          for r in manifest.regions}
         self.unsteered = 0
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name='dataplane')
@@ -93,7 +94,19 @@ class DataPlane:
         with self._lock:
             return dict(self._counters[region])
 
-    def _count(self, region, **add):
+    def reset(self, region):
+        """Start the region's counters again at zero.
+
+        A load does it, so a server sees the traffic since its own load
+        and never an earlier holder's.  A reset rather than a baseline:
+        nothing reads a region's board-wide totals, and a baseline would
+        be one more per-load number to keep in step with the counters.
+        """
+        with self._lock:
+            self._counters[region] = dict.fromkeys(
+                reports.DATAPLANE_COUNTERS, 0)
+
+    def _count(self, region, add):
         with self._lock:
             for key, value in add.items():
                 self._counters[region][key] += value
@@ -148,16 +161,18 @@ class DataPlane:
             self.unsteered += 1
             return
         tag, inner = frame[12:16], frame[:12] + frame[16:]
-        self._count(region.name, frames_in=1, bytes_in=len(inner))
+        self._count(region.name, {reports.FRAMES_IN: 1,
+                                  reports.BYTES_IN: len(inner)})
         try:
             out = self.backend.transfer(region.name, inner)
         except base.RegisterError as exc:
-            self._count(region.name, dropped=1)
+            self._count(region.name, {reports.DROPPED: 1})
             LOG.debug('region %s dropped a frame: %s', region.name, exc)
             return
         for reply in out:
             sock.send(reply[:12] + tag + reply[12:])
-            self._count(region.name, frames_out=1, bytes_out=len(reply))
+            self._count(region.name, {reports.FRAMES_OUT: 1,
+                                      reports.BYTES_OUT: len(reply)})
 
 
 def _with_vlan_tag(data, ancdata):

@@ -52,12 +52,14 @@ class _StepFailed(Exception):
 class RegionManager:
     def __init__(self, manifest, backend, store, board_name,
                  max_bitstream_bytes=api.DEFAULT_MAX_BITSTREAM_BYTES,
-                 cache=None, module_catalogue=None):
+                 cache=None, module_catalogue=None, dataplane=None):
         self.manifest = manifest
         #: what the modules' registers and counters are (nova_fpga.catalogue)
         self.catalogue = module_catalogue or catalogue.load()
         #: BitstreamCache of loaded bitstreams (None: no cache)
         self.cache = cache
+        #: the board's DataPlane (None: no data interface)
+        self.dataplane = dataplane
         self.backend = backend
         self.store = store
         self.board_name = board_name
@@ -72,6 +74,7 @@ class RegionManager:
         #: called after every operation that may have changed a region
         self.changed = lambda: None
         self.states = {}
+        #: region name -> [(instance UUID the line concerns, line)]
         self.log = {r.name: [] for r in manifest.regions}
 
     # -- start-up ----------------------------------------------------------
@@ -102,7 +105,8 @@ class RegionManager:
         name = rs.region
         held = self.backend.loaded_module(name)
         if rs.state in (states.LOADING, states.UNLOADING):
-            self._record(name, 'agent restarted during %s at step %s'
+            self._record(name, rs.instance_uuid,
+                         'agent restarted during %s at step %s'
                          % (rs.state.lower(), rs.step))
             self._make_safe(name)
             if rs.state == states.LOADING:
@@ -147,12 +151,14 @@ class RegionManager:
         rs.updated_at = time.time()
         self._save()
 
-    def _record(self, region, message):
-        """The region's log: what console output shows."""
+    def _record(self, region, instance, message):
+        """The region's log, each line tagged with the instance it concerns:
+        a server's console output shows its own lines only.
+        """
         line = '%s %s' % (time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
                           message)
         entries = self.log[region]
-        entries.append(line)
+        entries.append((instance, line))
         del entries[:-200]
         LOG.info('region %s: %s', region, message)
 
@@ -182,9 +188,14 @@ class RegionManager:
             raise api.InvalidRequest('instance %r is not a UUID'
                                      % (instance_uuid,))
 
-    def _held(self, rs, instance):
-        if rs.state == states.FAILED and rs.instance_uuid is None:
-            return  # state was lost: anyone may clear the region
+    def _held(self, rs, instance, lost_ok=True):
+        """Refuse an instance that does not hold the region.
+
+        lost_ok: a FAILED region whose state was lost is anyone's to
+        clear (not anyone's to read).
+        """
+        if lost_ok and rs.state == states.FAILED and rs.instance_uuid is None:
+            return
         if rs.instance_uuid != instance:
             raise api.RegionNotHeld('region %s is not held by instance %s'
                                     % (rs.region, instance))
@@ -228,6 +239,8 @@ class RegionManager:
             self._set(rs, state=states.LOADING, instance_uuid=instance,
                       image_id=image_id, sha256=sha256, module_id=None,
                       step='validate', error=None)
+            if self.dataplane is not None:
+                self.dataplane.reset(region)
             started = time.monotonic()
             try:
                 port_seconds = self._load_steps(spec, rs, data, sha256)
@@ -238,18 +251,19 @@ class RegionManager:
                     state=states.FAILED,
                     error='load failed at step %s' % exc,
                 )
-                self._record(region, 'load of image %s failed at step %s'
-                             % (image_id, exc))
+                self._record(region, instance, 'load of image %s failed at '
+                             'step %s' % (image_id, exc))
                 raise api.LoadFailed('board %s region %s: load failed at '
                                      'step %s' % (self.board_name, region,
                                                   exc), step=exc.step)
             total = time.monotonic() - started
             if self.cache is not None:
                 self.cache.put(sha256, image_id, data)
-            self._record(region, 'loaded image %s (module %s) for instance '
-                         '%s in %.3f s, %.3f s of it the configuration port'
-                         % (image_id, _hex(rs.module_id), instance, total,
-                            port_seconds))
+            self._record(region, instance, 'loaded image %s (module %s) for '
+                         'instance %s in %.3f s, %.3f s of it the '
+                         'configuration port' % (
+                             image_id, _hex(rs.module_id), instance, total,
+                             port_seconds))
             return reports.LoadReport(
                 **self._describe_region(spec).to_dict(),
                 port_seconds=port_seconds,
@@ -331,8 +345,8 @@ class RegionManager:
             self._make_safe(region)
             self._free(rs)
             self._set(rs)
-            self._record(region, 'unloaded for instance %s; region free and '
-                         'decoupled' % instance)
+            self._record(region, instance, 'unloaded for instance %s; region '
+                         'free and decoupled' % instance)
             return self._describe_region(
                 self.manifest.region(region)
             ).to_dict()
@@ -370,7 +384,7 @@ class RegionManager:
                           % (state, exc))
                 raise api.HardwareError('region %s: power %s failed: %s'
                                         % (region, state, exc))
-            self._record(region, 'power %s' % state)
+            self._record(region, instance, 'power %s' % state)
             return self._describe_region(
                 self.manifest.region(region)
             ).to_dict()
@@ -389,7 +403,7 @@ class RegionManager:
                 raise api.RegionBusy('region %s is %s: only an ACTIVE region '
                                      'is reset' % (region, rs.state))
             self.backend.module_reset(region)
-            self._record(region, 'module reset')
+            self._record(region, instance, 'module reset')
             return self._describe_region(
                 self.manifest.region(region)
             ).to_dict()
@@ -459,9 +473,15 @@ class RegionManager:
             uptime=time.time() - self.started_at,
             regions={n: s.state for n, s in self.states.items()}).to_dict()
 
-    def stats(self, region, dataplane_counters=None):
+    def stats(self, region, instance_uuid):
+        """The region's counters and log as the instance holding it may see
+        them: its own log lines, the module's counters and the data-plane
+        counters (both start again at its load), nothing of other holders.
+        """
         spec = self._region(region)
+        instance = self._instance(instance_uuid)
         rs = self.states[region]
+        self._held(rs, instance, lost_ok=False)
         counters = {}
         if rs.state == states.ACTIVE and rs.module_id not in (
                 None, container.NO_USER_ID):
@@ -471,13 +491,20 @@ class RegionManager:
                     lambda off: self.backend.read_register(region, off))
             except (base.RegisterError, ValueError) as exc:
                 counters = {'error': str(exc)}
-        return reports.RegionStats(
+        answer = reports.RegionStats(
             region=spec.name, state=rs.state,
             module_id=_hex(rs.module_id) if rs.module_id is not None
             else None,
             module=counters,
-            dataplane=dataplane_counters or {},
-            log=list(self.log[region])).to_dict()
+            dataplane=self.dataplane.counters(region) if self.dataplane
+            else {},
+            log=[line for owner, line in list(self.log[region])
+                 if owner == instance]).to_dict()
+        # read without the region's lock (a console need not wait for a
+        # load): an unload and another's load meanwhile would have given
+        # the caller their counters
+        self._held(rs, instance, lost_ok=False)
+        return answer
 
 
 def _hex(value):

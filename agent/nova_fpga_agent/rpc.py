@@ -45,9 +45,8 @@ def _counted(method):
 class AgentEndpoint:
     target = messaging.Target(version=api.API_VERSION)
 
-    def __init__(self, manager, dataplane=None):
+    def __init__(self, manager):
         self.manager = manager
-        self.dataplane = dataplane
         # how chatty nova is with this board: health answers with it
         self._calls_lock = threading.Lock()
         self._calls = {'request': collections.Counter(),
@@ -89,6 +88,7 @@ class AgentEndpoint:
         return self.manager.reset(region, instance_uuid)
 
     @_counted
-    def stats(self, ctxt, region):
-        counters = self.dataplane.counters(region) if self.dataplane else None
-        return self.manager.stats(region, counters)
+    def stats(self, ctxt, region, instance_uuid=None):
+        # 1.2: the instance asking; a caller before 1.2 names none and is
+        # refused (it would have read the region's whole history)
+        return self.manager.stats(region, instance_uuid)

@@ -48,27 +48,28 @@ class Agent:
         self.conf = conf
         manifest = mf.load(conf.agent.manifest)
         backend = backends.probe(conf, manifest)
+        self.dataplane = None
+        if conf.dataplane.interface:
+            self.dataplane = dp.DataPlane(manifest, backend,
+                                          conf.dataplane.interface,
+                                          conf.dataplane.netns)
         self.manager = regions.RegionManager(
             manifest, backend, state.StateStore(conf.agent.state_dir),
             conf.agent.board_name, conf.agent.max_bitstream_bytes,
             cache.BitstreamCache(
                 os.path.join(conf.agent.state_dir, 'bitstreams'),
                 conf.agent.bitstream_cache_mb * 1024 * 1024),
-            catalogue.load(conf.agent.module_catalogue_dirs))
+            catalogue.load(conf.agent.module_catalogue_dirs),
+            self.dataplane)
         self.manager.check_device()
         self.manager.start()
-        self.dataplane = None
-        if conf.dataplane.interface:
-            self.dataplane = dp.DataPlane(manifest, backend,
-                                          conf.dataplane.interface,
-                                          conf.dataplane.netns)
         self.transport = transport or messaging.get_rpc_transport(conf)
         target = messaging.Target(exchange=api.EXCHANGE,
                                   topic=conf.agent.topic,
                                   server=conf.agent.board_name)
         self.server = messaging.get_rpc_server(
             self.transport, target,
-            [rpc.AgentEndpoint(self.manager, self.dataplane)],
+            [rpc.AgentEndpoint(self.manager)],
             executor='threading')
         self.notifier = messaging.Notifier(
             notification_transport

@@ -22,6 +22,8 @@ API history:
     1.0 - describe, load, unload, power, reset, stats, health
     1.1 - load without a bitstream loads the one the board cached under
           sha256 (describe lists them as 'cached'); NotCached otherwise
+    1.2 - stats names the instance asking (RegionNotHeld unless it holds
+          the region) and answers with its own log lines and counters only
 """
 import base64
 import binascii
@@ -30,7 +32,7 @@ import oslo_messaging as messaging
 
 from nova_fpga.contract import states
 
-API_VERSION = '1.1'
+API_VERSION = '1.2'
 DEFAULT_TOPIC = 'nova-fpga-agent'
 #: The agents' exchange, named on both sides: a transport's default
 #: exchange is its process's control_exchange, which is 'nova' inside
@@ -171,5 +173,14 @@ class AgentAPI:
         return self._call(ctxt, board, 'reset', region=region,
                           instance_uuid=instance_uuid)
 
-    def stats(self, ctxt, board, region):
-        return self._call(ctxt, board, 'stats', region=region)
+    def stats(self, ctxt, board, region, instance_uuid):
+        """What the instance holding the region may see of it (API 1.2).
+
+        Never sent as 1.0: an older agent would answer with the region's
+        whole history, other instances' included.
+        """
+        if not self.client.can_send_version('1.2'):
+            raise InvalidRequest('stats for an instance needs agent API '
+                                 '1.2; the version cap is lower')
+        return self._call(ctxt, board, 'stats', version='1.2', region=region,
+                          instance_uuid=instance_uuid)

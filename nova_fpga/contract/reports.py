@@ -20,6 +20,16 @@ agent lacks take their defaults.
 import dataclasses
 import typing
 
+#: A region's data-plane counters (RegionStats.dataplane): frames and
+#: bytes steered into the region and sent out of it, and frames it
+#: refused (decoupled, or nothing running).
+FRAMES_IN = 'frames_in'
+BYTES_IN = 'bytes_in'
+FRAMES_OUT = 'frames_out'
+BYTES_OUT = 'bytes_out'
+DROPPED = 'dropped'
+DATAPLANE_COUNTERS = (FRAMES_IN, BYTES_IN, FRAMES_OUT, BYTES_OUT, DROPPED)
+
 
 class _Report:
     def to_dict(self):
@@ -126,8 +136,8 @@ class HealthReport(_Report):
 
 @dataclasses.dataclass
 class RegionStats(_Report):
-    """``stats``: a region's module counters, data-plane counters and log
-    (what a server's console log shows).
+    """``stats``: what the instance holding a region may see of it, all
+    since its load (its console log and diagnostics).
     """
 
     region: str
@@ -135,5 +145,7 @@ class RegionStats(_Report):
     module_id: str = None
     #: counter name -> value, as the module catalogue names them
     module: dict = dataclasses.field(default_factory=dict)
+    #: DATAPLANE_COUNTERS -> value ({}: the board has no data interface)
     dataplane: dict = dataclasses.field(default_factory=dict)
+    #: the log lines about the instance
     log: list = dataclasses.field(default_factory=list)

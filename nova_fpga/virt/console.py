@@ -10,14 +10,14 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The console log of a region server: the agent's log for that region and
-the module's counters, as text (there is no serial console in a region).
+"""The console log of a region server: the agent's log of that server in its
+region and the module's counters, as text (there is no serial console in a
+region).
 
 How counters are shown comes from the module catalogue: the common block's
 in the first line, a module's array counters as a table with a row per
 label (the vTC's traffic classes), its other counters in a line.
 """
-from nova_fpga.contract import reports
 
 
 def _module_id(stats):
@@ -78,8 +78,9 @@ def _module_lines(counters, module):
 
 
 def render(board, stats, module_catalogue):
-    """The console text of a region from the agent's ``stats`` answer."""
-    stats = reports.RegionStats.from_dict(stats)
+    """The console text of a region from the agent's ``stats`` answer (a
+    RegionStats: the server's own lines and counters).
+    """
     lines = ['board %s region %s: %s, module %s'
              % (board, stats.region, stats.state, stats.module_id)]
     lines += stats.log

@@ -29,10 +29,12 @@ from nova import context as nova_context
 from nova import exception
 from nova.image import glance
 from nova import objects
+from nova.objects import diagnostics as diagnostics_obj
 from nova.virt import driver
 from nova.virt import hardware
 import nova.virt.node
 from oslo_log import log as logging
+from oslo_utils import timeutils
 
 from nova_fpga import catalogue
 import nova_fpga.conf
@@ -53,16 +55,31 @@ CONF = nova_fpga.conf.CONF
 
 NETWORKING_UNSUPPORTED = ('region networking is not supported yet: create '
                           'the server with --nic none')
+#: the digest a board caches and checks bitstreams by; Glance hashing with
+#: it too (glance-api.conf [DEFAULT] hashing_algorithm) lets a board load
+#: from its cache without a download
+BOARD_DIGEST = 'sha256'
+#: nova actions that power a server off before the part a region cannot do
+POWER_OFF_FIRST = {task_states.RESCUING: 'rescue',
+                   task_states.SHELVING: 'shelve'}
 POWER_STATES = {states.ACTIVE: power_state.RUNNING,
                 states.STOPPED: power_state.SHUTDOWN,
                 states.FAILED: power_state.CRASHED}
+#: nova's diagnostics name a driver from a closed list (its objects and
+#: its API's response schema both refuse others): ironic is the proxy of
+#: physical nodes this driver is modelled on; 'hypervisor' says zynq.
+DIAGNOSTICS_DRIVER = 'ironic'
 
 
 class ZynqDriver(driver.ComputeDriver):
     # Regions hold logic, not disks or guests: nova's capability flags
     # (all False by default) say so where nova has one; the other actions
     # are refused below (unsupported.py).
-    capabilities = dict(driver.ComputeDriver.capabilities)
+    capabilities = dict(driver.ComputeDriver.capabilities,
+                        # so that resize and cold migrate reach this
+                        # driver, which refuses them in words, instead of
+                        # ending in the scheduler's "No valid host"
+                        supports_migrate_to_same_host=True)
 
     def __init__(self, virtapi, read_only=False):
         super().__init__(virtapi)
@@ -283,14 +300,16 @@ class ZynqDriver(driver.ComputeDriver):
         where the time went (the create benchmark reads that line).
         """
         started = time.monotonic()
-        expected = self._image_sha256(context, instance)
+        algorithm, glance_hash = self._glance_hash(context, instance)
+        # the board's cache and checks are keyed on SHA-256
+        sha256 = glance_hash if algorithm == BOARD_DIGEST else None
         client = self._boards.client
         result = None
-        if expected in board.cached() and client.can_load_cached():
+        if sha256 in board.cached() and client.can_load_cached():
             try:
                 result = client.load(
                     agents.rpc_context(context), board.name, region,
-                    instance.uuid, instance.image_ref, expected, None,
+                    instance.uuid, instance.image_ref, sha256, None,
                     timeout=CONF.zynq.load_timeout)
                 LOG.info('board %s loaded image %s from its cache',
                          board.name, instance.image_ref, instance=instance)
@@ -299,11 +318,12 @@ class ZynqDriver(driver.ComputeDriver):
                          board.name, instance.image_ref, instance=instance)
         transfer = 0.0
         if result is None:
-            data = self._download(context, instance, expected)
+            data = self._download(context, instance, algorithm, glance_hash)
             transfer = time.monotonic() - started
             result = client.load(
                 agents.rpc_context(context), board.name, region,
-                instance.uuid, instance.image_ref, expected, data,
+                instance.uuid, instance.image_ref,
+                sha256 or hashlib.sha256(data).hexdigest(), data,
                 timeout=CONF.zynq.load_timeout)
         board.take_region(reports.RegionReport.from_dict(result))
         report = reports.LoadReport.from_dict(result)
@@ -315,34 +335,39 @@ class ZynqDriver(driver.ComputeDriver):
                  region,
                  instance=instance)
 
-    def _image_sha256(self, context, instance):
-        """The digest Glance's import derived for the server's image."""
+    def _glance_hash(self, context, instance):
+        """(algorithm, hex digest) of the image's data as Glance hashed it
+        when storing it (os_hash_algo, os_hash_value).  What a region runs
+        is identified by this: no API user, admin included, can change it,
+        unlike an image property.
+        """
         image = self._image_api.get(context, instance.image_ref)
-        expected = image.get('properties', {}).get('fpga_sha256')
-        if not expected:
+        algorithm = image.get('os_hash_algo')
+        glance_hash = image.get('os_hash_value')
+        if not glance_hash or algorithm not in hashlib.algorithms_available:
             raise exception.BuildAbortException(
                 instance_uuid=instance.uuid,
-                reason='image %s has no fpga_sha256 property: bitstreams '
-                       'must be uploaded with the import flow '
-                       '(openstack image create --import)'
-                % instance.image_ref)
-        return expected
+                reason='image %s has no data hash from Glance (os_hash_algo '
+                       '%s): upload its bitstream again with openstack '
+                       'image create --import' % (instance.image_ref,
+                                                  algorithm))
+        return algorithm, glance_hash
 
-    def _download(self, context, instance, expected):
+    def _download(self, context, instance, algorithm, glance_hash):
         """The image's bits through nova's image API with the request's
         context (private images, nova's signature checks), checked against
-        the digest Glance's import derived.
+        Glance's hash of the data.
         """
         buf = io.BytesIO()
         self._image_api.download(context, instance.image_ref, data=buf)
         data = buf.getvalue()
-        actual = hashlib.sha256(data).hexdigest()
-        if actual != expected:
+        actual = hashlib.new(algorithm, data).hexdigest()
+        if actual != glance_hash:
             raise exception.BuildAbortException(
                 instance_uuid=instance.uuid,
-                reason='image %s data has SHA-256 %s, its fpga_sha256 '
-                       'property says %s' % (instance.image_ref, actual,
-                                             expected))
+                reason='image %s downloaded with %s %s, but Glance stored '
+                       'data with %s' % (instance.image_ref, algorithm,
+                                         actual, glance_hash))
         return data
 
     def destroy(self, context, instance, network_info, block_device_info=None,
@@ -375,21 +400,28 @@ class ZynqDriver(driver.ComputeDriver):
 
     def _power(self, instance, on):
         board, region, _ = self._region_of(instance)
+        failure = (exception.InstancePowerOnFailure if on
+                   else exception.InstancePowerOffFailure)
         try:
             board.take_region(reports.RegionReport.from_dict(
                 self._boards.client.power(agents.rpc_context(), board.name,
                                           region, instance.uuid, on)))
         except agent_api.AgentError as exc:
-            failure = (exception.InstancePowerOnFailure if on
-                       else exception.InstancePowerOffFailure)
             raise failure(reason=zboards.agent_error_text(exc))
+        except zboards.UNREACHABLE as exc:
+            self._boards.lost(board, exc)
+            raise failure(reason='board %s: %s, so the server could not '
+                                 'be %s; try again once the board answers'
+                                 % (board.name, board.problem,
+                                    'started' if on else 'stopped'))
 
     def power_off(self, instance, timeout=0, retry_interval=0):
-        # nova's rescue powers the server off before it asks the driver to
-        # rescue, and errors the server on any failure: refuse before the
-        # region is touched
-        if instance.task_state == task_states.RESCUING:
-            raise unsupported.error('rescue')
+        # nova's rescue and shelve power the server off before they ask the
+        # driver for what a region cannot do: refuse before the region is
+        # touched, so the server keeps running
+        refused = POWER_OFF_FIRST.get(instance.task_state)
+        if refused:
+            raise unsupported.error(refused)
         self._power(instance, False)
 
     def power_on(self, context, instance, network_info,
@@ -434,6 +466,9 @@ class ZynqDriver(driver.ComputeDriver):
     def suspend(self, context, instance):
         raise unsupported.rollback('suspend')
 
+    def pause(self, instance):
+        raise unsupported.error('pause')
+
     def rescue(self, context, instance, network_info, image_meta,
                rescue_password, block_device_info, share_info):
         raise unsupported.error('rescue')
@@ -445,8 +480,65 @@ class ZynqDriver(driver.ComputeDriver):
                       disk_bus=None, device_type=None, encryption=None):
         raise unsupported.error('attach volumes to')
 
-    def get_console_output(self, context, instance):
+    def _stats(self, context, instance):
+        """(board, the instance's RegionStats) as the instance may see them:
+        its own history and counters only (the agent checks it holds the
+        region).  A board that cannot answer is a nova error that says so.
+        """
         board, region, _ = self._region_of(instance)
-        stats = self._boards.client.stats(agents.rpc_context(context),
-                                          board.name, region)
+        try:
+            return board, reports.RegionStats.from_dict(
+                self._boards.client.stats(agents.rpc_context(context),
+                                          board.name, region, instance.uuid))
+        except zboards.UNREACHABLE as exc:
+            self._boards.lost(board, exc)
+            reason = ('its agent did not answer within %d s'
+                      % CONF.zynq.rpc_timeout)
+        except agent_api.AgentError as exc:
+            reason = zboards.agent_error_text(exc)
+        raise exception.InstanceNotReady(
+            instance_id=instance.uuid,
+            message='Cannot read region %s of board %s: %s'
+            % (region, board.name, reason))
+
+    def get_console_output(self, context, instance):
+        board, stats = self._stats(context, instance)
         return console.render(board.name, stats, self._catalogue)
+
+    def get_instance_diagnostics(self, instance):
+        _, stats = self._stats(None, instance)
+        diagnostics = diagnostics_obj.Diagnostics(
+            state=power_state.STATE_MAP[POWER_STATES.get(
+                stats.state, power_state.NOSTATE)],
+            driver=DIAGNOSTICS_DRIVER, hypervisor=placement.HYPERVISOR_TYPE,
+            config_drive=False, uptime=_uptime(instance))
+        plane = stats.dataplane
+        # the region's VLAN on the board's data interface; all None when
+        # the board has none
+        diagnostics.add_nic(rx_packets=plane.get(reports.FRAMES_IN),
+                            rx_octets=plane.get(reports.BYTES_IN),
+                            rx_drop=plane.get(reports.DROPPED),
+                            tx_packets=plane.get(reports.FRAMES_OUT),
+                            tx_octets=plane.get(reports.BYTES_OUT))
+        return diagnostics
+
+    def get_diagnostics(self, instance):
+        """Legacy diagnostics (microversions before 2.48): the counters of
+        get_instance_diagnostics and the module's, flat.
+        """
+        _, stats = self._stats(None, instance)
+        flat = {'uptime': _uptime(instance)}
+        flat.update(('module_%s' % k, v) for k, v in stats.module.items())
+        flat.update(('dataplane_%s' % k, v)
+                    for k, v in stats.dataplane.items())
+        return flat
+
+
+def _uptime(instance):
+    """Seconds since the instance was launched (its load), as libvirt's
+    diagnostics count them.
+    """
+    if instance.launched_at is None:
+        return None
+    return int(timeutils.delta_seconds(
+        timeutils.normalize_time(instance.launched_at), timeutils.utcnow()))

@@ -34,6 +34,11 @@ WHY = {
     'rescue': 'a region has no disk to repair and no rescue image to boot; '
               'reboot --hard reloads its bitstream',
     'attach volumes to': 'a region has no block devices',
+    'pause': 'a region\'s logic cannot be frozen and resumed; stop the '
+             'server instead',
+    'shelve': 'a region holds logic, not a disk that could be kept as an '
+              'image; delete the server to free its region and create it '
+              'again from the same image later',
 }
 
 

@@ -60,21 +60,23 @@ def test_load_stats_power_reset_unload(cloud):
     assert result['port_seconds'] > 0 and result['agent_seconds'] > 0
     frame = bytes(range(64))
     assert agent.manager.backend.transfer('rp0', frame) == [frame]
-    stats = cloud.client.stats({}, 'b0', 'rp0')
-    assert stats['module'] == {'frames': 1, 'bytes': 64}
-    assert 'loaded image img-1' in stats['log'][-1]
+
+    def stats():
+        return cloud.client.stats({}, 'b0', 'rp0', instance)
+    assert stats()['module'] == {'frames': 1, 'bytes': 64}
+    assert 'loaded image img-1' in stats()['log'][-1]
 
     off = cloud.client.power({}, 'b0', 'rp0', instance, False)
     assert off['state'] == states.STOPPED
     assert agent.manager.backend.is_decoupled('rp0')
-    assert cloud.client.stats({}, 'b0', 'rp0')['module'] == {}
+    assert stats()['module'] == {}
     on = cloud.client.power({}, 'b0', 'rp0', instance, True)
     assert on['state'] == states.ACTIVE
     # power on resets the module: counters start again
-    assert cloud.client.stats({}, 'b0', 'rp0')['module']['frames'] == 0
+    assert stats()['module']['frames'] == 0
     agent.manager.backend.transfer('rp0', frame)
     cloud.client.reset({}, 'b0', 'rp0', instance)
-    assert cloud.client.stats({}, 'b0', 'rp0')['module']['frames'] == 0
+    assert stats()['module']['frames'] == 0
 
     freed = cloud.client.unload({}, 'b0', 'rp0', instance)
     assert freed['state'] == states.FREE and freed['instance_uuid'] is None
@@ -85,11 +87,53 @@ def test_load_stats_power_reset_unload(cloud):
     )
 
 
+def test_stats_show_the_holder_only_its_own_history(cloud):
+    agent = cloud.start('b0')
+    first, _ = load(cloud, 'b0', 'rp0', module_for('rp0'), image='img-first')
+    agent.manager.backend.transfer('rp0', bytes(64))
+    cloud.client.power({}, 'b0', 'rp0', first, False)
+    cloud.client.power({}, 'b0', 'rp0', first, True)
+    cloud.client.reset({}, 'b0', 'rp0', first)
+    assert len(cloud.client.stats({}, 'b0', 'rp0', first)['log']) == 4
+    cloud.client.unload({}, 'b0', 'rp0', first)
+
+    second, _ = load(cloud, 'b0', 'rp0', module_for('rp0'),
+                     image='img-second')
+    stats = cloud.client.stats({}, 'b0', 'rp0', second)
+    assert len(stats['log']) == 1
+    assert 'loaded image img-second' in stats['log'][0]
+    assert not [line for line in stats['log']
+                if first in line or 'img-first' in line]
+    assert stats['module'] == {'frames': 0, 'bytes': 0}
+    assert stats['dataplane'] == {}  # this board has no data interface
+    # the earlier holder, another region's and a stranger are refused
+    other, _ = load(cloud, 'b0', 'rp1', module_for('rp1'))
+    for instance in (first, other, str(uuid.uuid4())):
+        with pytest.raises(api.RegionNotHeld):
+            cloud.client.stats({}, 'b0', 'rp0', instance)
+    cloud.client.unload({}, 'b0', 'rp0', second)
+    with pytest.raises(api.RegionNotHeld):
+        cloud.client.stats({}, 'b0', 'rp0', second)  # a free region
+
+
+def test_stats_without_an_instance_are_refused(cloud):
+    cloud.start('b0')
+    instance, _ = load(cloud, 'b0', 'rp0', module_for('rp0'))
+    old = api.AgentAPI(cloud.transport, version_cap='1.1')
+    with pytest.raises(api.InvalidRequest, match='API 1.2'):
+        old.stats({}, 'b0', 'rp0', instance)  # the client refuses
+    # a client before 1.2 names no instance: the agent refuses it
+    cctxt = cloud.client.client.prepare(server='b0', version='1.1')
+    with pytest.raises(api.InvalidRequest, match='not a UUID'):
+        cctxt.call({}, 'stats', region='rp0')
+
+
 def test_real_partial_loads_as_an_opaque_module(cloud):
     cloud.start('b0')
-    _, result = load(cloud, 'b0', 'rp0', realfiles.read('pr_0_add.bit'))
+    instance, result = load(cloud, 'b0', 'rp0',
+                            realfiles.read('pr_0_add.bit'))
     assert result['state'] == states.ACTIVE and result['module_id'] == 'opaque'
-    assert cloud.client.stats({}, 'b0', 'rp0')['module'] == {}
+    assert cloud.client.stats({}, 'b0', 'rp0', instance)['module'] == {}
 
 
 @pytest.mark.parametrize('region,data,message', [

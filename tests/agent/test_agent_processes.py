@@ -79,7 +79,7 @@ def test_two_boards_side_by_side(client, agents, tmp_path):
         saved = json.loads((tmp_path / board / 'regions.json').read_text())
         assert [r['instance_uuid'] for r in saved['regions']
                 if r['region'] == 'rp0'] == [instance]
-    stats = client.stats({}, 'zb0', 'rp0')
+    stats = client.stats({}, 'zb0', 'rp0', i0)
     assert stats['module'] == {'frames': 0, 'bytes': 0}
     assert client.power({}, 'zb0', 'rp0', i0, False)['state'] == states.STOPPED
     assert region_of(client, 'zb0', 'rp0')['decoupled']

@@ -27,6 +27,8 @@ from scapy.all import Ether
 from scapy.all import rdpcap
 from scapy.all import sendp
 
+from nova_fpga.contract import agent_api as api
+from nova_fpga.contract import reports
 from nova_fpga_agent import dataplane
 from tests.agent.conftest import module_for
 from tests.agent.conftest import REFERENCE
@@ -105,6 +107,14 @@ def tagged(frame, vlan):
     return frame[:12] + struct.pack('>HH', 0x8100, vlan) + frame[12:]
 
 
+def load(client, region, image='img'):
+    instance = str(uuid.uuid4())
+    data = module_for(region)
+    client.load({}, 'dp0', region, instance, image,
+                hashlib.sha256(data).hexdigest(), data)
+    return instance
+
+
 def test_real_captures_come_back_through_the_loopback(tmp_path, rabbitmq,
                                                       data_link, report):
     netns, board_if, peer_if = data_link
@@ -114,9 +124,7 @@ def test_real_captures_come_back_through_the_loopback(tmp_path, rabbitmq,
         ('dataplane', 'netns'): netns})
     try:
         agent.start(client)
-        data = module_for('rp0')
-        client.load({}, 'dp0', 'rp0', str(uuid.uuid4()), 'img',
-                    hashlib.sha256(data).hexdigest(), data)
+        instance = load(client, 'rp0')
         vlan = REFERENCE.region('rp0').vlan
         captures = sorted(pathlib.Path(realdata_path('pcaps', 'ndpi')).glob(
             '*.pcap'))
@@ -130,21 +138,79 @@ def test_real_captures_come_back_through_the_loopback(tmp_path, rabbitmq,
             out = capture.wait_for(len(frames))
             assert out == [tagged(f, vlan) for f in frames], path.name
             total += len(frames)
-        # frames for a region with nothing running are dropped, counted
-        sendp([Ether(tagged(frames[0], REFERENCE.region('rp1').vlan))],
-              iface=peer_if, verbose=False)
-        time.sleep(0.5)
-        stats = client.stats({}, 'dp0', 'rp0')
+        stats = client.stats({}, 'dp0', 'rp0', instance)
         size = sum(
             len(p) for c in captures for p in map(bytes, rdpcap(str(c)))
         )
-        assert stats['dataplane']['frames_in'] == total
-        assert stats['dataplane']['frames_out'] == total
-        assert stats['dataplane']['dropped'] == 0
+        assert stats['dataplane'] == dict(
+            dict.fromkeys(reports.DATAPLANE_COUNTERS, 0),
+            **{reports.FRAMES_IN: total, reports.BYTES_IN: size,
+               reports.FRAMES_OUT: total, reports.BYTES_OUT: size})
         assert stats['module'] == {'frames': total, 'bytes': size}
-        assert client.stats({}, 'dp0', 'rp1')['dataplane']['dropped'] == 1
         report('data plane: %d frames of 9 real captures through the '
                'emulated loopback region, all back unchanged' % total)
+    finally:
+        agent.stop()
+        transport.cleanup()
+
+
+def test_a_holder_counts_traffic_from_its_own_load(tmp_path, rabbitmq,
+                                                   data_link):
+    netns, board_if, peer_if = data_link
+    client, transport = client_for(rabbitmq.user('cloud'))
+    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'), {
+        ('dataplane', 'interface'): board_if,
+        ('dataplane', 'netns'): netns})
+    frame = bytes(rdpcap(str(realdata_path('pcaps', 'ndpi',
+                                           'dns.pcap')))[0])
+
+    def send(region, count):
+        vlan = REFERENCE.region(region).vlan
+        sendp([Ether(tagged(frame, vlan))] * count, iface=peer_if,
+              verbose=False)
+
+    def plane(region, instance, counter, count):
+        """The region's data-plane counters once counter reaches count
+        (frames arrive asynchronously), or after 10 s.
+        """
+        deadline = time.monotonic() + 10
+        while True:
+            found = client.stats({}, 'dp0', region, instance)['dataplane']
+            if found[counter] >= count or time.monotonic() > deadline:
+                return found
+            time.sleep(0.1)
+
+    try:
+        agent.start(client)
+        first = load(client, 'rp0', image='img-first')
+        send('rp0', 5)
+        assert plane('rp0', first, reports.FRAMES_OUT, 5)[
+            reports.FRAMES_IN] == 5
+        client.unload({}, 'dp0', 'rp0', first)
+        send('rp0', 2)  # nothing runs there: dropped, counted for nobody
+        send('rp1', 1)
+        time.sleep(0.5)
+
+        second = load(client, 'rp0', image='img-second')
+        stats = client.stats({}, 'dp0', 'rp0', second)
+        assert stats['dataplane'] == dict.fromkeys(
+            reports.DATAPLANE_COUNTERS, 0)
+        assert not [line for line in stats['log']
+                    if first in line or 'img-first' in line]
+        with pytest.raises(api.RegionNotHeld):
+            client.stats({}, 'dp0', 'rp0', first)
+        send('rp0', 3)
+        assert plane('rp0', second, reports.FRAMES_OUT, 3)[
+            reports.FRAMES_IN] == 3
+
+        # a stopped server's frames are dropped, counted as its own
+        third = load(client, 'rp1')
+        client.power({}, 'dp0', 'rp1', third, False)
+        send('rp1', 1)
+        assert plane('rp1', third, reports.DROPPED, 1) == dict(
+            dict.fromkeys(reports.DATAPLANE_COUNTERS, 0),
+            **{reports.FRAMES_IN: 1, reports.BYTES_IN: len(frame),
+               reports.DROPPED: 1})
     finally:
         agent.stop()
         transport.cleanup()

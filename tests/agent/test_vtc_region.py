@@ -91,7 +91,7 @@ def test_vtc_region_classifies_real_captures_like_the_model(cloud, report):
             marked += expected != frame
     assert marked > 0  # the policy did mark classified flows
 
-    stats = cloud.client.stats({}, 'b0', 'rp1')
+    stats = cloud.client.stats({}, 'b0', 'rp1', instance)
     assert stats['module'] == model_counters(model)
     assert stats['module']['frames'] == frames
     classified = {k: v for k, v in stats['module'].items()

@@ -173,3 +173,28 @@ def reserved_regions(cloud, board):
 
 def import_error(image):
     return (image.get('properties') or {}).get(traits.IMPORT_ERROR_PROPERTY)
+
+
+def event_details(cli, server_id, action):
+    """The details of the events of the server's latest action of that
+    kind, as the user reads them (microversion 2.84).
+    """
+    actions = cli.json('--os-compute-api-version', '2.84', 'server', 'event',
+                       'list', server_id)
+    latest = next(a for a in actions if a['Action'] == action)
+    shown = cli.json('--os-compute-api-version', '2.84', 'server', 'event',
+                     'show', server_id, latest['Request ID'])
+    return [event.get('details') or '' for event in shown['events']]
+
+
+def wait_for_details(cli, server_id, action, expected, timeout=60):
+    """Until the latest such action's events show the expected details
+    (nova records them when the compute manager's call ends).
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        details = event_details(cli, server_id, action)
+        if expected in details:
+            return
+        assert time.monotonic() < deadline, (action, details)
+        time.sleep(1)

@@ -20,6 +20,7 @@ import signal
 import time
 
 from tests.e2e.conftest import reserved_regions
+from tests.e2e.conftest import wait_for_details
 from tests.localcloud.demo_cloud import demo
 from tests.services import alive
 
@@ -80,6 +81,16 @@ def test_a_dead_board_keeps_its_servers_and_new_ones_go_elsewhere(
         assert server['status'] == 'ERROR', server
         assert 'No valid host was found' in server['fault']['message']
         assert servers.show(first)['status'] == 'ACTIVE'
+
+        # the member who stops it reads why it could not be
+        servers.cli.run('server', 'stop', first)
+        wait_for_details(servers.cli, first, 'stop', (
+            'Failed to power off instance: board %s: the agent does not '
+            'answer, so the server could not be stopped; try again once '
+            'the board answers' % board), timeout=90)
+        shown = servers.wait_for(
+            first, lambda s: s['OS-EXT-STS:task_state'] is None)
+        assert shown['status'] == 'ACTIVE', shown
     finally:
         if not cloud.pids().get('boards/%s/agent' % board):
             cloud.board(board).start(client)

@@ -100,7 +100,7 @@ def test_vtc_server_classifies_real_traffic_like_the_model(
     paths = [realdata_path('pcaps', 'ndpi', name) for name in CAPTURES]
     vlan = REFERENCE.region('rp1').vlan
     sent, size = traffic.replay(paths, data_links[board].peer_if, vlan)
-    plane = cloud.wait_for_frames(board, 'rp1', sent)
+    plane = cloud.wait_for_frames(board, 'rp1', server_id, sent)
     assert plane['frames_in'] == plane['frames_out'] == sent, plane
 
     model = VtcModel()

@@ -18,6 +18,7 @@ Test images get their properties from the shared library
 (traits.image_properties of the validated builder-made bitstream), and
 nova's fake image service returns those bytes on download.
 """
+import hashlib
 import io
 import os
 import pathlib
@@ -86,12 +87,18 @@ class ZynqTestBase(integrated_helpers._IntegratedTestBase):
         # nova deletes the bound test method pytest removes afterwards
         pass
 
-    def create_bitstream_image(self, data, name):
-        props = traits.image_properties(bitstream.validate(data), SHELL_ID)
+    def create_bitstream_image(self, data, name, properties=None):
+        """An imported bitstream image: the properties Glance's import
+        derives (or those given), and Glance's SHA-256 hash of the data.
+        """
+        props = properties or traits.image_properties(
+            bitstream.validate(data), SHELL_ID)
         image = self.glance.create(None, {
             'name': name, 'status': 'active', 'visibility': 'public',
             'container_format': 'bare', 'disk_format': 'raw',
             'size': len(data), 'min_ram': 0, 'min_disk': 0,
+            'os_hash_algo': 'sha256',
+            'os_hash_value': hashlib.sha256(data).hexdigest(),
             'properties': props}, data=io.BytesIO(data))
         return image['id']
 

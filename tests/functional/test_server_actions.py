@@ -96,13 +96,31 @@ class ServerActionsTest(base.ZynqTestBase):
                      'Cannot suspend a server in an FPGA region')
         self.assert_still_running()
 
-    def test_migrate_within_one_proxy_finds_no_host(self):
-        # every board of a proxy is on its host, which nova excludes as a
-        # migration target (as with ironic)
+    def test_migrate_within_one_proxy_is_refused_in_words(self):
+        # the driver's supports_migrate_to_same_host makes nova offer the
+        # proxy's other boards: the move reaches the driver, which refuses
+        # it, instead of ending in the scheduler's "No valid host"
         allocations = held(self, self.server)
         self.act({'migrate': None})
+        self.refused('migrate', 'compute_resize_instance',
+                     'Cannot migrate or resize a server in an FPGA region')
         self.assert_still_running()
         self.assertEqual(allocations, held(self, self.server))
+
+    def test_pause_is_refused(self):
+        self.act({'pause': None})
+        self.refused('pause', 'compute_pause_instance',
+                     'Cannot pause a server in an FPGA region')
+        self.assert_still_running()
+
+    def test_shelve_is_refused_before_the_region_is_stopped(self):
+        # nova powers a server off before it snapshots it for shelving:
+        # the refusal comes first, so the server keeps running
+        self.act({'shelve': None})
+        self.refused('shelve', 'compute_shelve_instance',
+                     'Cannot shelve a server in an FPGA region')
+        self.assert_still_running()
+        self.assertEqual('ACTIVE', self.region_state()['state'])
 
     def test_volume_attach_is_refused(self):
         volume = nova_fixtures.CinderFixture.IMAGE_BACKED_VOL
@@ -132,7 +150,8 @@ class ServerActionsTest(base.ZynqTestBase):
         board, region = self.where
 
         def log():
-            return self.cloud.client.stats({}, board, region)['log']
+            return self.cloud.client.stats({}, board, region,
+                                           self.server['id'])['log']
 
         loads_before = sum('loaded image' in line for line in log())
         self._reboot_server(self.server)

@@ -12,8 +12,10 @@
 
 """Servers in regions through nova's real API, scheduler, placement and
 compute with the Zynq driver, against real agents."""
+import hashlib
 import io
 
+from nova_fpga import catalogue
 from nova_fpga.contract import placement
 from nova_fpga.contract import states
 from tests.functional import base
@@ -148,6 +150,35 @@ class PlacementOfImagesTest(base.ZynqTestBase):
         ordinary = self.glance.auto_disk_config_enabled_image['id']
         server = self.boot(ordinary, flavor=flavor)
         self.assertEqual('ordinary', server['OS-EXT-SRV-ATTR:host'])
+
+
+class WhatRunsTest(base.ZynqTestBase):
+
+    def test_properties_cannot_make_a_region_run_other_data(self):
+        """An image with the vTC image's properties (its fpga_sha256
+        included, as an admin could set them) but the loopback's data runs
+        the loopback, though both boards cache the vTC: the board loads by
+        Glance's hash of the stored data, which no API user can change.
+        """
+        vtc_data = base.agent_fixtures.module_for(
+            'rp1', catalogue.module_id('vtc'))
+        vtc = self.create_bitstream_image(vtc_data, 'vtc')
+        for server in [self.boot(vtc) for _ in self.BOARDS]:
+            self._delete_server(server)
+        for board in self.BOARDS:
+            cached = self.cloud.client.describe({}, board)['cached']
+            self.assertIn(hashlib.sha256(vtc_data).hexdigest(),
+                          [entry['sha256'] for entry in cached])
+        vtc_properties = self.glance.show(None, vtc)['properties']
+        disguised = self.create_bitstream_image(
+            base.agent_fixtures.module_for('rp1'), 'loopback-as-vtc',
+            properties=vtc_properties)
+        server = self.boot(disguised)
+        board, region = self.region_of(server)
+        loaded = {r['name']: r for r in self.cloud.client.describe(
+            {}, board)['regions']}[region]
+        self.assertEqual('0x%08X' % catalogue.module_id('loopback'),
+                         loaded['module_id'])
 
 
 class FailingLoadsTest(base.ZynqTestBase):

@@ -141,22 +141,38 @@ def test_unregistered_shell_is_refused(glance, bob, tmp_path):
         image['properties'][traits.IMPORT_ERROR_PROPERTY]
 
 
-def test_plain_upload_is_validated_but_not_described(
-    glance, keystone, bob, tmp_path
+def test_plain_upload_is_refused_with_the_reason_the_cli_shows(
+    glance, bob, admin, tmp_path
 ):
-    good = bob.json('image', 'create', 'plain-good', '--file',
-                    write(tmp_path, 'good', module_for('rp1')),
-                    '--disk-format', 'raw', '--container-format', 'bare')
-    assert good['status'] == 'active'
-    assert not any(k.startswith(('fpga_', 'trait:'))
-                   for k in good.get('properties') or {})
+    """openstack image create --file (no --import): valid data is refused
+    with the command that works, invalid data with the validator's words,
+    both shown by the CLI; the SDK deletes the image it created for it.
+    """
+    stored = set(glance.store_dir('fpga').iterdir())
+    good = bob.run('image', 'create', 'plain-good', '--file',
+                   write(tmp_path, 'good', module_for('rp1')),
+                   '--disk-format', 'raw', '--container-format', 'bare',
+                   check=False)
+    assert good.returncode != 0
+    assert 'BadRequestException: 400' in good.stderr
+    assert 'bitstreams must be uploaded with --import' in good.stderr
+    assert 'openstack image create --import --property fpga_shell_id=%s ' \
+        '--file BITSTREAM NAME' % SHELL in good.stderr
     bad = bob.run('image', 'create', 'plain-bad', '--file',
                   write(tmp_path, 'bad', mutate.flip_bit(module_for('rp1'),
                                                          99999)),
                   '--disk-format', 'raw', '--container-format', 'bare',
                   check=False)
-    assert bad.returncode != 0 and '400' in bad.stderr
-    # python-glanceclient shows Glance's message: the validator's own words
+    assert bad.returncode != 0 and 'CRC check word' in bad.stderr
+    left = admin.json('image', 'list')
+    assert not [i for i in left if i['Name'].startswith('plain-')]
+    assert set(glance.store_dir('fpga').iterdir()) == stored
+
+
+def test_a_refused_upload_keeps_glances_reason(glance, keystone, bob):
+    """python-glanceclient too shows Glance's message, and the image it
+    created stays queued with no data anywhere.
+    """
     client = glanceclient.Client('2', session=keystone.session('bob'))
     image = client.images.create(name='plain-bad', disk_format='raw',
                                  container_format='bare')
@@ -166,6 +182,7 @@ def test_plain_upload_is_validated_but_not_described(
     assert 'CRC check word' in str(exc.value)
     assert client.images.get(image['id'])['status'] == 'queued'
     assert stray_files(glance, image['id']) == []
+    client.images.delete(image['id'])
 
 
 def test_policy_limits_who_creates_bitstreams(glance, alice, tmp_path):
@@ -173,11 +190,32 @@ def test_policy_limits_who_creates_bitstreams(glance, alice, tmp_path):
     assert image['status'] == 'queued'
     assert 'fpga:bitstream:create' in \
         image['properties'][traits.IMPORT_ERROR_PROPERTY]
-    upload = alice.run('image', 'create', 'alice-plain', '--file',
-                       write(tmp_path, 'b', module_for('rp0')),
-                       '--disk-format', 'raw', '--container-format', 'bare',
-                       check=False)
-    assert upload.returncode != 0 and '403' in upload.stderr
+    alice.run('image', 'delete', image['id'])
+
+
+def test_refused_uploads_always_say_why_and_leave_nothing(
+    glance, alice, admin, tmp_path
+):
+    """50 plain uploads in a row by a project that may not create
+    bitstreams: 50 clear 403s with the policy's reason (none a connection
+    closed mid-upload), and no image left behind.
+    """
+    path = write(tmp_path, 'b', module_for('rp0'))
+    before = {i['ID'] for i in admin.json('image', 'list')}
+    stored = set(glance.store_dir('fpga').iterdir())
+    answers = []
+    for n in range(50):
+        out = alice.run('image', 'create', 'alice-plain-%d' % n, '--file',
+                        path, '--disk-format', 'raw', '--container-format',
+                        'bare', check=False)
+        answers.append((out.returncode, out.stderr.strip()))
+    unclear = [(n, err) for n, (rc, err) in enumerate(answers)
+               if rc == 0 or 'ForbiddenException: 403' not in err
+               or 'fpga:bitstream:create does not allow project' not in err]
+    assert not unclear, unclear
+    after = {i['ID'] for i in admin.json('image', 'list')}
+    assert after == before
+    assert set(glance.store_dir('fpga').iterdir()) == stored
 
 
 def test_users_cannot_forge_derived_properties(glance, bob, admin, tmp_path):

@@ -15,6 +15,7 @@ but only valid partial bitstreams get in, checked while they stream."""
 import hashlib
 import io
 import os
+import uuid
 
 from glance import context as glance_context
 import glance_store
@@ -72,8 +73,35 @@ def fpga_store(tmp_path):
     conf.clear_override('enabled_backends')
 
 
-def add(store, image_id, data, project='p-admin', roles=('admin',)):
-    return store.add(image_id, Reader(data), len(data), 'sha512',
+@pytest.fixture(scope='module', autouse=True)
+def glance_db(tmp_path_factory):
+    """Glance's image tables (SQLite): the store reads there whether the
+    import flow is writing an image.
+    """
+    from glance.db.sqlalchemy import api as db_api
+    from glance.db.sqlalchemy import models
+    from oslo_db import options as db_options
+    db_options.set_defaults(cfg.CONF)
+    path = tmp_path_factory.mktemp('glance-db') / 'glance.sqlite'
+    cfg.CONF.set_override('connection', 'sqlite:///%s' % path, 'database')
+    models.register_models(db_api.get_engine())
+    yield db_api
+    cfg.CONF.clear_override('connection', 'database')
+
+
+def image(image_id, status='importing', project='p-admin'):
+    """An image record as Glance has it while data is written to it."""
+    from glance import db as glance_db
+    glance_db.get_api().image_create(context(project, ['admin']), {
+        'id': image_id, 'name': image_id, 'status': status,
+        'owner': project, 'visibility': 'private'})
+    return image_id
+
+
+def add(store, image_id, data, project='p-admin', roles=('admin',),
+        status='importing'):
+    return store.add(image(image_id, status, project), Reader(data),
+                     len(data), 'sha512',
                      context=context(project, list(roles)))
 
 
@@ -108,7 +136,7 @@ def test_capabilities_are_the_filesystem_stores(fpga_store):
 def test_validation_streams_with_bounded_reads(fpga_store):
     store, _ = fpga_store
     reader = Reader(realfiles.read('pr_0_sub.bit'))
-    store.add('img-2', reader, 0, 'sha256',
+    store.add(image('img-2'), reader, 0, 'sha256',
               context=context('p-admin', ['admin']))
     assert reader.largest <= store.WRITE_CHUNKSIZE
 
@@ -127,7 +155,7 @@ def test_validation_streams_with_bounded_reads(fpga_store):
 def test_invalid_data_is_refused_and_nothing_stays(fpga_store, data, message):
     store, datadir = fpga_store
     with pytest.raises(bitstream_store.BitstreamRejected) as exc:
-        add(store, 'bad', data())
+        add(store, str(uuid.uuid4()), data())
     assert message in str(exc.value)
     assert isinstance(exc.value, glance_store.Invalid)  # glance: 400
     assert not os.listdir(datadir)
@@ -142,10 +170,33 @@ def test_policy_limits_who_creates_bitstreams(fpga_store):
     store, datadir = fpga_store
     body = io.BytesIO(realfiles.read('pr_0_add.bit'))
     with pytest.raises(exception.Forbidden, match='fpga:bitstream:create'):
-        store.add('img-3', body, 0, 'sha256',
+        store.add(image('img-3'), body, 0, 'sha256',
                   context=context('p-demo', ['member']))
     assert not os.listdir(datadir)
     assert body.read() == b''
+
+
+@pytest.mark.parametrize('status', ['queued', 'saving', 'active'])
+def test_plain_upload_is_refused_with_the_import_command(
+        fpga_store, status):
+    """Valid data not written by the import flow (a plain upload, or a
+    copy of an active image) is refused: nothing would describe it to nova.
+    """
+    store, datadir = fpga_store
+    with pytest.raises(bitstream_store.BitstreamRejected) as exc:
+        add(store, 'plain-%s' % status, module_for('rp1'), status=status)
+    assert 'valid partial bitstream for xc7z020, but bitstreams must be ' \
+        'uploaded with --import' in str(exc.value)
+    assert 'openstack image create --import --property fpga_shell_id=' \
+        in str(exc.value)
+    assert not os.listdir(datadir)
+
+
+def test_a_write_without_a_request_is_refused(fpga_store):
+    store, datadir = fpga_store
+    with pytest.raises(exceptions.StorageWriteDenied):
+        store.add('no-request', Reader(module_for('rp1')), 0, 'sha256')
+    assert not os.listdir(datadir)
 
 
 def test_description_matches_the_library(fpga_store):

@@ -53,9 +53,12 @@ def start(state_dir, **options):
     return cloud
 
 
-def demo(cloud, *args):
-    """nova-fpga-demo on the cloud's state directory; its stdout."""
+def demo(cloud, *args, env=None, stderr=False):
+    """nova-fpga-demo on the cloud's state directory (in env, default
+    os.environ); its stdout, or (stdout, stderr) if stderr.
+    """
     out = subprocess.run([DEMO, '--state-dir', str(cloud.dir), *args],
-                         capture_output=True, text=True, timeout=600)
+                         capture_output=True, text=True, timeout=600,
+                         env=env)
     assert out.returncode == 0, out.stdout + out.stderr
-    return out.stdout
+    return (out.stdout, out.stderr) if stderr else out.stdout

@@ -18,6 +18,8 @@ MariaDB and RabbitMQ are the configured ones when they answer
 (NOVA_FPGA_TEST_DATABASE_URL, NOVA_FPGA_TEST_RABBIT_URL), else private ones
 the stack starts; test_private_servers.py covers the private path always.
 """
+import json
+import os
 import subprocess
 
 import pytest
@@ -26,6 +28,7 @@ from nova_fpga.bitstream import builder
 from nova_fpga import catalogue
 from nova_fpga.contract import placement
 from nova_fpga.contract import shell
+from nova_fpga_devtools.localcloud import keystone as localkeystone
 from nova_fpga_devtools.localcloud import mariadb
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud import rabbitmq
@@ -96,6 +99,94 @@ def test_placement_has_two_region_providers_under_each_board(cloud):
             inventory = get('/resource_providers/%s/inventories'
                             % child)['inventories']
             assert inventory[placement.REGION_RESOURCE_CLASS]['total'] == 1
+
+
+def test_resource_provider_list_shows_boards_and_regions(admin, cloud):
+    """osc-placement is installed: the README's placement picture with
+    the CLI it names.
+    """
+    providers = admin.json('resource', 'provider', 'list')
+    assert sorted(rp['name'] for rp in providers) == sorted(
+        [board for board in cloud.boards] +
+        ['%s:%s' % (board, region.name) for board in cloud.boards
+         for region in REFERENCE.regions])
+
+
+def _shell(cloud, script, cwd, env=None):
+    """script in bash, in cwd, in a shell already holding admin's OS_*
+    variables (an old-style openrc sourced earlier) unless env; the
+    venv's bin on PATH.  Its stdout.
+    """
+    if env is None:
+        env = dict(localkeystone.without_client_variables(os.environ),
+                   **cloud.openrc('admin'))
+    env['PATH'] = '%s:%s' % (process.BIN, env.get('PATH', ''))
+    out = subprocess.run(['bash', '-c', 'set -e; ' + script], cwd=cwd,
+                         env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+def _token(cloud, script, cwd):
+    """(user name, project name) of the token script's openstack CLI
+    gets.
+    """
+    token = json.loads(_shell(cloud, script + ' token issue -f json', cwd))
+    ks = cloud.keystone.admin
+    return (ks.users.get(token['user_id']).name,
+            ks.projects.get(token['project_id']).name)
+
+
+def test_each_openrc_clears_the_shell_and_selects_its_user(cloud, tmp_path):
+    """openrc-<user> in a shell holding admin's OS_* variables, run away
+    from the state directory: the CLI is that user.
+    """
+    for user in ('alice', 'bob', 'admin'):
+        assert _token(cloud, '. %s; openstack' % cloud.credentials_file(
+            user), tmp_path) == (user, localkeystone.USERS[user][0])
+    rc = cloud.credentials_file().read_text()
+    assert rc == cloud.credentials_file('admin').read_text()
+    # only a cloud's name and where clouds.yaml is, no password
+    exported = [line for line in rc.splitlines()
+                if line.startswith('export ')]
+    assert exported == [
+        'export OS_CLIENT_CONFIG_FILE=%s' % cloud.clouds_file(),
+        'export OS_CLOUD=nova-fpga-admin'], rc
+    env = _shell(cloud, '. %s; env' % cloud.credentials_file('alice'),
+                 tmp_path, env=dict(os.environ, OS_TOKEN='stale',
+                                    OS_SOMETHING_ELSE='x'))
+    assert sorted(line.split('=')[0] for line in env.splitlines()
+                  if localkeystone.is_client_variable(line.split('=')[0])
+                  ) == ['OS_CLIENT_CONFIG_FILE', 'OS_CLOUD'], env
+
+
+def test_os_cloud_switches_user_after_openrc_from_any_directory(
+        cloud, tmp_path):
+    rc = cloud.credentials_file()
+    assert _token(cloud, '. %s; openstack' % rc, tmp_path) == (
+        'admin', 'admin')
+    assert _token(cloud, '. %s; openstack --os-cloud nova-fpga-alice' % rc,
+                  tmp_path) == ('alice', 'demo')
+    assert _token(cloud, '. %s; openstack --os-cloud nova-fpga-bob' % rc,
+                  '/') == ('bob', 'fpga-builders')
+    # The trap the openrc files avoid, as the warning describes it:
+    # OS_* variables beat --os-cloud.
+    assert _token(cloud, 'export OS_CLIENT_CONFIG_FILE=%s; openstack '
+                  '--os-cloud nova-fpga-alice' % cloud.clouds_file(),
+                  tmp_path) == ('admin', 'admin')
+
+
+def test_status_warns_of_os_variables_that_override_os_cloud(cloud):
+    clean = dict(localkeystone.without_client_variables(os.environ),
+                 **cloud.cloud_env('alice'))
+    _, err = demo(cloud, 'status', env=clean, stderr=True)
+    assert 'WARNING' not in err
+    _, err = demo(cloud, 'status', stderr=True, env=dict(
+        clean, OS_USERNAME='admin', OS_PASSWORD='admin-secret',
+        OS_TEST_TIMEOUT='60'))
+    assert 'WARNING: OS_PASSWORD, OS_USERNAME set in this shell' in err
+    assert '. %s' % cloud.credentials_file() in err
 
 
 def test_neutron_answers(admin):
@@ -179,7 +270,10 @@ def test_a_stopped_board_is_shown_and_up_restarts_only_it(cloud):
 
 def test_up_again_starts_no_second_copy(cloud):
     before = cloud.pids()
-    out = demo(cloud, 'up')
+    out, err = demo(cloud, 'up', stderr=True, env=dict(
+        localkeystone.without_client_variables(os.environ),
+        OS_AUTH_URL='http://elsewhere/v3'))
+    assert 'WARNING: OS_AUTH_URL set in this shell' in err
     started = [line.split(' ...')[0] for line in out.splitlines()
                if line.startswith('starting ')]
     # only the steps without a process of their own run again

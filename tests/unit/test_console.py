@@ -16,6 +16,7 @@ flows derived), its other counters in a line, anything else by name."""
 import re
 
 from nova_fpga import catalogue
+from nova_fpga.contract import reports
 from nova_fpga.virt import console
 
 VTC_ID = 0x4E460002
@@ -29,9 +30,10 @@ def vtc_stats():
     counters.update(frames=30, bytes=4000, flows_seen=7, flows_classified=5,
                     quic_packets=12, quic_bytes=3000, quic_flows=2,
                     unknown_packets=18, unknown_bytes=1000)
-    return {'region': 'rp1', 'state': 'ACTIVE', 'module_id': '0x4E460002',
-            'module': dict(counters, error_note='x'), 'log': ['loaded'],
-            'dataplane': {'frames_in': 30}}
+    return reports.RegionStats(
+        region='rp1', state='ACTIVE', module_id='0x4E460002',
+        module=dict(counters, error_note='x'), log=['loaded'],
+        dataplane={reports.FRAMES_IN: 30})
 
 
 def test_vtc_counters_as_a_class_table():
@@ -54,9 +56,10 @@ def test_vtc_counters_as_a_class_table():
 
 def test_module_without_own_counters_and_no_counters():
     cat = catalogue.load()
-    stats = {'region': 'rp0', 'state': 'ACTIVE', 'module_id': '0x4E460001',
-             'module': {'frames': 1, 'bytes': 60}, 'log': []}
+    stats = reports.RegionStats(region='rp0', state='ACTIVE',
+                                module_id='0x4E460001',
+                                module={'frames': 1, 'bytes': 60})
     assert console.render('b', stats, cat).splitlines()[1:] == [
         'module counters: frames 1, bytes 60']
-    stats.update(module={}, module_id=None)
+    stats.module, stats.module_id = {}, None
     assert console.render('b', stats, cat).splitlines()[1:] == []

@@ -99,17 +99,42 @@ def _stack(conf):
                        transport_url=conf.transport_url, boards=conf.boards)
 
 
+def warn_overriding_variables(cloud, out=None):
+    """Say which OS_* variables of this environment the openstack CLI
+    would take over --os-cloud (none: say nothing).  Returns their names.
+    """
+    from nova_fpga_devtools.localcloud import keystone
+    names = keystone.overriding_variables()
+    if names:
+        one = len(names) == 1
+        print('WARNING: %s set in this shell: the openstack CLI takes %s '
+              'over --os-cloud (%s of its --os-* options), so '
+              '`openstack --os-cloud nova-fpga-alice ...` would not run as '
+              'alice. `. %s` (or openrc-alice, openrc-bob) unsets every '
+              'OS_* variable first.' % (
+                  ', '.join(names), 'it' if one else 'them',
+                  'the default of one' if one else 'defaults',
+                  cloud.credentials_file()), file=out or sys.stderr)
+    return names
+
+
 def up(conf):
     cloud = _stack(conf)
     print('Demo cloud in %s' % cloud.dir)
     cloud.up()
     print('Up in %.0f s; its processes use %.0f MB of memory.' % (
         cloud.timings['total'], cloud.memory_kib() / 1024))
-    print('Credentials: %s (admin), clouds nova-fpga-admin, nova-fpga-alice '
-          'and nova-fpga-bob in %s' % (cloud.credentials_file(),
-                                       cloud.dir / 'clouds.yaml'))
+    print('Credentials in %s: clouds.yaml (clouds nova-fpga-admin, '
+          'nova-fpga-alice, nova-fpga-bob) and openrc-admin (also as '
+          'openrc), openrc-alice, openrc-bob; each openrc unsets every '
+          'OS_* variable, then selects its user\'s cloud, so --os-cloud '
+          'works from any directory.' % cloud.dir)
     print('Use it:\n    . %s\n    openstack compute service list\n'
-          '    openstack hypervisor list' % cloud.credentials_file())
+          '    openstack hypervisor list\n'
+          '    openstack resource provider list\n'
+          '    openstack --os-cloud nova-fpga-alice server list' %
+          cloud.credentials_file())
+    warn_overriding_variables(cloud)
     return 0
 
 
@@ -125,6 +150,7 @@ def _server_names(cloud):
 def status(conf):
     cloud = _stack(conf)
     rows, boards = cloud.status()
+    warn_overriding_variables(cloud)
     width = max(len(name) for name, _, _ in rows)
     for name, state, detail in rows:
         print('%-*s  %-13s  %s' % (width, name, state, detail))

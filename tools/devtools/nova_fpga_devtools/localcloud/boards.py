@@ -22,7 +22,7 @@ import time
 
 import oslo_messaging as messaging
 
-from nova_fpga.contract import shell
+from nova_fpga import deployment
 import nova_fpga_devtools
 from nova_fpga_devtools.localcloud import process
 
@@ -65,14 +65,10 @@ class Board:
             return None
 
     def conf(self):
-        conf = {
-            ('DEFAULT', 'transport_url'): self.transport_url,
-            ('agent', 'board_name'): self.name,
-            ('agent', 'manifest'): shell.REFERENCE,
-            ('agent', 'state_dir'): self.dir / 'state',
-            ('agent', 'backend'): 'sim',
-            ('emulator', 'hdl_dir'): nova_fpga_devtools.HDL,
-        }
+        # what every nova-fpga deployment sets (the DevStack plugin too)
+        conf = process.options(deployment.agent(
+            self.name, self.transport_url, self.dir / 'state',
+            hdl_dir=nova_fpga_devtools.HDL))
         conf.update(self.options)
         return conf
 

@@ -28,6 +28,7 @@ import shutil
 import time
 
 from nova_fpga.contract import shell
+from nova_fpga import deployment
 from nova_fpga_devtools.localcloud import process
 
 #: glance's paste pipelines as the wheel installs them.
@@ -185,31 +186,32 @@ class Glance:
 def bitstream_glance(keystone, state_dir, builders_project, **options):
     """glance-api as nova-fpga deploys it: the bitstream store as the
     default backend (xc7z020 parts only), the inspection import plugin
-    with the reference shell, role-based property protections, and
-    bitstream creation for admins and the builders' project.
+    with the reference shell, role-based property protections, bitstream
+    creation for admins and the builders' project, the paste filters (the
+    CLI shows refused uploads' reasons; snapshots of region servers are
+    refused), and SHA-256 as Glance's data hash (the digest nova's driver
+    loads by).
 
     options: as for Glance (port, die_with_parent, ...).
     """
-    from glance_store_bitstream import policy
-    etc = pathlib.Path(policy.__file__).parent / 'etc'
+    from glance_store_bitstream import paste
     store = pathlib.Path(state_dir) / 'glance' / 'images' / 'fpga'
+    # what every nova-fpga deployment sets (the DevStack plugin too)
+    conf = process.options(deployment.glance(
+        store, [shell.REFERENCE], 'property-protections.conf'))
+    conf[('oslo_policy', 'policy_file')] = 'policy.yaml'
     return Glance(
         keystone, state_dir,
-        enabled_backends={'fpga': 'bitstream', 'file': 'file'},
-        default_backend='fpga',
-        import_plugins=['fpga_bitstream_inspection'],
+        enabled_backends=dict(backend.split(':') for backend in
+                              deployment.glance_backends('file:file')
+                              .split(', ')),
+        default_backend=deployment.GLANCE_STORE,
+        import_plugins=[deployment.GLANCE_IMPORT_PLUGIN],
         extra_files={
             'property-protections.conf':
-                (etc / 'property-protections-roles.conf').read_text(),
-            'policy.yaml': '"%s": "role:admin or project_id:%s"\n'
-                           % (policy.CREATE, builders_project)},
-        extra_conf={
-            ('fpga', 'filesystem_store_datadir'): store,
-            ('fpga', 'bitstream_allowed_devices'): 'xc7z020',
-            ('bitstream_import', 'shell_manifests'): str(shell.REFERENCE),
-            ('DEFAULT', 'property_protection_file'):
-                'property-protections.conf',
-            ('DEFAULT', 'property_protection_rule_format'): 'roles',
-            ('oslo_policy', 'policy_file'): 'policy.yaml',
-        },
+                deployment.PROPERTY_PROTECTIONS.read_text(),
+            'glance-api-paste.ini':
+                paste.add_to_paste(PASTE_INI.read_text()),
+            'policy.yaml': deployment.glance_policy([builders_project])},
+        extra_conf=conf,
         **options)

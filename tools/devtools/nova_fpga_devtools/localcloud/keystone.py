@@ -25,6 +25,7 @@ import pathlib
 import pwd
 import shlex
 import sys
+import textwrap
 import time
 
 from keystoneauth1.identity import v3
@@ -223,8 +224,83 @@ class Keystone:
         }
 
     def write_openrc_files(self):
-        """state_dir/keystone/openrc-<user>, to source in a shell."""
+        """state_dir/keystone/openrc-<user>, to source in a shell: each
+        clears the OS_* variables first (openrc_script).
+        """
         for user in USERS:
-            (self.dir / ('openrc-%s' % user)).write_text(''.join(
-                'export %s=%s\n' % (key, shlex.quote(value))
-                for key, value in self.openrc(user).items()))
+            (self.dir / ('openrc-%s' % user)).write_text(openrc_script(
+                self.openrc(user), '%s (project %s) on the keystone at %s'
+                % (user, USERS[user][0], self.auth_url)))
+
+
+#: OS_* variables the openstack CLI reads that a shell may hold from an
+#: earlier openrc: keystoneauth's and osc-lib's option defaults
+#: (OS_<OPTION>) and openstacksdk's config loader (every OS_* variable but
+#: OS_TEST*, OS_STD* and OS_LOG*).  An openrc unsets these by name and then
+#: every other OS_* variable in the environment.
+CLIENT_VARIABLES = (
+    'OS_AUTH_URL', 'OS_AUTH_TYPE', 'OS_AUTH_PLUGIN', 'OS_USERNAME',
+    'OS_USER_ID', 'OS_PASSWORD', 'OS_TOKEN', 'OS_PROJECT_NAME',
+    'OS_PROJECT_ID', 'OS_TENANT_NAME', 'OS_TENANT_ID', 'OS_USER_DOMAIN_NAME',
+    'OS_USER_DOMAIN_ID', 'OS_PROJECT_DOMAIN_NAME', 'OS_PROJECT_DOMAIN_ID',
+    'OS_DOMAIN_NAME', 'OS_DOMAIN_ID', 'OS_DEFAULT_DOMAIN',
+    'OS_SYSTEM_SCOPE', 'OS_TRUST_ID', 'OS_REGION_NAME', 'OS_INTERFACE',
+    'OS_ENDPOINT_TYPE', 'OS_IDENTITY_API_VERSION', 'OS_CLOUD',
+    'OS_CLOUD_NAME', 'OS_CLIENT_CONFIG_FILE', 'OS_CLIENT_SECURE_FILE',
+)
+#: Variables that only pick a cloud out of clouds.yaml: they do not
+#: override --os-cloud.
+SELECTORS = ('OS_CLOUD', 'OS_CLIENT_CONFIG_FILE', 'OS_CLIENT_SECURE_FILE',
+             'OS_CLOUD_NAME')
+#: Prefixes openstacksdk's loader ignores (CI and oslotest variables).
+_NOT_CLIENT = ('OS_TEST', 'OS_STD', 'OS_LOG')
+
+
+def is_client_variable(name):
+    """True for an environment variable the openstack CLI reads."""
+    return name.startswith('OS_') and not name.startswith(_NOT_CLIENT)
+
+
+def without_client_variables(environ):
+    """environ (a mapping) without the OS_* variables the openstack CLI
+    reads: the base of a subprocess environment given its own openrc.
+    """
+    return {name: value for name, value in environ.items()
+            if not is_client_variable(name)}
+
+
+def overriding_variables(environ=None):
+    """Sorted names of the OS_* variables in environ (default os.environ)
+    that the openstack CLI takes over --os-cloud: they are the defaults
+    of its --os-* options, so `openstack --os-cloud nova-fpga-alice` with
+    admin's OS_USERNAME and OS_PASSWORD set runs as admin.
+    """
+    environ = os.environ if environ is None else environ
+    return sorted(name for name in environ
+                  if is_client_variable(name) and name not in SELECTORS)
+
+
+def openrc_script(exports, title):
+    """A POSIX shell file to source: unsets every OS_* variable the
+    openstack CLI reads (CLIENT_VARIABLES, then any other OS_* variable
+    in the environment), then exports exports ({name: value}).
+    """
+    lines = [
+        '# %s' % title,
+        '# Source it (". FILE"): it first unsets every OS_* variable the',
+        '# openstack CLI reads, so nothing left by another openrc overrides',
+        '# these credentials or --os-cloud.',
+        'unset %s' % ' \\\n    '.join(textwrap.wrap(
+            ' '.join(CLIENT_VARIABLES), 66)),
+        'for _nova_fpga_var in $(env | sed -n '
+        "'s/^\\(OS_[A-Za-z0-9_]*\\)=.*/\\1/p'); do",
+        '    case "$_nova_fpga_var" in',
+        '        %s) ;;' % '|'.join(prefix + '*' for prefix in _NOT_CLIENT),
+        '        *) unset "$_nova_fpga_var" ;;',
+        '    esac',
+        'done',
+        'unset _nova_fpga_var',
+    ]
+    lines += ['export %s=%s' % (key, shlex.quote(str(value)))
+              for key, value in exports.items()]
+    return '\n'.join(lines) + '\n'

@@ -25,6 +25,7 @@ import pathlib
 import shutil
 import sys
 
+from nova_fpga import deployment
 from nova_fpga_devtools.localcloud import catalog
 from nova_fpga_devtools.localcloud import migrations
 from nova_fpga_devtools.localcloud import process
@@ -32,7 +33,6 @@ from nova_fpga_devtools.localcloud import process
 #: nova's paste pipelines as the wheel installs them.
 PASTE_INI = pathlib.Path(process.BIN).parent / 'etc' / 'nova' / \
     'api-paste.ini'
-FILTER = 'nova_fpga.scheduler.filters.ZynqFilter'
 #: The host name of the one nova-compute that proxies every board.
 COMPUTE_HOST = 'zynq-proxy'
 #: The daemons started with their console scripts, in start order.
@@ -81,7 +81,6 @@ class Nova:
             ('DEFAULT', 'my_ip'): self.host,
             ('DEFAULT', 'state_path'): self.dir,
             ('DEFAULT', 'instances_path'): self.dir / 'instances',
-            ('DEFAULT', 'compute_driver'): 'zynq.ZynqDriver',
             ('api', 'auth_strategy'): 'keystone',
             ('api_database', 'connection'): self.databases['api'],
             ('database', 'connection'): self.databases['cell1'],
@@ -90,19 +89,17 @@ class Nova:
             # Two cores for the whole cloud: one worker each.
             ('conductor', 'workers'): 1,
             ('scheduler', 'workers'): 1,
-            ('filter_scheduler', 'available_filters'): [
-                'nova.scheduler.filters.all_filters', FILTER],
-            ('filter_scheduler', 'enabled_filters'): [
-                'ComputeFilter', 'ImagePropertiesFilter', 'ZynqFilter'],
             ('vnc', 'enabled'): False,
             # A board whose agent dies shows within seconds, not minutes:
             # its servers' power state (NOSTATE) and, through the node's
             # stats, the scheduler's filter (nova's defaults: 600 s, 60 s).
             ('DEFAULT', 'sync_power_state_interval'): 5,
             ('DEFAULT', 'update_resources_interval'): 5,
-            ('zynq', 'boards'): self.boards,
-            ('zynq', 'transport_url'): self.agents_transport_url,
         }
+        # what every nova-fpga deployment sets (the DevStack plugin too)
+        options.update(process.options(deployment.nova(
+            self.boards, self.agents_transport_url,
+            self.conf_dir / 'policy.d')))
         options.update(catalog.authtoken_options(self.keystone, 'nova'))
         options.update(catalog.auth_options(self.keystone, 'placement',
                                             'nova'))
@@ -114,6 +111,9 @@ class Nova:
         (self.dir / 'instances').mkdir(parents=True, exist_ok=True)
         self.conf_dir.mkdir(parents=True, exist_ok=True)
         shutil.copy(PASTE_INI, self.conf_dir / 'api-paste.ini')
+        (self.conf_dir / 'policy.d').mkdir(exist_ok=True)
+        shutil.copy(deployment.NOVA_POLICY,
+                    self.conf_dir / 'policy.d' / deployment.NOVA_POLICY.name)
         conf = self._write_conf()
         conf_args = ['--config-file', str(conf)]
         commands = [
@@ -141,17 +141,7 @@ class Nova:
         self.keystone.set_endpoints('compute', 'nova', self.url + '/v2.1')
 
     def _write_conf(self):
-        """nova.conf; available_filters is a multi-valued option, one line
-        per value (the ini writer joins lists with commas).
-        """
-        options = self.conf()
-        filters = options.pop(('filter_scheduler', 'available_filters'))
-        conf = process.write_conf(self.conf_file, options)
-        text = conf.read_text().replace('[filter_scheduler]\n', ''.join(
-            ['[filter_scheduler]\n'] + ['available_filters = %s\n' % name
-                                        for name in filters]))
-        conf.write_text(text)
-        return conf
+        return process.write_conf(self.conf_file, self.conf())
 
     def discover_hosts(self):
         """Map the compute nodes of cell1 (the boards) for the scheduler."""

@@ -18,7 +18,6 @@ and glance drain cleanly, SIGKILL for whatever is left.  Started from a test,
 a service also gets SIGTERM when the test process dies, so a crashed pytest
 leaves nothing behind; the demo turns that off to outlive its command.
 """
-import configparser
 import ctypes
 import os
 import pathlib
@@ -29,6 +28,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
+
+from nova_fpga import deployment
 
 #: The venv's scripts: keystone-manage, glance-manage, gunicorn, openstack.
 BIN = pathlib.Path(sys.prefix) / 'bin'
@@ -61,26 +62,27 @@ def log_tail(path, lines=40):
     return '\n'.join(path.read_text(errors='replace').splitlines()[-lines:])
 
 
-def conf_value(value):
-    """oslo.config text for a Python value (lists comma-joined)."""
-    if isinstance(value, (list, tuple)):
-        return ','.join(str(item) for item in value)
-    return str(value)
-
-
 def write_conf(path, options):
-    """Write {(section, option): value} as an oslo-style ini file."""
-    parser = configparser.ConfigParser(interpolation=None)
-    parser.optionxform = str
+    """Write {(section, option): value} as an oslo-style ini file (values
+    as nova_fpga.deployment writes them: a Multi on a line per value).
+    """
+    sections = {'DEFAULT': []}
     for (section, option), value in options.items():
-        if section != 'DEFAULT' and not parser.has_section(section):
-            parser.add_section(section)
-        parser.set(section, option, conf_value(value))
+        values = value if isinstance(value, deployment.Multi) else [value]
+        sections.setdefault(section, []).extend(
+            '%s = %s' % (option, deployment.text(v)) for v in values)
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, 'w') as out:
-        parser.write(out)
+    path.write_text(''.join('[%s]\n%s\n' % (section, ''.join(
+        line + '\n' for line in body)) for section, body in sections.items()))
     return path
+
+
+def options(triples):
+    """nova_fpga.deployment's [(section, option, value)] as write_conf's
+    {(section, option): value}.
+    """
+    return {(section, option): value for section, option, value in triples}
 
 
 def run(name, argv, log, env=None, timeout=300):

@@ -15,7 +15,8 @@ emulated board's region with the real openstack CLI, real traffic through
 it, what it classified, and the region free again.
 
 Every step prints the command it runs, so a reader can repeat it by hand
-after ``source <state dir>/openrc`` with the venv's bin directory on PATH.
+after ``. <state dir>/openrc`` (admin) with the venv's bin directory on
+PATH.
 """
 import json
 import os
@@ -30,6 +31,7 @@ from nova_fpga.contract import shell
 from nova_fpga.contract import traits
 from nova_fpga import conventions
 import nova_fpga_devtools
+from nova_fpga_devtools.localcloud import keystone as localkeystone
 from nova_fpga_devtools.localcloud import process
 
 ROOT = nova_fpga_devtools.SOURCE
@@ -50,7 +52,10 @@ class Scenario:
         self.pcaps = pathlib.Path(pcaps)
         self.out = out
         self.work = stack.dir / 'scenario'
-        self.env = dict(os.environ, **stack.openrc('admin'))
+        # What `. <state dir>/openrc` leaves: the caller's own OS_*
+        # variables out, admin's cloud in the cloud's clouds.yaml.
+        self.env = dict(localkeystone.without_client_variables(os.environ),
+                        **stack.cloud_env('admin'))
         self.env['PATH'] = '%s:%s' % (process.BIN, self.env.get('PATH', ''))
         self.manifest = shell.load(shell.REFERENCE)
 
@@ -80,7 +85,10 @@ class Scenario:
 
     def play(self):
         self.work.mkdir(parents=True, exist_ok=True)
-        self.out('Credentials: source %s   (commands below are in %s)'
+        if not self.stack.clouds_file().exists():
+            raise ScenarioError('no %s: run nova-fpga-demo up first'
+                                % self.stack.clouds_file())
+        self.out('Credentials: . %s   (admin; commands below are in %s)'
                  % (self.stack.credentials_file(), process.BIN))
         captures = sorted(self.pcaps.glob('*.pcap'))
         if not captures:
@@ -134,7 +142,7 @@ class Scenario:
                             'replay', board, region, *captures)
         sent = int(re.search(r'sent (\d+) frames', replayed.stdout).group(1))
         self.say('What the vTC classified')
-        self.stack.wait_for_frames(board, region, sent)
+        self.stack.wait_for_frames(board, region, server['id'], sent)
         self.run('openstack', 'console', 'log', 'show', SERVER)
 
         self.say('Delete the server: the region is free again')

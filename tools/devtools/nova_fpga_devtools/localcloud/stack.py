@@ -28,7 +28,6 @@ import json
 import os
 import pathlib
 import secrets
-import shlex
 import shutil
 import sys
 import time
@@ -40,6 +39,7 @@ from oslo_config import cfg
 import oslo_messaging as messaging
 
 from nova_fpga.contract import agent_api
+from nova_fpga.contract import reports
 import nova_fpga_devtools
 from nova_fpga_devtools.localcloud import boards as localboards
 from nova_fpga_devtools.localcloud import datalink
@@ -420,34 +420,67 @@ class Stack:
         return {hyp['hypervisor_hostname'] for hyp in self.compute(
             keystone, '/os-hypervisors')['hypervisors']}
 
-    def credentials_file(self):
-        return self.dir / 'openrc'
+    #: The users that get an openrc and a cloud in clouds.yaml.
+    USERS = ('admin', 'alice', 'bob')
+
+    def credentials_file(self, user=None):
+        """state_dir/openrc-<user>; no user: state_dir/openrc (admin's)."""
+        return self.dir / ('openrc-%s' % user if user else 'openrc')
+
+    def clouds_file(self):
+        return self.dir / 'clouds.yaml'
+
+    @staticmethod
+    def cloud_name(user):
+        return 'nova-fpga-%s' % user
 
     def write_credentials(self, keystone):
-        """openrc (admin) and clouds.yaml (admin, alice, bob) in state_dir."""
-        self.credentials_file().write_text(''.join(
-            'export %s=%s\n' % (key, shlex.quote(value))
-            for key, value in keystone.openrc('admin').items()))
+        """clouds.yaml (clouds nova-fpga-admin, -alice and -bob) and, for
+        each user, openrc-<user> (admin's also as openrc) in state_dir.
+
+        An openrc unsets every OS_* variable the openstack CLI reads and
+        exports only OS_CLIENT_CONFIG_FILE (this clouds.yaml, found from
+        any directory) and OS_CLOUD (its user's cloud): once one is
+        sourced, --os-cloud nova-fpga-<other> switches user cleanly, as
+        no OS_USERNAME or OS_PASSWORD is left to override it.
+        """
         clouds = {}
-        for user in ('admin', 'alice', 'bob'):
+        for user in self.USERS:
             rc = keystone.openrc(user)
-            clouds['nova-fpga-%s' % user] = {
+            clouds[self.cloud_name(user)] = {
                 'auth': {'auth_url': rc['OS_AUTH_URL'],
                          'username': rc['OS_USERNAME'],
                          'password': rc['OS_PASSWORD'],
                          'project_name': rc['OS_PROJECT_NAME'],
                          'user_domain_name': rc['OS_USER_DOMAIN_NAME'],
                          'project_domain_name': rc['OS_PROJECT_DOMAIN_NAME']},
+                'auth_type': rc['OS_AUTH_TYPE'],
                 'region_name': rc['OS_REGION_NAME'],
-                'interface': 'public', 'identity_api_version': 3}
+                'interface': rc['OS_INTERFACE'], 'identity_api_version': 3}
         # JSON is YAML: no YAML writer needed.
-        (self.dir / 'clouds.yaml').write_text(json.dumps(
+        self.clouds_file().write_text(json.dumps(
             {'clouds': clouds}, indent=2))
+        for user in self.USERS:
+            text = localkeystone.openrc_script(
+                self.cloud_env(user),
+                'nova-fpga demo cloud in %s: %s (project %s)' % (
+                    self.dir, user, localkeystone.USERS[user][0]))
+            self.credentials_file(user).write_text(text)
+            if user == 'admin':
+                self.credentials_file().write_text(text)
 
     def openrc(self, user='admin'):
         """OS_* variables for the openstack CLI as user."""
         self.require_state()
         return self.keystone.openrc(user)
+
+    def cloud_env(self, user='admin'):
+        """What sourcing openrc-<user> exports: the variables that select
+        user's cloud in clouds.yaml (written by up).
+        """
+        self.require_state()
+        return {'OS_CLIENT_CONFIG_FILE': str(self.clouds_file()),
+                'OS_CLOUD': self.cloud_name(user)}
 
     # -- status, down, logs ------------------------------------------------
 
@@ -534,17 +567,19 @@ class Stack:
                 return region['name']
         return None
 
-    def wait_for_frames(self, board, region, count, timeout=60):
-        """The region's data-plane stats once count frames have come out
-        of it, or when timeout runs out.  A board forwards asynchronously
-        and its agent has no event to wait on: this polls its stats.
+    def wait_for_frames(self, board, region, server_id, count, timeout=60):
+        """The data-plane stats of server_id's region once count frames
+        have come out of it, or when timeout runs out.  A board forwards
+        asynchronously and its agent has no event to wait on: this polls
+        its stats (the server's own: the agent answers only its holder).
         """
         client, transport = self.agent_client()
         try:
             deadline = time.monotonic() + timeout
             while True:
-                plane = client.stats({}, board, region).get('dataplane') or {}
-                if plane.get('frames_out', 0) >= count or \
+                plane = client.stats({}, board, region,
+                                     server_id).get('dataplane') or {}
+                if plane.get(reports.FRAMES_OUT, 0) >= count or \
                         time.monotonic() > deadline:
                     return plane
                 time.sleep(0.5)

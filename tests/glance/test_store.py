@@ -18,11 +18,17 @@ import os
 import uuid
 
 from glance import context as glance_context
+# glance.db registers glance-api's command-line options: imported before
+# any test parses the configuration, as glance-api imports it
+from glance import db as glance_db
+from glance.db.sqlalchemy import api as db_api
+from glance.db.sqlalchemy import models
 import glance_store
 from glance_store import exceptions
 from glance_store import location
 from glance_store import multi_backend
 from oslo_config import cfg
+from oslo_db import options as db_options
 import pytest
 
 from glance_store_bitstream import store as bitstream_store
@@ -74,13 +80,10 @@ def fpga_store(tmp_path):
 
 
 @pytest.fixture(scope='module', autouse=True)
-def glance_db(tmp_path_factory):
+def image_tables(tmp_path_factory):
     """Glance's image tables (SQLite): the store reads there whether the
     import flow is writing an image.
     """
-    from glance.db.sqlalchemy import api as db_api
-    from glance.db.sqlalchemy import models
-    from oslo_db import options as db_options
     db_options.set_defaults(cfg.CONF)
     path = tmp_path_factory.mktemp('glance-db') / 'glance.sqlite'
     cfg.CONF.set_override('connection', 'sqlite:///%s' % path, 'database')
@@ -91,7 +94,6 @@ def glance_db(tmp_path_factory):
 
 def image(image_id, status='importing', project='p-admin'):
     """An image record as Glance has it while data is written to it."""
-    from glance import db as glance_db
     glance_db.get_api().image_create(context(project, ['admin']), {
         'id': image_id, 'name': image_id, 'status': status,
         'owner': project, 'visibility': 'private'})

@@ -101,6 +101,7 @@ class FpgaManager(fk.Part):
                        'under %s' % (name, self.kernel.firmware_dir))
         with open(path, 'rb') as f:
             data = f.read()
+        self.kernel.received(data)
         fault = self.kernel.fault('fail_state')
         self.state = 'write init'
         if fault == 'write init error' or len(data) % 4:

@@ -22,6 +22,7 @@ points its roots at (``options()``)::
     nodes/           what kernel/dev links to: the UIO sockets, the DMA
                      buffers
     control/         fault switches a test or the demo writes (FAULTS)
+    received.bin     the last data the configuration port was given
     board/           the emulated fabric's state (the board emulator's)
 
 and reacts to the writes of any process as the drivers do (zynq-fpga,
@@ -117,6 +118,11 @@ class FakeKernel:
         if value:
             LOG.warning('fake kernel: fault %s = %s', name, value)
         return value
+
+    def received(self, data):
+        """Keep what the configuration port was given, for inspection."""
+        with open(os.path.join(self.root, 'received.bin'), 'wb') as f:
+            f.write(data)
 
     def serve(self):
         """Serve the tree until signalled."""

@@ -49,6 +49,7 @@ class Xdevcfg(fk.Part):
     def _program(self, data):
         with self.kernel.lock:
             self.done = 0
+            self.kernel.received(data)
             fault = self.kernel.fault('fail_state')
             if fault == fpga_manager.HANG:
                 return

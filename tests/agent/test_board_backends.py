@@ -108,7 +108,8 @@ def test_an_unapplied_overlay_fails_though_its_path_write_succeeded(
 
 @pytest.mark.parametrize('fault,words', [
     ('write error', 'Input/output error'),
-    ('hang', 'prog_done reads 0'),
+    ('hang', 'Connection timed out'),
+    ('write complete error', 'prog_done reads 0'),
 ])
 def test_xdevcfg_errors_fail_the_load(make_cloud, fault, words):
     cloud = make_cloud('xdevcfg')

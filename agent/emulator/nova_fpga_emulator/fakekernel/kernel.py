@@ -58,8 +58,9 @@ LOG = logging.getLogger(__name__)
 FAULTS = {
     'fail_state': 'a kernel state ("write init error", "write error", '
                   '"write complete error", "firmware request error") the '
-                  'next FPGA manager or xdevcfg load ends in, or "hang": it '
-                  'stays in "write" and never reaches operating',
+                  'next FPGA manager load ends in, or "hang": it stays in '
+                  '"write" and never reaches operating (xdevcfg: see '
+                  'xdevcfg.py)',
     'overlay_fails': 'any content: the next overlay\'s path write returns '
                      'success and its status stays unapplied',
     'bus_error': 'a region name: its module registers answer SLVERR until '

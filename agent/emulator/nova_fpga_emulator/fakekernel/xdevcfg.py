@@ -12,8 +12,14 @@
 
 """The legacy xdevcfg driver: ``is_partial_bitstream``, ``prog_done`` and
 /dev/xdevcfg, which programs what was written when the writer closes it.
+
+Faults (control/fail_state): ``hang`` blocks the writer for the driver's
+DMA timeout, then fails it; ``write complete error`` lets the write
+succeed with ``prog_done`` still 0 (DONE never rose); any other fails the
+write.
 """
 import errno
+import time
 
 import mfusepy as fuse
 from oslo_log import log as logging
@@ -26,6 +32,8 @@ from nova_fpga_emulator.fakekernel import tree as fs
 LOG = logging.getLogger(__name__)
 
 DEVICE = '/sys/class/xdevcfg/xdevcfg/device'
+#: seconds the driver waits for the PCAP's DMA
+DMA_TIMEOUT = 5
 
 
 class Xdevcfg(fk.Part):
@@ -51,11 +59,18 @@ class Xdevcfg(fk.Part):
             self.done = 0
             self.kernel.received(data)
             fault = self.kernel.fault('fail_state')
-            if fault == fpga_manager.HANG:
-                return
-            if fault:
-                LOG.warning('xdevcfg: injected %s', fault)
-                raise fuse.FuseOSError(errno.EIO)
+        if fault == fpga_manager.HANG:
+            # the driver waits for the PCAP's DMA, then gives up
+            LOG.warning('xdevcfg: hangs for %d s', DMA_TIMEOUT)
+            time.sleep(DMA_TIMEOUT)
+            raise fuse.FuseOSError(errno.ETIMEDOUT)
+        if fault == 'write complete error':
+            LOG.warning('xdevcfg: injected: DONE does not rise')
+            return
+        if fault:
+            LOG.warning('xdevcfg: injected %s', fault)
+            raise fuse.FuseOSError(errno.EIO)
+        with self.kernel.lock:
             if len(data) % 4 or not any(
                     data[i:i + 4] == fpga_manager.SWAPPED_SYNC
                     for i in range(0, len(data), 4)):

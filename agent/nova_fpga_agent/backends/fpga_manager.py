@@ -198,7 +198,7 @@ class FpgaManagerBackend(zynq.ZynqBackend):
                 raise base.PortError(
                     'overlay %s for region %s is %s after its path was '
                     'written (FPGA manager state "%s"): the kernel refused '
-                    'it; see its log' % (dt.overlay(region), region, status,
-                                        self._state()))
+                    'it; see its log'
+                    % (dt.overlay(region), region, status, self._state()))
         finally:
             priv.remove_firmware(blob_path)

@@ -128,8 +128,8 @@ def open_window(conf, name, base_address):
     if addr != base_address:
         raise base.BackendUnavailable(
             'UIO %s (%s) maps 0x%08X, the shell manifest says 0x%08X: the '
-            'device tree is not this shell\'s' % (name, node, addr,
-                                                 base_address))
+            'device tree is not this shell\'s'
+            % (name, node, addr, base_address))
     path = os.path.join(conf.agent.dev_root, node)
     mode = os.stat(path).st_mode
     if stat.S_ISCHR(mode):

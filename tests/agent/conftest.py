@@ -128,15 +128,14 @@ class BoardCloud(InProcessCloud):
 
     def kernel(self, board):
         if board not in self.kernels:
-            self.kernels[board] = fakekernel.FakeKernel(
-                fakekernel.kernel_root(self.base, board),
-                fakekernel.VARIANTS[self.variant][1]).start()
+            self.kernels[board] = fakekernel.kernel(
+                self.base, board, self.variant).start()
         return self.kernels[board]
 
     def start(self, board='board0', options=None):
         opts = {}
         if self.variant != 'sim':
-            opts.update(self.kernel(board).agent_options(self.variant))
+            opts.update(self.kernel(board).agent_options())
         opts.update(options or {})
         return super().start(board, opts)
 

@@ -136,10 +136,9 @@ def test_sigkill_mid_load_on_a_board_backend(client, agents, tmp_path,
     started as on a board, killed while the kernel is programming.
     """
     board = 'kill-%s' % variant.replace('_', '-')
-    kernel = fakekernel.FakeKernel(tmp_path / 'kernel', fakekernel.VARIANTS[
-        variant][1]).start()
+    kernel = fakekernel.kernel(tmp_path, board, variant).start()
     try:
-        options = kernel.agent_options(variant)
+        options = kernel.agent_options()
         conf = tmp_path / ('%s.conf' % board)
         options[('nova_fpga_agent_privileged', 'helper_command')] = \
             '%s --config-file %s' % (fakekernel.HELPER, conf)

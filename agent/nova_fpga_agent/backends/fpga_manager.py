@@ -161,10 +161,11 @@ class FpgaManagerBackend(zynq.ZynqBackend):
         priv.write_firmware(path, pcap_bin)
         try:
             if self.mode == OVERLAY:
-                self._apply_overlay(region, sha, firmware)
+                started = self._apply_overlay(region, sha, firmware)
             else:
                 priv.write_attribute(os.path.join(self.manager, 'flags'),
                                      PARTIAL)
+                started = time.monotonic()
                 try:
                     priv.write_attribute(
                         os.path.join(self.manager, 'firmware'), firmware)
@@ -174,10 +175,12 @@ class FpgaManagerBackend(zynq.ZynqBackend):
                     raise base.PortError('FPGA manager refused %s: %s'
                                          % (firmware, exc))
             self._wait_operating(region)
+            return time.monotonic() - started
         finally:
             priv.remove_firmware(path)
 
     def _apply_overlay(self, region, sha, firmware):
+        """Load by the region's overlay; when the kernel was asked."""
         overlay = os.path.join(_overlays(self.conf), dt.overlay(region))
         if os.path.isdir(overlay):
             # the region's previous load: an fpga-region takes one at a time
@@ -192,6 +195,7 @@ class FpgaManagerBackend(zynq.ZynqBackend):
             while not os.path.exists(os.path.join(overlay, 'path')) and \
                     time.monotonic() < deadline:
                 time.sleep(0.001)
+            started = time.monotonic()
             priv.write_attribute(os.path.join(overlay, 'path'), blob)
             status = zynq.read_attribute(os.path.join(overlay, 'status'))
             if status != APPLIED:
@@ -200,5 +204,6 @@ class FpgaManagerBackend(zynq.ZynqBackend):
                     'written (FPGA manager state "%s"): the kernel refused '
                     'it; see its log'
                     % (dt.overlay(region), region, status, self._state()))
+            return started
         finally:
             priv.remove_firmware(blob_path)

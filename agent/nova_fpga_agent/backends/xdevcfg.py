@@ -19,6 +19,7 @@ decouples the region around it (xdevcfg knows no bridges).  Root writes go
 through the privileged helper.
 """
 import os
+import time
 
 from nova_fpga_agent.backends import base
 from nova_fpga_agent.backends import zynq
@@ -40,6 +41,7 @@ class XdevcfgBackend(zynq.ZynqBackend):
         device = os.path.join(self.conf.agent.sysfs_root, DEVICE)
         priv.write_attribute(os.path.join(device, 'is_partial_bitstream'),
                              '1')
+        started = time.monotonic()
         try:
             priv.write_device(os.path.join(self.conf.agent.dev_root,
                                            'xdevcfg'), pcap_bin)
@@ -50,3 +52,4 @@ class XdevcfgBackend(zynq.ZynqBackend):
         if done != '1':
             raise base.PortError('xdevcfg: prog_done reads %s after the '
                                  'partial for region %s' % (done, region))
+        return time.monotonic() - started

@@ -43,7 +43,7 @@ DMASR_IOC = 0x1000
 HALF = dt.DMA_BUFFER_BYTES // 2
 #: how long a module may take to answer a frame (a board answers in
 #: microseconds; MM2S idle means the frame went in whole)
-ANSWER_SECONDS = 0.002
+ANSWER_SECONDS = 0.0005
 MM2S_SECONDS = 0.1
 
 

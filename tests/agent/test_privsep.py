@@ -106,6 +106,9 @@ def test_firmware_file_and_overlay(tree):
     assert (tree / 'lib' / 'firmware' / 'nova-fpga' / 'rp0.bin'
             ).read_bytes() == data
     assert oct(os.stat(path).st_mode & 0o777) == '0o644'
+    fpga.remove_firmware(path)
+    assert not os.path.exists(path)
+    fpga.remove_firmware(path)  # gone already: no error
     overlays = tree / 'sys' / 'kernel' / 'config' / fpga.OVERLAYS
     overlay = fpga.make_overlay(str(overlays / 'rp0'))
     assert os.path.isdir(overlay)
@@ -134,6 +137,7 @@ def test_device_node(tree):
     lambda t: fpga.write_firmware(
         str(t / 'lib' / 'firmware' / '..' / '..' / 'outside'), b'x'),
     lambda t: fpga.write_firmware(str(t / 'outside'), b'x'),
+    lambda t: fpga.remove_firmware(str(t / 'outside')),
     lambda t: fpga.make_overlay(str(t / OVERLAYS / '..' / '..' / 'rp0')),
     lambda t: fpga.make_overlay(str(t / 'sys' / 'kernel' / 'config' / 'a')),
     lambda t: fpga.make_overlay(str(t / OVERLAYS / 'a b')),
@@ -141,8 +145,8 @@ def test_device_node(tree):
     lambda t: fpga.make_overlay(str(t / 'outside' / fpga.OVERLAYS / 'x')),
 ], ids=['outside', 'symlink-out', 'dotdot', 'dev-as-attribute', 'the-root',
         'attribute-as-dev', 'real-dev', 'firmware-dotdot',
-        'firmware-absolute', 'overlay-dotdot', 'overlay-not-in-overlays',
-        'overlay-bad-name', 'overlay-parent', 'overlay-outside-configfs'])
+        'firmware-absolute', 'remove-firmware-outside', 'overlay-dotdot',
+        'overlay-not-in-overlays', 'overlay-bad-name', 'overlay-parent', 'overlay-outside-configfs'])
 def test_refuses_paths_outside_the_roots(tree, call):
     with pytest.raises(fpga.PathRefused, match='refuses|only|without'):
         call(tree)

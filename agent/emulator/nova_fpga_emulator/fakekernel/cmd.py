@@ -30,14 +30,16 @@ from nova_fpga_emulator.fakekernel import kernel as fk
 from nova_fpga_emulator.fakekernel import uio
 from nova_fpga_emulator.fakekernel import xdevcfg
 
-#: --device: the configuration port's driver; every kernel also has the
-#: shell's UIO windows and DMA buffers
+#: --device: the configuration port's driver
 DEVICES = {
     'fpga_manager': lambda: fpga_manager.FpgaManager(),
     'fpga_manager_flags': lambda: fpga_manager.FpgaManager(overlays=False),
     'fpga_manager_overlays': lambda: fpga_manager.FpgaManager(flags=False),
     'xdevcfg': lambda: xdevcfg.Xdevcfg(),
 }
+#: the parts every fake kernel has besides its configuration port: the
+#: shell's UIO windows and DMA buffers (a new device part goes here)
+COMMON_PARTS = [uio.Uio]
 
 
 def main(argv=None):
@@ -68,7 +70,8 @@ def main(argv=None):
     logging.setup(conf, 'nova-fpga-fakekernel')
     kernel = fk.FakeKernel(
         args.root, mf.load(args.manifest), args.part,
-        [DEVICES[args.device](), uio.Uio()], pcap_rate=args.pcap_rate,
+        [DEVICES[args.device]()] + [part() for part in COMMON_PARTS],
+        pcap_rate=args.pcap_rate,
         module_catalogue=catalogue.load(args.module_catalogue_dir),
         hdl_dir=args.hdl_dir)
     kernel.serve()

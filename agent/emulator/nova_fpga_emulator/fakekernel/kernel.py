@@ -33,7 +33,7 @@ module's registers and the AXI DMA.  It runs as a process of its own
 
 Devices are parts (``Part``): each adds its nodes to the tree when the
 kernel starts; a new device (the XADC's IIO part, say) is one more module
-with a Part subclass, named in PARTS.
+with a Part subclass, named in cmd.COMMON_PARTS.
 
 Its limits, honestly: a FUSE mount cannot intercept loads and stores into
 an mmap, so /dev/uioN is a Unix socket here and the agent's register

@@ -146,7 +146,8 @@ def test_device_node(tree):
 ], ids=['outside', 'symlink-out', 'dotdot', 'dev-as-attribute', 'the-root',
         'attribute-as-dev', 'real-dev', 'firmware-dotdot',
         'firmware-absolute', 'remove-firmware-outside', 'overlay-dotdot',
-        'overlay-not-in-overlays', 'overlay-bad-name', 'overlay-parent', 'overlay-outside-configfs'])
+        'overlay-not-in-overlays', 'overlay-bad-name', 'overlay-parent',
+        'overlay-outside-configfs'])
 def test_refuses_paths_outside_the_roots(tree, call):
     with pytest.raises(fpga.PathRefused, match='refuses|only|without'):
         call(tree)

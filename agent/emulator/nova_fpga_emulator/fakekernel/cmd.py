@@ -10,9 +10,10 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""nova-fpga-fakekernel: the fake Zynq kernel (see kernel.py) as a process.
+"""The fake Zynq kernel (see kernel.py) as a process.
 
-    nova-fpga-fakekernel ROOT --manifest SHELL.json --device fpga_manager
+    python -m nova_fpga_emulator.fakekernel ROOT --device fpga_manager \
+        [--manifest SHELL.json] [--hdl-dir HDL]
 
 serves ROOT/kernel until SIGTERM; point an agent at it with the options
 kernel.options(ROOT) gives (printed with --print-options).
@@ -43,7 +44,8 @@ COMMON_PARTS = [uio.Uio]
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog='nova-fpga-fakekernel',
+    parser = argparse.ArgumentParser(prog='python -m '
+                                     'nova_fpga_emulator.fakekernel',
                                      description=__doc__.split('\n')[0])
     parser.add_argument('root')
     parser.add_argument('--manifest', default=str(mf.REFERENCE))

@@ -29,7 +29,7 @@ and reacts to the writes of any process as the drivers do (zynq-fpga,
 Xilinx's configfs overlays, xdevcfg, generic-uio, u-dma-buf): a load
 really configures the emulated region, whose Verilog then answers the
 module's registers and the AXI DMA.  It runs as a process of its own
-(``nova-fpga-fakekernel``), unknown to the agent.
+(``python -m nova_fpga_emulator.fakekernel``), unknown to the agent.
 
 Devices are parts (``Part``): each adds its nodes to the tree when the
 kernel starts; a new device (the XADC's IIO part, say) is one more module

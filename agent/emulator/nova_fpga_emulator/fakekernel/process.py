@@ -22,7 +22,8 @@ import time
 
 from nova_fpga_emulator.fakekernel import kernel as fk
 
-COMMAND = os.path.join(sys.prefix, 'bin', 'nova-fpga-fakekernel')
+#: a development tool, so no console script: boards install the emulator
+COMMAND = [sys.executable, '-m', 'nova_fpga_emulator.fakekernel']
 
 #: an agent backend over the fake kernel: name -> (agent [agent] backend,
 #: the fake kernel's --device, further agent options)
@@ -67,7 +68,7 @@ class FakeKernelProcess:
     def start(self, timeout=60):
         os.makedirs(self.root, exist_ok=True)
         self.process = subprocess.Popen(
-            [COMMAND, self.root] + self.args, stdout=subprocess.DEVNULL,
+            COMMAND + [self.root] + self.args, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE)
         ready = os.path.join(self.mountpoint, 'sys', 'devices', 'soc0',
                              'family')

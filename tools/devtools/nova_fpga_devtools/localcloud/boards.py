@@ -61,9 +61,9 @@ class Board:
         if backend != SIM:
             device = fkprocess.VARIANTS[backend][1]
             self.kernel = process.Process(
-                'fakekernel', [fkprocess.COMMAND, self.kernel_root,
-                               '--device', device, '--hdl-dir',
-                               nova_fpga_devtools.HDL],
+                'fakekernel', fkprocess.COMMAND + [
+                    self.kernel_root, '--device', device, '--hdl-dir',
+                    nova_fpga_devtools.HDL],
                 self.dir, die_with_parent=die_with_parent)
 
     @property

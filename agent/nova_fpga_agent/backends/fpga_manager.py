@@ -89,7 +89,7 @@ def _managers(sysfs_root):
 
 
 def _overlays(conf):
-    return os.path.join(conf.agent.configfs_root, 'device-tree', 'overlays')
+    return os.path.join(conf.agent.configfs_root, priv.OVERLAYS)
 
 
 class FpgaManagerBackend(zynq.ZynqBackend):

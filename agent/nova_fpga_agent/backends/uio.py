@@ -42,6 +42,7 @@ import os
 import socket
 import stat
 import struct
+import threading
 
 from nova_fpga_agent.backends import base
 
@@ -104,14 +105,18 @@ class SocketWindow:
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.connect(path)
         self._file = self._sock.makefile('rwb')
+        # one request and its answer at a time: the agent's threads (RPC,
+        # reports, data plane) share the window, as they share a mapping
+        self._lock = threading.Lock()
 
     def _ask(self, op, offset, value=0):
-        self._file.write(_REQUEST.pack(op, offset, value))
-        self._file.flush()
-        status, value = _ANSWER.unpack(self._file.read(_ANSWER.size))
-        if status != OK:
-            raise base.RegisterError(self._file.read(value).decode())
-        return value
+        with self._lock:
+            self._file.write(_REQUEST.pack(op, offset, value))
+            self._file.flush()
+            status, value = _ANSWER.unpack(self._file.read(_ANSWER.size))
+            if status != OK:
+                raise base.RegisterError(self._file.read(value).decode())
+            return value
 
     def read32(self, offset):
         return self._ask(b'r', offset)

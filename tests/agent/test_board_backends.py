@@ -80,6 +80,7 @@ def test_each_kernel_error_state_fails_the_load(make_cloud, variant, state):
     ('fpga_manager', 'unapplied after its path was written (FPGA manager '
      'state "write")'),
 ])
+@pytest.mark.timeout(120)  # without the agent's timeout it would hang
 def test_a_hung_manager_fails_the_load(make_cloud, variant, words):
     cloud = make_cloud(variant)
     agent = cloud.start('b0', {('board', 'load_timeout'): 0.3})

@@ -30,7 +30,6 @@ reports (or none within ``[board] load_timeout``) fails the load with the
 kernel's words.  Root writes go through the privileged helper.
 """
 import glob
-import hashlib
 import os
 import time
 
@@ -154,8 +153,8 @@ class FpgaManagerBackend(zynq.ZynqBackend):
                                  '%s' % (os.path.basename(self.manager),
                                          state, region))
 
-    def program(self, region, data, pcap_bin):
-        sha = hashlib.sha256(data).hexdigest()
+    def program(self, region, info, pcap_bin):
+        sha = info.sha256
         firmware = dt.firmware(sha)
         path = os.path.join(self.conf.agent.firmware_dir, firmware)
         priv.write_firmware(path, pcap_bin)

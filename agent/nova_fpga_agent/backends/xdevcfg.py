@@ -37,7 +37,7 @@ class XdevcfgBackend(zynq.ZynqBackend):
             conf.agent.sysfs_root, DEVICE, 'is_partial_bitstream')) and \
             os.path.exists(os.path.join(conf.agent.dev_root, 'xdevcfg'))
 
-    def program(self, region, data, pcap_bin):
+    def program(self, region, info, pcap_bin):
         device = os.path.join(self.conf.agent.sysfs_root, DEVICE)
         priv.write_attribute(os.path.join(device, 'is_partial_bitstream'),
                              '1')

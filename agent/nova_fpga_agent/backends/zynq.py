@@ -25,6 +25,7 @@ The fabric keeps what was loaded while the agent restarts, not across a
 reboot: what each region holds is recorded beside the agent's state with
 the kernel's boot ID, and a record from another boot counts as empty.
 """
+import abc
 import json
 import os
 
@@ -153,17 +154,17 @@ class ZynqBackend(base.Backend):
     def write_partial(self, region, data):
         info = bitstream.validate(data)
         self._record(region, None)   # whatever happens, not what it held
-        seconds = self.program(region, data,
-                               convert.to_bin(data, info=info))
+        seconds = self.program(region, info, convert.to_bin(data, info=info))
         self._record(region, info.module_id)
         return seconds
 
-    def program(self, region, data, pcap_bin):
-        """Write the partial (``pcap_bin``: byte-swapped .bin) into the
-        region; the seconds the kernel took (from the write that starts it
-        to its answer).  :raises PortError: with the kernel's words.
+    @abc.abstractmethod
+    def program(self, region, info, pcap_bin):
+        """Write the partial (``info``: what validate() said of it,
+        ``pcap_bin``: its byte-swapped .bin) into the region; the seconds
+        the kernel took (from the write that starts it to its answer).
+        :raises PortError: with the kernel's words.
         """
-        raise NotImplementedError
 
     # -- decoupler and module reset ----------------------------------------
 

@@ -16,6 +16,8 @@ FAILED; what reaches the configuration port is the bitstream library's
 byte-swapped .bin; auto-detection finds each backend's kernel."""
 import hashlib
 import os
+import stat
+import types
 import uuid
 
 import pytest
@@ -24,6 +26,7 @@ from nova_fpga.bitstream import convert
 from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import states
 from nova_fpga_agent.backends import base
+from nova_fpga_agent.backends import uio
 from nova_fpga_agent.privsep import fpga as priv
 from tests.agent.conftest import BoardCloud
 from tests.agent.conftest import module_for
@@ -189,3 +192,32 @@ def test_auto_finds_the_backend_of_the_kernel(make_cloud, variant, backend,
         assert 'fpga_manager fpga0 (Xilinx Zynq FPGA Manager), configfs ' \
             'overlays: yes, flags/firmware: yes' in caplog.text
     assert 'backend %s detected' % backend in caplog.text
+
+
+def test_the_register_seam_is_chosen_by_the_node(tmp_path):
+    """A character device is mapped (a board's /dev/uioN; /dev/zero's
+    numbers here), a socket is the fake kernel's, anything else refused;
+    the window must sit where the shell manifest says.
+    """
+    uio_dir = tmp_path / 'sys' / 'class' / 'uio' / 'uio0'
+    (uio_dir / 'maps' / 'map0').mkdir(parents=True)
+    (uio_dir / 'name').write_text('nova-fpga-rp0-module\n')
+    (uio_dir / 'maps' / 'map0' / 'addr').write_text('0x43c10000\n')
+    (uio_dir / 'maps' / 'map0' / 'size').write_text('0x00001000\n')
+    (tmp_path / 'dev').mkdir()
+    os.mknod(tmp_path / 'dev' / 'uio0', 0o600 | stat.S_IFCHR,
+             os.makedev(1, 5))
+    conf = types.SimpleNamespace(agent=types.SimpleNamespace(
+        sysfs_root=str(tmp_path / 'sys'), dev_root=str(tmp_path / 'dev')))
+    window = uio.open_window(conf, 'nova-fpga-rp0-module', 0x43C10000)
+    assert isinstance(window, uio.MmapWindow)
+    window.write32(0x10, 0xDEADBEEF)
+    assert window.read32(0x10) == 0xDEADBEEF
+    with pytest.raises(base.BackendUnavailable, match='not this shell'):
+        uio.open_window(conf, 'nova-fpga-rp0-module', 0x43C20000)
+    with pytest.raises(base.BackendUnavailable, match='no UIO device'):
+        uio.open_window(conf, 'nova-fpga-rp1-module', 0x43C30000)
+    os.unlink(tmp_path / 'dev' / 'uio0')
+    (tmp_path / 'dev' / 'uio0').write_bytes(b'')
+    with pytest.raises(base.BackendUnavailable, match='not a UIO device'):
+        uio.open_window(conf, 'nova-fpga-rp0-module', 0x43C10000)

@@ -45,6 +45,7 @@ and the PCAP's real DMA are not emulated; loads take the emulator's
 modelled time.
 """
 import os
+import threading
 import uuid
 
 from oslo_log import log as logging
@@ -94,7 +95,10 @@ class FakeKernel:
             pcap_rate=pcap_rate, module_catalogue=module_catalogue,
             hdl_dir=hdl_dir)
         self.tree = fs.Tree()
-        self.lock = self.tree.lock
+        #: the drivers' lock (one configuration port, one fabric); the
+        #: tree's own lock only guards its nodes, so reads go on during a
+        #: load as on a kernel
+        self.lock = threading.RLock()
         boot_id = str(uuid.uuid4())
         self.tree.add('/proc/sys/kernel/random/boot_id',
                       fs.Attribute(show=lambda: boot_id))

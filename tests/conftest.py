@@ -77,6 +77,9 @@ def demo_stack(tmp_path_factory):
     temporary state directory; stopped and purged at the end.
     """
     from tests.localcloud.demo_cloud import start
-    stack = start(tmp_path_factory.mktemp('demo'))
+    # board1 runs the fpga_manager backend over a fake kernel: whatever
+    # lands there goes through the board backend's code
+    stack = start(tmp_path_factory.mktemp('demo'),
+                  board_backends={'board1': 'fpga_manager'})
     yield stack
     stack.down(purge=True)

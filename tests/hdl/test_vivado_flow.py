@@ -490,14 +490,21 @@ def test_shell_rtl_lints_clean_with_verilator_and_icarus(record, tmp_path):
 
 
 def test_userids_and_module_ids_are_the_catalogues(record):
-    userid = None
+    userid = usr_access = None
     declared = {}
     for words in record:
         if words[:2] == ['set_property', 'BITSTREAM.CONFIG.USERID']:
             userid = int(words[2], 16)
+        elif words[:2] == ['set_property', 'BITSTREAM.CONFIG.USR_ACCESS']:
+            usr_access = int(words[2], 16)
         elif words[0] == 'write_bitstream':
-            declared[words[-1].rsplit('/', 1)[1]] = userid
-            userid = None  # every bitstream sets its own
+            name = words[-1].rsplit('/', 1)[1]
+            declared[name] = userid
+            if name != 'nova_shell.bit':
+                # a partial's .bin (what the FPGA manager loads) names its
+                # module by USR_ACCESS
+                assert usr_access == userid, name
+            userid = usr_access = None  # every bitstream sets its own
     assert declared.pop('nova_shell.bit') == container.NO_USER_ID
     for name, value in declared.items():
         module = name[:-len('.bit')].split('_', 1)[1]

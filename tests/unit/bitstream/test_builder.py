@@ -18,6 +18,7 @@ import pytest
 from nova_fpga import bitstream
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import container
+from nova_fpga.bitstream import convert
 from nova_fpga.bitstream import errors
 from nova_fpga.bitstream import footprint as fp
 from nova_fpga.bitstream import packets as pk
@@ -83,6 +84,21 @@ def test_builder_writes_header_less_bin_and_other_devices():
     assert info.container == container.BIN_PLAIN
     assert info.device.name == 'xc7z010'
     assert info.footprint == small
+
+
+def test_the_module_id_survives_in_the_bin_as_usr_access(pr0):
+    data = builder.build_partial('7z020clg400', 'x', MODULE, pr0)
+    assert bitstream.validate(data).usr_access == MODULE
+    swapped = bitstream.validate(convert.to_bin(data))
+    assert swapped.container == container.BIN_SWAPPED
+    assert swapped.module_id == container.NO_USER_ID
+    assert swapped.usr_access == MODULE
+    opaque = builder.build_partial('7z020clg400', 'x', container.NO_USER_ID,
+                                   pr0)
+    assert bitstream.validate(opaque).usr_access is None
+    # Vivado's partials set no USR_ACCESS
+    assert bitstream.validate(realfiles.read('pr_0_add.bit')).usr_access \
+        is None
 
 
 def test_builder_refuses_what_it_cannot_write():

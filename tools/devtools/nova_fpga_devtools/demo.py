@@ -13,7 +13,8 @@
 """nova-fpga-demo: the demo cloud on this machine.
 
     nova-fpga-demo [--state-dir DIR] [--database-url URL] [--transport-url URL]
-                   [--boards N] up | status | down [--purge] |
+                   [--boards N] [--board-backend BOARD=BACKEND]
+                   up | status | down [--purge] |
                    logs [SERVICE] [-f] [-n N] | replay BOARD REGION PCAP... |
                    scenario [--pcaps DIR]
 
@@ -51,6 +52,11 @@ CLI_OPTS = [
     cfg.IntOpt('boards', default=2, min=1, max=16,
                help='Number of emulated boards (agent processes) the first '
                     'up creates.'),
+    cfg.MultiStrOpt('board-backend', default=[],
+                    help='BOARD=BACKEND: run that emulated board on a board '
+                         'backend over a fake kernel (fpga_manager, '
+                         'fpga_manager_flags, xdevcfg) instead of sim, e.g. '
+                         'board1=fpga_manager. Only read by the first up.'),
 ]
 
 
@@ -94,9 +100,12 @@ def parse(argv):
 
 def _stack(conf):
     from nova_fpga_devtools.localcloud import stack
+    backends = dict(item.partition('=')[::2]
+                    for item in conf.board_backend)
     return stack.Stack(conf.state_dir or stack.DEFAULT_STATE_DIR,
                        database_url=conf.database_url,
-                       transport_url=conf.transport_url, boards=conf.boards)
+                       transport_url=conf.transport_url, boards=conf.boards,
+                       board_backends=backends)
 
 
 def warn_overriding_variables(cloud, out=None):

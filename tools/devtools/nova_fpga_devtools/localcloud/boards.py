@@ -12,12 +12,17 @@
 
 """Emulated Zynq boards: one nova-fpga-agent process per board.
 
-Each runs the sim backend (the board emulator: modules as Verilator-compiled
-HDL) with the reference shell, its state in state_dir/boards/<name>, on the
-agents' own RabbitMQ vhost as a user of its own.
+Each runs with the reference shell, its state in state_dir/boards/<name>,
+on the agents' own RabbitMQ vhost as a user of its own, on the sim backend
+(the board emulator: modules as Verilator-compiled HDL) or on a board
+backend (fpga_manager, xdevcfg) over a fake kernel process with the same
+emulator behind it, its root writes through its own privsep-helper as on a
+board.
 """
 import json
+import os
 import pathlib
+import subprocess
 import time
 
 import oslo_messaging as messaging
@@ -25,17 +30,25 @@ import oslo_messaging as messaging
 from nova_fpga import deployment
 import nova_fpga_devtools
 from nova_fpga_devtools.localcloud import process
+from nova_fpga_emulator.fakekernel import kernel as fk
+from nova_fpga_emulator.fakekernel import process as fkprocess
 
 AGENT = process.BIN / 'nova-fpga-agent'
+SIM = 'sim'
+#: what a board may run on: the emulator, or a board backend over a fake
+#: kernel
+BACKENDS = (SIM,) + tuple(sorted(fkprocess.VARIANTS))
 
 
 class Board:
     def __init__(self, state_dir, name, transport_url, options=None,
-                 die_with_parent=True):
+                 die_with_parent=True, backend=SIM):
         """options: {(section, option): value} over the agent's base config
         (a data plane interface and netns, the emulator's PCAP rate...).
+        backend: one of BACKENDS.
         """
         self.name = name
+        self.backend = backend
         self.options = dict(options or {})
         self.dir = pathlib.Path(state_dir) / 'boards' / name
         self.conf_file = self.dir / 'agent.conf'
@@ -44,6 +57,18 @@ class Board:
             'agent', [AGENT, '--config-file', self.conf_file], self.dir,
             die_with_parent=die_with_parent)
         self.log = self.process.log
+        self.kernel = None
+        if backend != SIM:
+            device = fkprocess.VARIANTS[backend][1]
+            self.kernel = process.Process(
+                'fakekernel', fkprocess.COMMAND + [
+                    self.kernel_root, '--device', device, '--hdl-dir',
+                    nova_fpga_devtools.HDL],
+                self.dir, die_with_parent=die_with_parent)
+
+    @property
+    def kernel_root(self):
+        return self.dir / 'fakekernel'
 
     @property
     def state_file(self):
@@ -69,11 +94,41 @@ class Board:
         conf = process.options(deployment.agent(
             self.name, self.transport_url, self.dir / 'state',
             hdl_dir=nova_fpga_devtools.HDL))
+        if self.kernel is not None:
+            backend, _, extra = fkprocess.VARIANTS[self.backend]
+            conf[('agent', 'backend')] = backend
+            conf.update(fk.options(self.kernel_root))
+            conf.update(extra)
+            # its own privileged helper, as on a board (no sudo: the demo
+            # runs as root)
+            conf[('nova_fpga_agent_privileged', 'helper_command')] = \
+                '%s --config-file %s' % (process.BIN / 'privsep-helper',
+                                         self.conf_file)
         conf.update(self.options)
         return conf
 
+    def _start_kernel(self, timeout=60):
+        mount = self.kernel_root / 'kernel'
+        # a mount its killed predecessor left behind
+        subprocess.run(['umount', '-l', str(mount)], check=False,
+                       stderr=subprocess.DEVNULL)
+        self.kernel.start()
+        ready = mount / 'sys' / 'devices' / 'soc0' / 'family'
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(ready):
+            if not self.kernel.running() or time.monotonic() > deadline:
+                self.kernel.stop()
+                raise process.ServiceError(self.name, 'fake kernel did not '
+                                           'come up', self.kernel.log)
+            time.sleep(0.05)
+
     def start(self, client, timeout=120):
-        """Start the agent and wait until it answers health over RPC."""
+        """Start the agent (after its fake kernel, if it has one) and wait
+        until it answers health over RPC.
+        """
+        if self.kernel is not None and not process.pid_file_members(
+                self.kernel.pid_file):
+            self._start_kernel()
         process.write_conf(self.conf_file, self.conf())
         self.process.start()
         deadline = time.monotonic() + timeout

@@ -77,13 +77,15 @@ class Stack:
 
     def __init__(self, state_dir=DEFAULT_STATE_DIR, database_url=None,
                  transport_url=None, boards=2, board_options=None,
-                 die_with_parent=False, output=None):
+                 die_with_parent=False, output=None, board_backends=None):
         """database_url / transport_url: servers to use when they answer
         (else private ones are started); they, like boards, only matter on
         the first up: a resumed cloud keeps what it chose.  Progress lines
         go to output (a text stream; None: sys.stdout).  board_options:
         {board: {(section, option): value}} over that board's agent config,
-        applied whenever the agent starts.
+        applied whenever the agent starts.  board_backends: {board: one of
+        boards.BACKENDS} (others sim); like boards, only the first up's
+        count.
         """
         self.dir = pathlib.Path(state_dir).resolve()
         self.state_file = self.dir / 'stack.json'
@@ -91,6 +93,7 @@ class Stack:
         self.transport_url = transport_url
         self.board_count = boards
         self.board_options = dict(board_options or {})
+        self.board_backends = dict(board_backends or {})
         self.die_with_parent = die_with_parent
         self.output = output
         self.state = None
@@ -121,7 +124,14 @@ class Stack:
                 port = process.free_port()
             ports[name] = port
         boards = ['board%d' % index for index in range(self.board_count)]
+        for board, backend in self.board_backends.items():
+            if board not in boards or backend not in localboards.BACKENDS:
+                raise ValueError('board backend %s=%s: boards are %s, '
+                                 'backends %s' % (
+                                     board, backend, ', '.join(boards),
+                                     ', '.join(localboards.BACKENDS)))
         return {
+            'board_backends': self.board_backends,
             'id': ident,
             'ports': ports,
             'boards': boards,
@@ -218,9 +228,11 @@ class Stack:
         options = {('dataplane', 'interface'): link.board_if,
                    ('dataplane', 'netns'): link.netns}
         options.update(self.board_options.get(name) or {})
-        return localboards.Board(self.dir, name, self._mq_url(name, 'agents'),
-                                 options=options,
-                                 die_with_parent=self.die_with_parent)
+        return localboards.Board(
+            self.dir, name, self._mq_url(name, 'agents'), options=options,
+            die_with_parent=self.die_with_parent,
+            backend=self.state.get('board_backends', {}).get(
+                name, localboards.SIM))
 
     # -- up ----------------------------------------------------------------
 
@@ -512,6 +524,8 @@ class Stack:
         for name, service in self.services(keystone).items():
             found['%s/%s' % (service.dir.name, name)] = service.url
         for board in self.boards:
+            if self.board(board).kernel is not None:
+                found['boards/%s/fakekernel' % board] = None
             found['boards/%s/agent' % board] = None
         for name in localnova.DAEMONS:
             found['nova/%s' % name] = None

@@ -63,8 +63,10 @@ function nova_fpga_apply {
 function install_nova_fpga {
     setup_develop $NOVA_FPGA_DIR
     if [[ -z "$NOVA_FPGA_REAL_BOARDS" ]]; then
-        # the board emulator, with Verilator for the modules' HDL
-        setup_develop $NOVA_FPGA_DIR/agent/emulator hdl
+        # the board emulator, with Verilator for the modules' HDL.  Not
+        # setup_develop: it reads the name from setup.cfg, and the
+        # emulator has only pyproject.toml (awk fails, stack.sh exits)
+        pip_install "$NOVA_FPGA_DIR/agent/emulator[hdl]"
     fi
 }
 

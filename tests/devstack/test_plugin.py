@@ -16,8 +16,8 @@ what it writes must be what nova_fpga.deployment says and what the demo
 cloud runs with, option by option.
 
 Only what acts on the machine or a running cloud is recorded instead of
-run: pip (setup_develop), systemd (run_process, stop_process), rabbitmqctl
-and nova-fpga-manage.
+run: pip (setup_develop, pip_install), systemd (run_process, stop_process),
+rabbitmqctl and nova-fpga-manage.
 """
 import pathlib
 import subprocess
@@ -51,6 +51,7 @@ source $TOP/tests/unittest.sh
 
 # what acts on the machine is recorded, not run
 function setup_develop { echo "setup_develop $*" >> $CALLS; }
+function pip_install { echo "pip_install $*" >> $CALLS; }
 function run_process { echo "run_process $1 $2" >> $CALLS; }
 function stop_process { echo "stop_process $1" >> $CALLS; }
 function get_or_create_project { echo "id-of-$1"; }
@@ -236,7 +237,7 @@ def test_phases_do_what_devstack_expects_of_them(run):
         else:
             phase.setdefault(current, []).append(call)
     assert phase['stack install'] == [
-        'setup_develop %s' % ROOT, 'setup_develop %s/agent/emulator hdl'
+        'setup_develop %s' % ROOT, 'pip_install %s/agent/emulator[hdl]'
         % ROOT]
     assert 'rabbitmqctl add_vhost nova_fpga' in phase['stack post-config']
     manage = [c for c in phase['stack extra'] if 'nova-fpga-manage' in c]

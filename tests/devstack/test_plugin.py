@@ -16,8 +16,8 @@ what it writes must be what nova_fpga.deployment says and what the demo
 cloud runs with, option by option.
 
 Only what acts on the machine or a running cloud is recorded instead of
-run: pip (setup_develop), systemd (run_process, stop_process), rabbitmqctl
-and nova-fpga-manage.
+run: pip (setup_develop, pip_install), systemd (run_process, stop_process),
+rabbitmqctl and nova-fpga-manage.
 """
 import pathlib
 import subprocess
@@ -41,7 +41,8 @@ RABBIT = 'rabbit://stackrabbit:secret@10.0.0.5:5672/nova_fpga'
 #: DevStack's bashate flags (its tox.ini)
 BASHATE_FLAGS = ['-v', '-iE006', '-eE005,E042']
 SHELL_FILES = [PLUGIN / name for name in
-               ('plugin.sh', 'settings', 'override-defaults')]
+               ('plugin.sh', 'settings', 'override-defaults')] + [
+                   ROOT / 'tools' / 'devstack-check']
 
 DRIVER = r'''
 set -o errexit
@@ -51,6 +52,7 @@ source $TOP/tests/unittest.sh
 
 # what acts on the machine is recorded, not run
 function setup_develop { echo "setup_develop $*" >> $CALLS; }
+function pip_install { echo "pip_install $*" >> $CALLS; }
 function run_process { echo "run_process $1 $2" >> $CALLS; }
 function stop_process { echo "stop_process $1" >> $CALLS; }
 function get_or_create_project { echo "id-of-$1"; }
@@ -58,6 +60,8 @@ function get_python_exec_prefix { echo $FAKE_BIN; }
 function sudo {
     if [[ $1 == rabbitmqctl ]]; then
         echo "$*" >> $CALLS
+    elif [[ $1 == tee ]]; then
+        echo "$* < $(cat)" >> $CALLS
     else
         "$@"
     fi
@@ -123,6 +127,7 @@ def run(devstack, tmp_path_factory):
         'CALLS': str(work / 'calls'), 'FAKE_BIN': str(fake_bin),
         'SNAPSHOTS': str(snapshots), 'PYTHON': sys.executable,
         'DEST': str(work / 'opt'), 'DATA_DIR': str(work / 'data'),
+        'NOVA_DIR': str(work / 'opt' / 'nova'),
         'STACK_USER': subprocess.check_output(['id', '-un'],
                                               text=True).strip(),
         'NOVA_CONF_DIR': str(etc['nova']),
@@ -235,8 +240,14 @@ def test_phases_do_what_devstack_expects_of_them(run):
             current = call[len('phase '):]
         else:
             phase.setdefault(current, []).append(call)
-    assert phase['stack install'] == [
-        'setup_develop %s' % ROOT, 'setup_develop %s/agent/emulator hdl'
+    install = phase['stack install']
+    # a path entry for DevStack's nova, in the site directory of DevStack's
+    # python (which sudo tee writes there)
+    pth = install.pop(1).split()
+    assert pth[0] == 'tee' and pth[2:] == ['<', run['env']['NOVA_DIR']]
+    assert pth[1].endswith('-packages/nova-fpga-nova-dir.pth')
+    assert install == [
+        'setup_develop %s' % ROOT, 'pip_install %s/agent/emulator[hdl]'
         % ROOT]
     assert 'rabbitmqctl add_vhost nova_fpga' in phase['stack post-config']
     manage = [c for c in phase['stack extra'] if 'nova-fpga-manage' in c]

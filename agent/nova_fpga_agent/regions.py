@@ -76,6 +76,11 @@ class RegionManager:
         self.states = {}
         #: region name -> [(instance UUID the line concerns, line)]
         self.log = {r.name: [] for r in manifest.regions}
+        #: why the board holds every region off the shell (the watchdog's
+        #: hold); None: fit
+        self.unfit = None
+        #: degrees Celsius the watchdog last read (None: no watchdog)
+        self.temperature = None
 
     # -- start-up ----------------------------------------------------------
 
@@ -90,6 +95,11 @@ class RegionManager:
     def start(self):
         """Load the saved state and reconcile it with the hardware."""
         names = [r.name for r in self.manifest.regions]
+        # an agent starts fit: a hold of an earlier run is released here,
+        # and the watchdog's first reading holds the regions again if the
+        # board is still too hot
+        for name in names:
+            self.backend.set_reset(name, False)
         try:
             self.states = self.store.load(names)
         except st.StateCorrupt as exc:
@@ -180,6 +190,11 @@ class RegionManager:
                                  'progress' % name)
         return lock
 
+    def _check_fit(self, what):
+        if self.unfit is not None:
+            raise api.HardwareError('board %s cannot %s now: %s'
+                                    % (self.board_name, what, self.unfit))
+
     @staticmethod
     def _instance(instance_uuid):
         try:
@@ -230,6 +245,7 @@ class RegionManager:
                                          len(data), self.max_bitstream_bytes))
         lock = self._acquire(region)
         try:
+            self._check_fit('load a region')
             rs = self.states[region]
             if rs.state != states.FREE and rs.instance_uuid != instance:
                 raise api.RegionBusy('region %s is held by instance %s (%s)'
@@ -373,6 +389,7 @@ class RegionManager:
                     self._make_safe(region)
                     self._set(rs, state=states.STOPPED)
                 else:
+                    self._check_fit('power a region on')
                     self.backend.set_decoupled(region, False)
                     self.backend.module_reset(region)
                     if rs.module_id != container.NO_USER_ID:
@@ -402,6 +419,7 @@ class RegionManager:
             if rs.state != states.ACTIVE:
                 raise api.RegionBusy('region %s is %s: only an ACTIVE region '
                                      'is reset' % (region, rs.state))
+            self._check_fit('reset a module')
             self.backend.module_reset(region)
             self._record(region, instance, 'module reset')
             return self._describe_region(
@@ -410,6 +428,65 @@ class RegionManager:
         finally:
             lock.release()
             self.changed()
+
+    # -- the watchdog's hold -----------------------------------------------
+
+    def hold(self, reason):
+        """Take every region off the shell while the board is unfit: refuse
+        loads, power-ons and resets, decouple each region and hold its
+        module in reset.  Regions keep their states, so release() knows
+        which ran.  Waits for an operation in progress to finish.
+        """
+        self.unfit = reason
+        try:
+            for spec in self.manifest.regions:
+                with self._locks[spec.name]:
+                    self._make_safe(spec.name)
+                    try:
+                        self.backend.set_reset(spec.name, True)
+                    except Exception:
+                        LOG.exception('region %s: could not hold the module '
+                                      'in reset', spec.name)
+                    self._record_holder(spec.name, 'board unfit (%s): region '
+                                        'decoupled, module held in reset'
+                                        % reason)
+        finally:
+            self.changed()
+
+    def release(self, why):
+        """End the hold: release every module from reset; couple the
+        regions that ran and start their data paths (one that fails is
+        FAILED, as a failed power-on), then take work again.
+        """
+        try:
+            for spec in self.manifest.regions:
+                with self._locks[spec.name]:
+                    self._restart(spec.name, why)
+            self.unfit = None
+        finally:
+            self.changed()
+
+    def _restart(self, name, why):
+        rs = self.states[name]
+        try:
+            self.backend.set_reset(name, False)
+            if rs.state == states.ACTIVE:
+                self.backend.set_decoupled(name, False)
+                if rs.module_id != container.NO_USER_ID:
+                    self.backend.dma_start(name)
+        except (base.PortError, base.RegisterError) as exc:
+            self._make_safe(name)
+            self._set(rs, state=states.FAILED,
+                      error='restart after the board %s: %s' % (why, exc))
+        self._record_holder(name, 'board %s: region %s' % (
+            why, 'running again' if rs.state == states.ACTIVE
+            else 'released, %s' % rs.state))
+
+    def _record_holder(self, name, message):
+        """A line in the region's log for the instance holding it."""
+        instance = self.states[name].instance_uuid
+        if instance is not None:
+            self._record(name, instance, message)
 
     # -- reports -----------------------------------------------------------
 
@@ -465,6 +542,8 @@ class RegionManager:
                      for r in self.manifest.regions],
             cached=[reports.CachedBitstream(e['sha256'], e['image_id'])
                     for e in (self.cache.entries() if self.cache else [])],
+            unfit=self.unfit,
+            temperature=self.temperature,
         ).to_dict()
 
     def health(self):
@@ -499,7 +578,8 @@ class RegionManager:
             dataplane=self.dataplane.counters(region) if self.dataplane
             else {},
             log=[line for owner, line in list(self.log[region])
-                 if owner == instance]).to_dict()
+                 if owner == instance],
+            board_unfit=self.unfit).to_dict()
         # read without the region's lock (a console need not wait for a
         # load): an unload and another's load meanwhile would have given
         # the caller their counters

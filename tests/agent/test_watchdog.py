@@ -101,8 +101,8 @@ def test_trip_hold_in_band_recover(cloud, tmp_path, caplog):
     load(cloud, 'b0', 'rp1', module_for('rp1'))
 
 
-def test_a_stopped_server_stays_off_and_cannot_start_while_hot(cloud,
-                                                                tmp_path):
+def test_a_stopped_server_stays_off_and_cannot_start_while_hot(
+        cloud, tmp_path):
     agent, sensor = start(cloud, tmp_path)
     instance, _ = load(cloud, 'b0', 'rp0', module_for('rp0'))
     cloud.client.power({}, 'b0', 'rp0', instance, False)

@@ -129,6 +129,15 @@ def test_a_board_hot_at_start_holds_its_regions_before_serving(cloud,
     assert agent.manager.backend.board.decoupled('rp0')
 
 
+def test_a_restart_after_the_board_cooled_runs_the_modules_again(
+        cloud, tmp_path):
+    agent, sensor = start(cloud, tmp_path, iio.OVERHEAT_CELSIUS)
+    cloud.stop('b0')
+    agent, _ = start(cloud, tmp_path)
+    load(cloud, 'b0', 'rp0', module_for('rp0'))
+    assert agent.manager.backend.transfer('rp0', FRAME) == [FRAME]
+
+
 def test_the_report_loop_polls_the_temperature(cloud, tmp_path):
     agent, sensor = start(cloud, tmp_path,
                           options={('watchdog', 'poll_interval'): 1})

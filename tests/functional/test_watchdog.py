@@ -14,10 +14,11 @@
 the reason in their console log, new servers sent elsewhere, and all back
 once it cools."""
 import fixtures
+from nova.compute import power_state
 from nova import context as nova_context
 from nova import objects
-from nova.compute import power_state
 
+from nova_fpga.contract import placement
 from nova_fpga_emulator.fakekernel import iio
 from tests.functional import base
 
@@ -47,6 +48,12 @@ class WatchdogTest(base.ZynqTestBase):
         return self.api.post_server_action(
             server['id'], {'os-getConsoleOutput': {}})['output']
 
+    def reserved(self, region):
+        """What placement holds back of the region provider."""
+        provider = self._get_provider_uuid_by_name('board0:%s' % region)
+        return self._get_provider_inventory(provider)[
+            placement.REGION_RESOURCE_CLASS]['reserved']
+
     def loads_served(self):
         return self.cloud.client.health({}, 'board0')['calls'][
             'request'].get('load', 0)
@@ -68,6 +75,7 @@ class WatchdogTest(base.ZynqTestBase):
         refused = self.boot(self.region_image('rp1'), expected_state='ERROR')
         self.assertIn('No valid host', refused['fault']['message'])
         self.assertEqual(1, self.loads_served())
+        self.assertEqual(1, self.reserved('rp1'))
 
         self.set_temperature(iio.ROOM_CELSIUS)
         server = self._show_server(running)
@@ -75,4 +83,5 @@ class WatchdogTest(base.ZynqTestBase):
                          server['OS-EXT-STS:power_state'])
         self.assertIn('region running again', self.console(running))
         self.assertNotIn('held off the shell', self.console(running))
+        self.assertEqual(0, self.reserved('rp1'))
         self.boot(self.region_image('rp1'))

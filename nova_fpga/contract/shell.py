@@ -17,7 +17,8 @@ declared shell's regions have) and nova (the traits of region providers).
 A shell build ships it beside the full bitstream: the device, the shell's
 ID and version, and per reconfigurable region its frame footprint (the
 FAR/FDRI blocks any partial for it writes), its decoupler and module
-register windows, its AXI DMA channel and the VLAN its traffic uses.
+register windows, its AXI DMA channel (and, for the board backends, the
+base of that AXI DMA's register block) and the VLAN its traffic uses.
 """
 import dataclasses
 import json
@@ -46,13 +47,19 @@ class Region:
     window_size: int
     dma_channel: int
     vlan: int
+    #: the region's AXI DMA register block (``window_size`` bytes); None in
+    #: a manifest without it, which only the emulator can run
+    dma_base: int = None
 
     def to_dict(self):
-        return {'name': self.name, 'footprint': self.footprint.to_dict(),
+        data = {'name': self.name, 'footprint': self.footprint.to_dict(),
                 'decoupler': '0x%08X' % self.decoupler_base,
                 'module': '0x%08X' % self.module_base,
                 'window': '0x%X' % self.window_size,
                 'dma_channel': self.dma_channel, 'vlan': self.vlan}
+        if self.dma_base is not None:
+            data['dma'] = '0x%08X' % self.dma_base
+        return data
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,7 +113,9 @@ def parse(data):
                 module_base=_int(raw['module'], name + ' module'),
                 window_size=_int(raw['window'], name + ' window'),
                 dma_channel=_int(raw['dma_channel'], name + ' dma_channel'),
-                vlan=_int(raw['vlan'], name + ' vlan'))
+                vlan=_int(raw['vlan'], name + ' vlan'),
+                dma_base=(_int(raw['dma'], name + ' dma') if 'dma' in raw
+                          else None))
             if not 1 <= region.vlan <= 4094:
                 raise ManifestError('%s: VLAN %d is not 1-4094'
                                     % (name, region.vlan))
@@ -132,7 +141,8 @@ def parse(data):
                 raise ManifestError('regions %s and %s write the same frames'
                                     % (regions[i].name, regions[j].name))
     windows = sorted((base, base + r.window_size, r.name) for r in regions
-                     for base in (r.decoupler_base, r.module_base))
+                     for base in (r.decoupler_base, r.module_base,
+                                  r.dma_base) if base is not None)
     for (a0, a1, an), (b0, b1, bn) in zip(windows, windows[1:]):
         if b0 < a1:
             raise ManifestError('register windows of %s and %s overlap'

@@ -45,6 +45,17 @@ def test_reference_shell_describes_an_xc7z020():
     assert any(t.startswith('CUSTOM_FPGA_SHELL_') for t in traits)
 
 
+def test_dma_register_block_is_optional():
+    assert [r.dma_base for r in REFERENCE.regions] == [0x40400000, 0x40410000]
+    assert REFERENCE.region('rp0').to_dict()['dma'] == '0x40400000'
+    data = _raw()
+    for region in data['regions']:
+        del region['dma']
+    older = mf.parse(data)
+    assert older.region('rp0').dma_base is None
+    assert 'dma' not in older.region('rp0').to_dict()
+
+
 def _raw():
     return json.loads(mf.REFERENCE.read_text())
 
@@ -55,6 +66,8 @@ def _raw():
     (lambda m: m['regions'][1].update(vlan=100), 'share a VLAN'),
     (lambda m: m['regions'][1].update(name='rp0'), 'share a name'),
     (lambda m: m['regions'][1].update(decoupler='0x43C10100'), 'overlap'),
+    (lambda m: m['regions'][1].update(dma='0x40400000'), 'overlap'),
+    (lambda m: m['regions'][1].update(dma='DMA'), 'rp1 dma'),
     (lambda m: m['regions'][1].update(footprint=m['regions'][0]['footprint']),
      'share a footprint'),
     (lambda m: m['regions'][0]['footprint'].update(signature='00' * 16),

@@ -14,7 +14,9 @@
 
 Each runs the sim backend (the board emulator: modules as Verilator-compiled
 HDL) with the reference shell, its state in state_dir/boards/<name>, on the
-agents' own RabbitMQ vhost as a user of its own.
+agents' own RabbitMQ vhost as a user of its own.  Its [agent] sysfs_root
+is a fake kernel's tree beside it with an XADC, so its temperature
+watchdog runs and a demo can make the board overheat.
 """
 import json
 import pathlib
@@ -25,6 +27,7 @@ import oslo_messaging as messaging
 from nova_fpga import deployment
 import nova_fpga_devtools
 from nova_fpga_devtools.localcloud import process
+from nova_fpga_emulator.fakekernel import iio
 
 AGENT = process.BIN / 'nova-fpga-agent'
 
@@ -39,6 +42,9 @@ class Board:
         self.options = dict(options or {})
         self.dir = pathlib.Path(state_dir) / 'boards' / name
         self.conf_file = self.dir / 'agent.conf'
+        #: the fake kernel's sysfs the agent reads its XADC from
+        self.sysfs = self.dir / 'sys'
+        self.xadc = iio.FakeXadc(str(self.sysfs))
         self.transport_url = transport_url
         self.process = process.Process(
             'agent', [AGENT, '--config-file', self.conf_file], self.dir,
@@ -69,12 +75,15 @@ class Board:
         conf = process.options(deployment.agent(
             self.name, self.transport_url, self.dir / 'state',
             hdl_dir=nova_fpga_devtools.HDL))
+        conf['agent', 'sysfs_root'] = str(self.sysfs)
         conf.update(self.options)
         return conf
 
     def start(self, client, timeout=120):
         """Start the agent and wait until it answers health over RPC."""
         process.write_conf(self.conf_file, self.conf())
+        if not pathlib.Path(self.xadc.path).exists():
+            self.xadc.install()
         self.process.start()
         deadline = time.monotonic() + timeout
         while True:

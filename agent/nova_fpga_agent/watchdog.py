@@ -10,13 +10,14 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The temperature watchdog: a board too hot takes its logic off the shell.
+"""The temperature and power watchdog: a board too hot, or with a supply
+out of range, takes its logic off the shell.
 
-At the trip temperature every region is decoupled and its module held in
-reset (the logic stops switching) and the board reports itself unfit;
-below the trip temperature less the hysteresis the regions that were
-running run again.  The agent's report loop calls ``check`` every
-``[watchdog] poll_interval`` seconds.
+Then every region is decoupled and its module held in reset (the logic
+stops switching) and the board reports itself unfit; once it is below the
+trip temperature less the hysteresis and its supplies are in range, the
+regions that were running run again.  The agent's report loop calls
+``check`` every ``[watchdog] poll_interval`` seconds.
 """
 from oslo_log import log as logging
 
@@ -26,48 +27,66 @@ LOG = logging.getLogger(__name__)
 
 
 class Watchdog:
-    def __init__(self, sensor, manager, trip, hysteresis):
+    def __init__(self, sensor, manager, trip, hysteresis, tolerance):
         self.sensor = sensor
         self.manager = manager
         self.trip = trip
         self.recover = trip - hysteresis
+        #: rail -> (lowest, highest) volts it may read
+        self.ranges = {rail: (volts * (1 - tolerance / 100.0),
+                              volts * (1 + tolerance / 100.0))
+                       for rail, volts in xadc.NOMINAL.items()
+                       if tolerance}
+        self.hot = False
         self.tripped = False
 
     def check(self):
-        """Read the temperature; trip or recover when it crosses a limit."""
+        """Read the XADC; trip or recover when the board crosses a limit."""
         try:
             celsius = self.sensor.temperature()
+            volts = self.sensor.supplies()
         except (OSError, ValueError) as exc:
             # no evidence either way: the regions stay as they are
-            LOG.error('board %s: XADC temperature unreadable (%s); the '
-                      'regions stay as they are', self.manager.board_name,
-                      exc)
+            LOG.error('board %s: XADC unreadable (%s); the regions stay as '
+                      'they are', self.manager.board_name, exc)
             return
         self.manager.temperature = celsius
-        if not self.tripped and celsius >= self.trip:
+        was_hot = self.hot
+        self.hot = celsius >= (self.recover if was_hot else self.trip)
+        supplies = self._outside(volts)
+        readings = '%.1f °C, supplies %s' % (celsius, ', '.join(
+            '%s %.3f V' % rail for rail in volts.items()))
+        if (self.hot or supplies) and not self.tripped:
             self.tripped = True
-            reason = ('overheated: %.1f °C, at or above %.1f °C; its '
-                      'regions run again below %.1f °C'
-                      % (celsius, self.trip, self.recover))
-            LOG.error('board %s %s; decoupling every region and holding it '
-                      'in reset (supplies: %s)', self.manager.board_name,
-                      reason, self._supplies())
+            reasons = []
+            if self.hot:
+                reasons.append('overheated: %.1f °C, at or above %.1f °C; '
+                               'its regions run again below %.1f °C'
+                               % (celsius, self.trip, self.recover))
+            if supplies:
+                reasons.append('supply out of range: %s' % ', '.join(
+                    supplies))
+            reason = '; '.join(reasons)
+            LOG.error('board %s %s: decoupling every region and holding it '
+                      'in reset (%s)', self.manager.board_name, reason,
+                      readings)
             self.manager.hold(reason)
-        elif self.tripped and celsius < self.recover:
+        elif not (self.hot or supplies) and self.tripped:
             self.tripped = False
-            why = 'cooled to %.1f °C, below %.1f °C' % (celsius,
-                                                        self.recover)
+            why = ('cooled to %.1f °C, below %.1f °C' % (celsius,
+                                                         self.recover)
+                   if was_hot else 'has its supplies back in range')
             LOG.warning('board %s %s: coupling the regions that ran and '
-                        'starting their modules (supplies: %s)',
-                        self.manager.board_name, why, self._supplies())
+                        'starting their modules (%s)',
+                        self.manager.board_name, why, readings)
             self.manager.release(why)
 
-    def _supplies(self):
-        try:
-            return ', '.join('%s %.3f V' % rail
-                             for rail in self.sensor.supplies().items())
-        except (OSError, ValueError) as exc:
-            return 'unreadable (%s)' % exc
+    def _outside(self, volts):
+        """'rail V outside low-high V' for each rail out of its range."""
+        return ['%s %.3f V outside %.3f-%.3f V' % (rail, volts[rail], low,
+                                                   high)
+                for rail, (low, high) in sorted(self.ranges.items())
+                if rail in volts and not low <= volts[rail] <= high]
 
 
 def make(conf, manager):
@@ -75,12 +94,14 @@ def make(conf, manager):
     sensor = xadc.Xadc.find(conf.agent.sysfs_root)
     if sensor is None:
         LOG.warning('board %s: no XADC (IIO device %s) under %s: no '
-                    'temperature watchdog', conf.agent.board_name, xadc.NAME,
-                    conf.agent.sysfs_root)
+                    'temperature and power watchdog', conf.agent.board_name,
+                    xadc.NAME, conf.agent.sysfs_root)
         return None
-    LOG.info('board %s: temperature watchdog on %s, trips at %.1f °C, '
-             'recovers below %.1f °C', conf.agent.board_name, sensor.path,
+    LOG.info('board %s: watchdog on %s, trips at %.1f °C, recovers below '
+             '%.1f °C, supplies within %g%% of nominal',
+             conf.agent.board_name, sensor.path,
              conf.watchdog.trip_temperature,
-             conf.watchdog.trip_temperature - conf.watchdog.hysteresis)
+             conf.watchdog.trip_temperature - conf.watchdog.hysteresis,
+             conf.watchdog.supply_tolerance)
     return Watchdog(sensor, manager, conf.watchdog.trip_temperature,
-                    conf.watchdog.hysteresis)
+                    conf.watchdog.hysteresis, conf.watchdog.supply_tolerance)

@@ -25,6 +25,10 @@ IIO_DEVICES = os.path.join('bus', 'iio', 'devices')
 NAME = 'xadc'
 #: the supply rails the driver names (extend_name of its channels)
 SUPPLIES = ('vccint', 'vccaux', 'vccbram', 'vccpint', 'vccpaux', 'vccoddr')
+#: nominal volts of the rails every Zynq-7000 board has (DS187); VCCO_DDR
+#: depends on the memory, so it is read but not checked
+NOMINAL = {'vccint': 1.0, 'vccaux': 1.8, 'vccbram': 1.0, 'vccpint': 1.0,
+           'vccpaux': 1.8}
 
 
 class Xadc:

@@ -10,9 +10,10 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The temperature watchdog on the sim backend: the agent reads the fake
-kernel's XADC under [agent] sysfs_root, trips at the trip temperature,
-holds through the hysteresis band and recovers below it."""
+"""The temperature and power watchdog on the sim backend: the agent reads
+the fake kernel's XADC under [agent] sysfs_root, trips at the trip
+temperature, holds through the hysteresis band and recovers below it, and
+holds the regions while a supply is out of range."""
 import logging
 import re
 import time
@@ -101,6 +102,37 @@ def test_trip_hold_in_band_recover(cloud, tmp_path, caplog):
     load(cloud, 'b0', 'rp1', module_for('rp1'))
 
 
+def test_a_supply_out_of_range_holds_the_regions_until_it_is_back(
+        cloud, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger='nova_fpga_agent')
+    agent, sensor = start(cloud, tmp_path)
+    board = agent.manager.backend.board
+    load(cloud, 'b0', 'rp0', module_for('rp0'))
+    # the DDR's I/O supply depends on the memory: not checked
+    sensor.set_supply('vccoddr', 1.2)
+    assert heat(agent, sensor, iio.ROOM_CELSIUS)['unfit'] is None
+
+    sensor.set_supply('vccint', 0.9)
+    low = heat(agent, sensor, iio.ROOM_CELSIUS)
+    assert re.match(r'supply out of range: vccint 0\.9\d\d V outside '
+                    r'0\.950-1\.050 V$', low['unfit'])
+    assert low['unfit'] in caplog.text
+    assert board.in_reset('rp0') and board.decoupled('rp0')
+
+    sensor.set_supply('vccint', 1.0)
+    assert heat(agent, sensor, iio.ROOM_CELSIUS)['unfit'] is None
+    assert 'has its supplies back in range' in caplog.text
+    assert agent.manager.backend.transfer('rp0', FRAME) == [FRAME]
+
+
+def test_supply_tolerance_0_checks_no_supply(cloud, tmp_path):
+    agent, sensor = start(cloud, tmp_path,
+                          options={('watchdog', 'supply_tolerance'): 0})
+    sensor.set_supply('vccint', 0.5)
+    assert heat(agent, sensor, iio.ROOM_CELSIUS)['unfit'] is None
+    assert heat(agent, sensor, iio.OVERHEAT_CELSIUS)['unfit']
+
+
 def test_a_stopped_server_stays_off_and_cannot_start_while_hot(
         cloud, tmp_path):
     agent, sensor = start(cloud, tmp_path)
@@ -152,5 +184,5 @@ def test_no_xadc_no_watchdog_said_once(cloud, caplog):
     caplog.set_level(logging.INFO, logger='nova_fpga_agent')
     agent = cloud.start('b0')
     assert agent.watchdog is None
-    assert caplog.text.count('no temperature watchdog') == 1
+    assert caplog.text.count('no temperature and power watchdog') == 1
     assert agent.manager.describe()['temperature'] is None

@@ -14,8 +14,8 @@
 
 Written with the driver's own attribute names and number formats (not the
 agent's constants), so the agent's reader is tested against the kernel's
-layout.  A test or the demo sets the die temperature; ``overheat`` is the
-fault switch that makes a board too hot.
+layout.  A test or the demo sets the die temperature and the supplies;
+``overheat`` is the fault switch that makes a board too hot.
 """
 import os
 
@@ -50,12 +50,17 @@ class FakeXadc:
         self._write('in_temp0_scale', '%.9f' % TEMP_SCALE)
         self._write('in_temp0_offset', '%d' % TEMP_OFFSET)
         for index, rail, volts in SUPPLIES:
-            prefix = 'in_voltage%d_%s_' % (index, rail)
-            self._write(prefix + 'scale', '%.9f' % SUPPLY_SCALE)
-            self._write(prefix + 'raw', '%d' % round(volts * 1000
-                                                     / SUPPLY_SCALE))
+            self._write('in_voltage%d_%s_scale' % (index, rail),
+                        '%.9f' % SUPPLY_SCALE)
+            self.set_supply(rail, volts)
         self.set_temperature(celsius)
         return self
+
+    def set_supply(self, rail, volts):
+        """What the rail's in_voltageN_<rail>_raw reads next."""
+        index = next(i for i, name, _ in SUPPLIES if name == rail)
+        self._write('in_voltage%d_%s_raw' % (index, rail),
+                    '%d' % round(volts * 1000 / SUPPLY_SCALE))
 
     def set_temperature(self, celsius):
         """What in_temp0_raw reads next: the 12-bit code of celsius."""

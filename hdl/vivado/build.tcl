@@ -137,8 +137,10 @@ proc nova_write_bitstreams {config full} {
         } else {
             set userid [dict get $nova_modules $module module_id]
         }
-        # the UserID is per bitstream: set it before each region's partial
+        # the UserID is per bitstream: set it before each region's partial;
+        # USR_ACCESS carries it into the configuration data (the .bin)
         set_property BITSTREAM.CONFIG.USERID [nova_userid $userid] [current_design]
+        set_property BITSTREAM.CONFIG.USR_ACCESS [nova_userid $userid] [current_design]
         write_bitstream -force -cell [dict get $nova_regions $region cell] -bin_file \
             [file join $nova_out $name.bit]
         lappend nova_written $name

@@ -77,7 +77,8 @@ def build_partial(part, design, module_id, footprint, seed=0,
     """A partial bitstream for ``part`` writing exactly ``footprint``.
 
     :param part: part name as in a .bit header, e.g. '7z020clg400'.
-    :param module_id: the UserID, container.NO_USER_ID for "not declared".
+    :param module_id: the UserID (and USR_ACCESS), container.NO_USER_ID for
+        "not declared".
     :param footprint: a Footprint of FDRI blocks (e.g. a region's).
     :param header: False for a header-less .bin (big-endian words).
     :returns: the bitstream bytes.
@@ -103,6 +104,10 @@ def build_partial(part, design, module_id, footprint, seed=0,
     s.write(Reg.CMD, Cmd.RCRC)
     s.nop(2)
     s.write(Reg.IDCODE, device.idcode)
+    if module_id != container.NO_USER_ID:
+        # as Vivado's BITSTREAM.CONFIG.USR_ACCESS: the ID travels in the
+        # configuration too, so a header-less .bin still names its module
+        s.write(Reg.AXSS, module_id)
     first, *rest = footprint.blocks
     s.frames(first.far, rand.randbytes(first.words * 4))
     s.check_crc()

@@ -15,15 +15,18 @@ from nova_fpga.bitstream import container
 from nova_fpga.bitstream import validator
 
 
-def to_bin(data, pcap=True):
+def to_bin(data, pcap=True, info=None):
     """The configuration data of ``data`` without the .bit header.
 
     :param pcap: byte-swap every 32-bit word, as the Zynq PCAP (devcfg and
         the Linux FPGA manager on Zynq-7000) wants it; False gives the
         big-endian words the device reads over SelectMAP/ICAP.
+    :param info: ``validate(data)``'s answer when the caller has it (the
+        agent validated the data already).
     :raises BitstreamError: when ``data`` is not a valid bitstream.
     """
-    info = validator.validate(data)
+    if info is None:
+        info = validator.validate(data)
     payload = bytes(data[info.payload_offset:])
     if info.container == container.BIN_SWAPPED:
         payload = container.swap_words(payload)

@@ -60,6 +60,9 @@ class Bitstream:
     size: int                 # bytes in the file
     payload_offset: int       # where the configuration data starts
     payload_size: int         # bytes of configuration data
+    #: the AXSS (USR_ACCESS) value the configuration writes, None if none:
+    #: what still names the module in a header-less .bin
+    usr_access: int = None
 
     @property
     def module_declared(self):
@@ -129,6 +132,7 @@ class Validator:
         self._far_written = False      # a FAR write since the last block
         self._blocks = []
         self._setup_at = None          # offset of a device set-up write
+        self._usr_access = None        # the last AXSS write
         self._desync_at = None
 
     # -- input -------------------------------------------------------------
@@ -367,6 +371,8 @@ class Validator:
         elif reg == Reg.FAR:
             self._far = value
             self._far_written = True
+        elif reg == Reg.AXSS:
+            self._usr_access = value
         elif reg == Reg.MFWR:
             if self._far is None:
                 raise errors.PacketError('multiple-frame write before any '
@@ -495,7 +501,8 @@ class Validator:
             crc_checks=self._crc_checks,
             sha256=self._sha.hexdigest() if self._sha is not None else None,
             size=self._size, payload_offset=self._payload_offset,
-            payload_size=self._size - self._payload_offset)
+            payload_size=self._size - self._payload_offset,
+            usr_access=self._usr_access)
 
 
 def _swapped(word):

@@ -26,6 +26,7 @@ from nova_fpga.contract import shell as mf
 from nova_fpga_agent import conf as agent_conf
 from nova_fpga_agent import service
 from tests.agent.brokers import rabbitmq  # noqa: F401 (a fixture)
+from tests.agent import fakekernel
 from tests.conftest import HDL
 
 REFERENCE = mf.load(mf.REFERENCE)
@@ -114,9 +115,64 @@ class InProcessCloud:
             self.stop(board)
 
 
+class BoardCloud(InProcessCloud):
+    """Agents on one backend variant: sim, or a board backend over a fake
+    kernel per board (kept across agent restarts, as a board's kernel).
+    """
+
+    def __init__(self, tmp_path, variant, base):
+        super().__init__(tmp_path)
+        self.variant = variant
+        self.base = base
+        self.kernels = {}
+
+    def kernel(self, board):
+        if board not in self.kernels:
+            self.kernels[board] = fakekernel.kernel(
+                self.base, board, self.variant).start()
+        return self.kernels[board]
+
+    def start(self, board='board0', options=None):
+        opts = {}
+        if self.variant != 'sim':
+            opts.update(self.kernel(board).agent_options())
+        opts.update(options or {})
+        return super().start(board, opts)
+
+    def reboot(self, board):
+        """The board lost power (its agent stopped first)."""
+        if self.variant == 'sim':
+            (self.tmp_path / board / 'emulated-pl.json').unlink()
+        else:
+            self.kernels[board].reboot()
+
+    def close(self):
+        super().close()
+        for kernel in self.kernels.values():
+            kernel.stop()
+
+
 @pytest.fixture
 def cloud(tmp_path):
     c = InProcessCloud(tmp_path)
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope='module')
+def kernels(tmp_path_factory):
+    """Where the module's fake kernels live, with the privileged helper
+    confined to it.
+    """
+    with fakekernel.privileged_helper(
+            str(tmp_path_factory.mktemp('kernels'))) as base:
+        yield base
+
+
+@pytest.fixture(params=['sim'] + sorted(fakekernel.VARIANTS))
+def board_cloud(request, tmp_path, kernels):
+    """An in-process cloud whose agents run each backend in turn."""
+    c = BoardCloud(tmp_path, request.param, kernels)
     yield c
     c.close()
 

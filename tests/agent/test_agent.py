@@ -42,7 +42,8 @@ def region_of(description, name):
     return next(r for r in description['regions'] if r['name'] == name)
 
 
-def test_describe_names_board_shell_and_regions(cloud):
+def test_describe_names_board_shell_and_regions(board_cloud):
+    cloud = board_cloud
     cloud.start('b0')
     d = cloud.client.describe({}, 'b0')
     assert d['board'] == 'b0' and d['device'] == 'xc7z020'
@@ -53,7 +54,8 @@ def test_describe_names_board_shell_and_regions(cloud):
     assert rp0['state'] == states.FREE and rp0['instance_uuid'] is None
 
 
-def test_load_stats_power_reset_unload(cloud):
+def test_load_stats_power_reset_unload(board_cloud):
+    cloud = board_cloud
     agent = cloud.start('b0')
     instance, result = load(cloud, 'b0', 'rp0', module_for('rp0'))
     assert result['state'] == states.ACTIVE and result['module_id'] == LOOPBACK
@@ -128,7 +130,8 @@ def test_stats_without_an_instance_are_refused(cloud):
         cctxt.call({}, 'stats', region='rp0')
 
 
-def test_real_partial_loads_as_an_opaque_module(cloud):
+def test_real_partial_loads_as_an_opaque_module(board_cloud):
+    cloud = board_cloud
     cloud.start('b0')
     instance, result = load(cloud, 'b0', 'rp0',
                             realfiles.read('pr_0_add.bit'))
@@ -266,7 +269,8 @@ def test_version_cap_is_honoured(cloud):
     assert not old.client.can_send_version('1.1')
 
 
-def test_restart_keeps_state_and_running_modules(cloud):
+def test_restart_keeps_state_and_running_modules(board_cloud):
+    cloud = board_cloud
     cloud.start('b0')
     instance, _ = load(cloud, 'b0', 'rp1', module_for('rp1'))
     cloud.stop('b0')
@@ -277,7 +281,8 @@ def test_restart_keeps_state_and_running_modules(cloud):
     assert agent.manager.backend.transfer('rp1', frame) == [frame]
 
 
-def test_corrupt_state_file_starts_safe(cloud, tmp_path):
+def test_corrupt_state_file_starts_safe(board_cloud, tmp_path):
+    cloud = board_cloud
     cloud.start('b0')
     load(cloud, 'b0', 'rp0', module_for('rp0'))
     cloud.stop('b0')
@@ -297,11 +302,12 @@ def test_corrupt_state_file_starts_safe(cloud, tmp_path):
     )
 
 
-def test_board_reboot_is_noticed(cloud, tmp_path):
+def test_board_reboot_is_noticed(board_cloud):
+    cloud = board_cloud
     cloud.start('b0')
     load(cloud, 'b0', 'rp0', module_for('rp0'))
     cloud.stop('b0')
-    (tmp_path / 'b0' / 'emulated-pl.json').unlink()  # the fabric lost power
+    cloud.reboot('b0')  # the fabric lost power
     cloud.start('b0')
     rp0 = region_of(cloud.client.describe({}, 'b0'), 'rp0')
     assert rp0['state'] == states.FAILED

@@ -10,7 +10,9 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The agent benchmark runs and prints its figures (no timing asserted)."""
+"""The agent benchmark runs and prints its figures for every backend (no
+timing asserted)."""
+import re
 import subprocess
 import sys
 
@@ -23,6 +25,9 @@ def test_agent_load_benchmark_prints_its_figures():
                           '--repeat', '1'], capture_output=True, text=True,
                          timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
-    for size in ('100KB', '1MB', '4MB'):
-        assert '\n%s ' % size in out.stdout
-    assert 'port ms (model)' in out.stdout
+    for backend in ('sim', 'fpga_manager', 'fpga_manager_flags', 'xdevcfg'):
+        for size in ('100KB', '1MB', '4MB'):
+            assert re.search(r'\n%s +%s +\d+ ' % (backend, size), out.stdout)
+        assert re.search(r'\n%s +agent overhead per MB beyond the port: '
+                         r'-?[\d.]+ ms' % backend, out.stdout)
+    assert 'port ms' in out.stdout

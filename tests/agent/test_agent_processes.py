@@ -22,6 +22,7 @@ import pytest
 from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import states
 from tests.agent.conftest import module_for
+from tests.agent import fakekernel
 from tests.agent.processes import AgentProcess
 from tests.agent.processes import client_for
 from tests.unit.bitstream import realfiles
@@ -126,6 +127,39 @@ def test_sigkill_at_each_step_of_a_load(client, agents, tmp_path, rabbitmq,
     # the instance that held it loads again; the region works
     _, result = load(client, board, 'rp0', module_for('rp0'), instance)
     assert result['state'] == states.ACTIVE and not result['decoupled']
+
+
+@pytest.mark.parametrize('variant', ['fpga_manager_flags', 'xdevcfg'])
+def test_sigkill_mid_load_on_a_board_backend(client, agents, tmp_path,
+                                             rabbitmq, variant):
+    """An agent process on a board backend, its own privileged helper
+    started as on a board, killed while the kernel is programming.
+    """
+    board = 'kill-%s' % variant.replace('_', '-')
+    kernel = fakekernel.kernel(tmp_path, board, variant).start()
+    try:
+        options = kernel.agent_options()
+        conf = tmp_path / ('%s.conf' % board)
+        options[('nova_fpga_agent_privileged', 'helper_command')] = \
+            '%s --config-file %s' % (fakekernel.HELPER, conf)
+        options[('board', 'load_timeout')] = 60
+        doomed = AgentProcess(tmp_path, board, rabbitmq.user(board), options)
+        doomed.start(client)
+        kernel.control('fail_state', 'hang')
+        instance = str(uuid.uuid4())
+        with pytest.raises(messaging.MessagingTimeout):
+            load(client, board, 'rp0', module_for('rp0'), instance, timeout=3)
+        doomed.kill()
+        agent = agents(board, client, options)  # the same board, restarted
+        region = region_of(client, board, 'rp0')
+        assert region['state'] == states.FAILED and region['decoupled']
+        assert 'agent restarted during the load, at step write' \
+            in region['error']
+        _, result = load(client, board, 'rp0', module_for('rp0'), instance)
+        assert result['state'] == states.ACTIVE and not result['decoupled']
+        agent.stop()
+    finally:
+        kernel.stop()
 
 
 def test_corrupt_state_file_no_crash_loop(client, agents, tmp_path, rabbitmq):

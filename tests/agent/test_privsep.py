@@ -26,6 +26,7 @@ from nova_fpga_agent import privsep
 from nova_fpga_agent.privsep import fpga
 
 MGR = 'class/fpga_manager/fpga0'
+OVERLAYS = os.path.join('sys', 'kernel', 'config', fpga.OVERLAYS)
 HELPER = os.path.join(sys.prefix, 'bin', 'privsep-helper')
 
 
@@ -99,19 +100,21 @@ def test_writes_attributes_the_fpga_manager_way(tree):
 def test_firmware_file_and_overlay(tree):
     data = bytes(range(256)) * 64
     (tree / 'lib' / 'firmware' / 'nova-fpga').mkdir()
-    path = fpga.write_firmware('nova-fpga/rp0.bin', data)
+    path = fpga.write_firmware(
+        str(tree / 'lib' / 'firmware' / 'nova-fpga' / 'rp0.bin'), data)
     assert path == str(tree / 'lib' / 'firmware' / 'nova-fpga' / 'rp0.bin')
     assert (tree / 'lib' / 'firmware' / 'nova-fpga' / 'rp0.bin'
             ).read_bytes() == data
     assert oct(os.stat(path).st_mode & 0o777) == '0o644'
-    overlay = fpga.make_overlay('rp0')
+    overlays = tree / 'sys' / 'kernel' / 'config' / fpga.OVERLAYS
+    overlay = fpga.make_overlay(str(overlays / 'rp0'))
     assert os.path.isdir(overlay)
     # the kernel makes an overlay's attributes; here the test does
     open(os.path.join(overlay, 'path'), 'w').close()
     fpga.write_attribute(os.path.join(overlay, 'path'), 'rp0.dtbo')
     assert open(os.path.join(overlay, 'path')).read() == 'rp0.dtbo'
     os.unlink(os.path.join(overlay, 'path'))
-    fpga.remove_overlay('rp0')
+    fpga.remove_overlay(str(overlays / 'rp0'))
     assert not os.path.exists(overlay)
 
 
@@ -128,15 +131,18 @@ def test_device_node(tree):
     lambda t: fpga.write_attribute(str(t / 'sys'), 'x'),
     lambda t: fpga.write_device(str(t / 'sys' / MGR / 'flags'), b'x'),
     lambda t: fpga.write_device('/dev/null', b'x'),
-    lambda t: fpga.write_firmware('../../outside', b'x'),
+    lambda t: fpga.write_firmware(
+        str(t / 'lib' / 'firmware' / '..' / '..' / 'outside'), b'x'),
     lambda t: fpga.write_firmware(str(t / 'outside'), b'x'),
-    lambda t: fpga.make_overlay('../../../../outside'),
-    lambda t: fpga.make_overlay('a/b'),
-    lambda t: fpga.remove_overlay('..'),
+    lambda t: fpga.make_overlay(str(t / OVERLAYS / '..' / '..' / 'rp0')),
+    lambda t: fpga.make_overlay(str(t / 'sys' / 'kernel' / 'config' / 'a')),
+    lambda t: fpga.make_overlay(str(t / OVERLAYS / 'a b')),
+    lambda t: fpga.remove_overlay(str(t / OVERLAYS / '..')),
+    lambda t: fpga.make_overlay(str(t / 'outside' / fpga.OVERLAYS / 'x')),
 ], ids=['outside', 'symlink-out', 'dotdot', 'dev-as-attribute', 'the-root',
         'attribute-as-dev', 'real-dev', 'firmware-dotdot',
-        'firmware-absolute', 'overlay-dotdot', 'overlay-slash',
-        'overlay-parent'])
+        'firmware-absolute', 'overlay-dotdot', 'overlay-not-in-overlays',
+        'overlay-bad-name', 'overlay-parent', 'overlay-outside-configfs'])
 def test_refuses_paths_outside_the_roots(tree, call):
     with pytest.raises(fpga.PathRefused, match='refuses|only|without'):
         call(tree)

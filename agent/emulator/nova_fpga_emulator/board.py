@@ -50,6 +50,16 @@ OPERATIONS = ('decouple', 'pcap_write', 'couple', 'reset', 'read_id',
               'dma_start')
 
 
+def _module_of(info):
+    """The module a configuration holds: its header's UserID, or in a
+    header-less .bin (what the FPGA manager loads) the USR_ACCESS value it
+    writes; a configuration with neither is opaque.
+    """
+    if info.module_declared or info.usr_access is None:
+        return info.module_id
+    return info.usr_access
+
+
 class PcapError(Exception):
     """The emulated configuration port refused or failed a write."""
 
@@ -201,7 +211,7 @@ class EmulatedBoard:
                                 '%s holds partial frames' % (
                                     done, len(data), region.spec.name))
             time.sleep(modelled)
-            self._configure(region, info.module_id)
+            self._configure(region, _module_of(info))
             self._persist()
         LOG.info('PCAP: %d bytes into %s in %.3f s (modelled at %g MB/s)',
                  len(data), region.spec.name, modelled, self.pcap_rate)

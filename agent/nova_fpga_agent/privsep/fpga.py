@@ -12,10 +12,11 @@
 
 """What a board backend does as root, confined to the configured roots.
 
-The real backends (fpga_manager, xdevcfg; a later issue) call these:
+The board backends (fpga_manager, xdevcfg) call these:
 write ``flags`` and ``firmware`` under /sys/class/fpga_manager/<mgr>/ or
 ``is_partial_bitstream`` under /sys/class/xdevcfg/ (write_attribute), put
-the byte-swapped .bin under the firmware path (write_firmware), apply a
+the byte-swapped .bin under the firmware path (write_firmware; then
+remove_firmware), apply a
 region's device-tree overlay through configfs (make_overlay, then
 write_attribute of its ``path``; remove_overlay), or write a partial to
 /dev/xdevcfg (write_device).  Each runs in the privsep daemon and refuses
@@ -92,12 +93,20 @@ def _write(path, data):
             os.close(fd)
 
 
-def _overlay(name):
+def _overlay(path):
+    """The real path of an overlay directory: a plain name in a
+    device-tree/overlays directory below configfs_root (given whole, so
+    the directory may be any configfs below the root: a test's fake ones).
+    """
+    name = os.path.basename(path)
     if not _OVERLAY_NAME.match(name or ''):
         raise PathRefused('overlay name %r: letters, digits, _ . - only'
                           % name)
-    return _confined(os.path.join(CONF.agent.configfs_root, OVERLAYS,
-                                  name), 'configfs_root')
+    real = _confined(path, 'configfs_root')
+    if not os.path.dirname(real).endswith(os.sep + OVERLAYS):
+        raise PathRefused('%s is not in a configfs %s directory: the '
+                          'privileged helper refuses it' % (path, OVERLAYS))
+    return real
 
 
 @privsep.board_pctxt.entrypoint
@@ -107,32 +116,29 @@ def write_attribute(path, value):
 
 
 @privsep.board_pctxt.entrypoint
-def make_overlay(name):
+def make_overlay(path):
     """Create a configfs device-tree overlay directory; its path."""
-    path = _overlay(name)
+    path = _overlay(path)
     with _naming(path):
         os.mkdir(path)
     return path
 
 
 @privsep.board_pctxt.entrypoint
-def remove_overlay(name):
+def remove_overlay(path):
     """Remove an overlay directory (the kernel reverts the overlay)."""
-    path = _overlay(name)
+    path = _overlay(path)
     with _naming(path):
         os.rmdir(path)
 
 
 @privsep.board_pctxt.entrypoint
-def write_firmware(name, data):
-    """Write a firmware file (name relative to firmware_dir, subfolders
-    allowed) atomically, readable by the kernel's loader; its path.
+def write_firmware(path, data):
+    """Write a file below firmware_dir (its folders made as needed)
+    atomically, readable by the kernel's loader; its path.
     """
-    if os.path.isabs(name) or '..' in name.split(os.sep):
-        raise PathRefused('firmware name %r: a path relative to [agent] '
-                          'firmware_dir, without ..' % name)
-    path = _confined(os.path.join(CONF.agent.firmware_dir, name),
-                     'firmware_dir')
+    path = _confined(path, 'firmware_dir')
+    os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix='.fw-')
     try:
         with os.fdopen(fd, 'wb') as f:
@@ -143,6 +149,17 @@ def write_firmware(name, data):
         os.unlink(tmp)
         raise
     return path
+
+
+@privsep.board_pctxt.entrypoint
+def remove_firmware(path):
+    """Remove a file the agent wrote below firmware_dir (once the kernel
+    loaded it); a missing one is no error.
+    """
+    try:
+        os.unlink(_confined(path, 'firmware_dir'))
+    except FileNotFoundError:
+        pass
 
 
 @privsep.board_pctxt.entrypoint

@@ -10,7 +10,4 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""A fake kernel: the sysfs and device trees a board's Linux shows the
-agent, in a directory of their own, so tests and the demo run the agent's
-real code for them without a board.
-"""
+"""A fake Zynq kernel for the board backends: see kernel.py."""

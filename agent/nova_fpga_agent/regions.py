@@ -95,11 +95,6 @@ class RegionManager:
     def start(self):
         """Load the saved state and reconcile it with the hardware."""
         names = [r.name for r in self.manifest.regions]
-        # an agent starts fit: a hold of an earlier run is released here,
-        # and the watchdog's first reading holds the regions again if the
-        # board is still too hot
-        for name in names:
-            self.backend.set_reset(name, False)
         try:
             self.states = self.store.load(names)
         except st.StateCorrupt as exc:
@@ -433,20 +428,16 @@ class RegionManager:
 
     def hold(self, reason):
         """Take every region off the shell while the board is unfit: refuse
-        loads, power-ons and resets, decouple each region and hold its
-        module in reset.  Regions keep their states, so release() knows
-        which ran.  Waits for an operation in progress to finish.
+        loads, power-ons and resets and decouple each region, which holds
+        its module in reset (the shell's decoupler, region_decoupler.v).
+        Regions keep their states, so release() knows which ran.  Waits for
+        an operation in progress to finish.
         """
         self.unfit = reason
         try:
             for spec in self.manifest.regions:
                 with self._locks[spec.name]:
                     self._make_safe(spec.name)
-                    try:
-                        self.backend.set_reset(spec.name, True)
-                    except Exception:
-                        LOG.exception('region %s: could not hold the module '
-                                      'in reset', spec.name)
                     self._record_holder(spec.name, 'board unfit (%s): region '
                                         'decoupled, module held in reset'
                                         % reason)
@@ -454,9 +445,9 @@ class RegionManager:
             self.changed()
 
     def release(self, why):
-        """End the hold: release every module from reset; couple the
-        regions that ran and start their data paths (one that fails is
-        FAILED, as a failed power-on), then take work again.
+        """End the hold: couple the regions that ran, reset their modules
+        and start their data paths, as a power-on does (one that fails is
+        FAILED), then take work again.
         """
         try:
             for spec in self.manifest.regions:
@@ -469,18 +460,18 @@ class RegionManager:
     def _restart(self, name, why):
         rs = self.states[name]
         try:
-            self.backend.set_reset(name, False)
             if rs.state == states.ACTIVE:
                 self.backend.set_decoupled(name, False)
+                self.backend.module_reset(name)
                 if rs.module_id != container.NO_USER_ID:
                     self.backend.dma_start(name)
         except (base.PortError, base.RegisterError) as exc:
             self._make_safe(name)
             self._set(rs, state=states.FAILED,
                       error='restart after the board %s: %s' % (why, exc))
-        self._record_holder(name, 'board %s: region %s' % (
-            why, 'running again' if rs.state == states.ACTIVE
-            else 'released, %s' % rs.state))
+            self._record_holder(name, rs.error)
+        if rs.state == states.ACTIVE:
+            self._record_holder(name, 'board %s: region running again' % why)
 
     def _record_holder(self, name, message):
         """A line in the region's log for the instance holding it."""

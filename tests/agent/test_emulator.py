@@ -156,20 +156,3 @@ def test_without_hdl_dir_only_opaque_modules_load(tmp_path):
         emu.pcap_write(module_for('rp1'))
     assert emu.module_in('rp1') is None
 
-
-def test_a_module_held_in_reset_takes_no_frames_and_the_hold_persists(
-        tmp_path, emu):
-    emu.pcap_write(module_for('rp0'))
-    emu.set_decoupled('rp0', False)
-    emu.dma_start('rp0')
-    emu.set_reset('rp0', True)
-    with pytest.raises(board.AxiError, match='stopped'):
-        emu.dma_transfer('rp0', bytes(64))
-    with pytest.raises(board.AxiError, match='held in reset'):
-        emu.dma_start('rp0')
-    again = board.EmulatedBoard(REFERENCE, 'xc7z020clg400-1', str(tmp_path),
-                                pcap_rate=1000.0, hdl_dir=HDL)
-    assert again.in_reset('rp0')
-    again.set_reset('rp0', False)
-    again.dma_start('rp0')
-    assert again.dma_transfer('rp0', bytes(64)) == [bytes(64)]

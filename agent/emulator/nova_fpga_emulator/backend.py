@@ -52,9 +52,6 @@ class SimBackend(base.Backend):
     def module_reset(self, region):
         self.board.reset(region)
 
-    def set_reset(self, region, held):
-        self.board.set_reset(region, held)
-
     def read_register(self, region, offset):
         try:
             return self.board.axil_read(region, offset)

@@ -76,7 +76,6 @@ class _Region:
         self.module_id = None       # None: nothing configured
         self.bridge = None          # HDL of the module, when it has one
         self.dma_running = False
-        self.in_reset = False       # aresetn held low by the shell
 
     def clear(self):
         if self.bridge is not None:
@@ -130,7 +129,6 @@ class EmulatedBoard:
             if region is None:
                 continue
             region.decoupled = bool(hw.get('decoupled', True))
-            region.in_reset = bool(hw.get('in_reset', False))
             module_id = hw.get('module_id')
             if module_id is not None:
                 try:
@@ -139,8 +137,7 @@ class EmulatedBoard:
                     LOG.warning('region %s: %s', name, exc)
 
     def _persist(self):
-        data = {name: {'decoupled': r.decoupled, 'module_id': r.module_id,
-                       'in_reset': r.in_reset}
+        data = {name: {'decoupled': r.decoupled, 'module_id': r.module_id}
                 for name, r in self._regions.items()}
         tmp = self._pl_path + '.tmp'
         with open(tmp, 'w', encoding='utf-8') as f:
@@ -233,6 +230,15 @@ class EmulatedBoard:
     def decoupled(self, name):
         return self._regions[name].decoupled
 
+    def in_reset(self, name):
+        """Whether the region's module is held in reset: its decoupler
+        (region_decoupler.v) holds it while decoupled, as the HDL says.
+        """
+        region = self._regions[name]
+        if region.bridge is not None:
+            return region.bridge.decoupled
+        return region.decoupled
+
     def reset(self, name):
         self._operation('reset')
         region = self._regions[name]
@@ -243,25 +249,6 @@ class EmulatedBoard:
                 # agent takes its next step; the emulated clock runs only
                 # when driven, so give the module its start-up time here
                 region.bridge.clock(SETTLE_CYCLES)
-
-    def set_reset(self, name, held):
-        """Hold the module's aresetn low, or release it: the module starts
-        from reset, given its start-up time as after a pulse.
-        """
-        region = self._regions[name]
-        with region.lock:
-            if region.in_reset == held:
-                return
-            region.in_reset = held
-            if held:
-                region.dma_running = False
-            elif region.bridge is not None:
-                region.bridge.reset()
-                region.bridge.clock(SETTLE_CYCLES)
-            self._persist()
-
-    def in_reset(self, name):
-        return self._regions[name].in_reset
 
     def _answering(self, region, what):
         """The HDL behind the region's register window; where no module
@@ -300,11 +287,9 @@ class EmulatedBoard:
         region = self._regions[name]
         with region.lock:
             self._answering(region, 'the DMA stream')
-            if region.decoupled or region.in_reset:
+            if region.decoupled:
                 raise AxiError('DMA channel %d of region %s: the region is '
-                               '%s' % (region.spec.dma_channel, name,
-                                       'decoupled' if region.decoupled
-                                       else 'held in reset'))
+                               'decoupled' % (region.spec.dma_channel, name))
             region.dma_running = True
 
     def dma_stop(self, name):

@@ -72,13 +72,6 @@ class Backend(abc.ABC):
         """Pulse the module's aresetn."""
 
     @abc.abstractmethod
-    def set_reset(self, region, held):
-        """Hold the module's aresetn low (True), so its logic stops
-        switching while the board is too hot, or release it (False): the
-        module starts from reset.  Releasing a module not held does nothing.
-        """
-
-    @abc.abstractmethod
     def read_register(self, region, offset):
         """Read a 32-bit module register. :raises RegisterError:"""
 

@@ -155,4 +155,3 @@ def test_without_hdl_dir_only_opaque_modules_load(tmp_path):
     with pytest.raises(board.PcapError, match=r'\[emulator\] hdl_dir'):
         emu.pcap_write(module_for('rp1'))
     assert emu.module_in('rp1') is None
-

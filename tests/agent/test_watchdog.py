@@ -24,6 +24,7 @@ from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import states
 from nova_fpga_agent import xadc
 from nova_fpga_emulator.fakekernel import iio
+from tests.agent.conftest import BoardCloud
 from tests.agent.conftest import module_for
 from tests.agent.test_agent import load
 from tests.agent.test_agent import region_of
@@ -177,3 +178,26 @@ def test_no_xadc_no_watchdog_said_once(cloud, caplog):
     assert agent.watchdog is None
     assert caplog.text.count('no temperature and power watchdog') == 1
     assert agent.manager.describe()['temperature'] is None
+
+
+@pytest.mark.parametrize('variant', ['fpga_manager', 'xdevcfg'])
+def test_board_backends_read_the_fake_kernels_xadc(tmp_path, kernels,
+                                                   variant):
+    cloud = BoardCloud(tmp_path, variant, kernels)
+    try:
+        agent = cloud.start('b0')
+        backend = agent.manager.backend
+        instance, _ = load(cloud, 'b0', 'rp0', module_for('rp0'))
+        sensor = iio.control(cloud.kernel('b0').root)
+        sensor.overheat()
+        agent.watchdog.check()
+        assert agent.manager.describe()['unfit'].startswith('overheated')
+        assert backend.is_decoupled('rp0') and backend.is_decoupled('rp1')
+        sensor.set_temperature(iio.ROOM_CELSIUS)
+        agent.watchdog.check()
+        assert agent.manager.describe()['unfit'] is None
+        assert not backend.is_decoupled('rp0')
+        assert cloud.client.stats({}, 'b0', 'rp0', instance)['module'][
+            'frames'] == 0
+    finally:
+        cloud.close()

@@ -26,12 +26,13 @@ from oslo_log import log as logging
 from nova_fpga import catalogue
 from nova_fpga.contract import shell as mf
 from nova_fpga_emulator.fakekernel import fpga_manager
+from nova_fpga_emulator.fakekernel import iio
 from nova_fpga_emulator.fakekernel import kernel as fk
 from nova_fpga_emulator.fakekernel import uio
 from nova_fpga_emulator.fakekernel import xdevcfg
 
 #: --device: the configuration port's driver; every kernel also has the
-#: shell's UIO windows and DMA buffers
+#: shell's UIO windows and DMA buffers, and the XADC
 DEVICES = {
     'fpga_manager': lambda: fpga_manager.FpgaManager(),
     'fpga_manager_flags': lambda: fpga_manager.FpgaManager(overlays=False),
@@ -68,7 +69,8 @@ def main(argv=None):
     logging.setup(conf, 'nova-fpga-fakekernel')
     kernel = fk.FakeKernel(
         args.root, mf.load(args.manifest), args.part,
-        [DEVICES[args.device](), uio.Uio()], pcap_rate=args.pcap_rate,
+        [DEVICES[args.device](), uio.Uio(), iio.Xadc()],
+        pcap_rate=args.pcap_rate,
         module_catalogue=catalogue.load(args.module_catalogue_dir),
         hdl_dir=args.hdl_dir)
     kernel.serve()

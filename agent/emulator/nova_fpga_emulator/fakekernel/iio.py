@@ -15,9 +15,16 @@
 Written with the driver's own attribute names and number formats (not the
 agent's constants), so the agent's reader is tested against the kernel's
 layout.  A test or the demo sets the die temperature and the supplies;
-``overheat`` is the fault switch that makes a board too hot.
+``overheat`` is the fault switch that makes a board too hot.  FakeXadc is
+the device in a plain directory (an emulated board's sysfs_root); Xadc
+puts it in a fake kernel's sysfs, its attributes showing a FakeXadc under
+the kernel's control/xadc.
 """
+import functools
 import os
+
+from nova_fpga_emulator.fakekernel import kernel as fk
+from nova_fpga_emulator.fakekernel import tree as fs
 
 #: in_temp0_scale: 503975 / 4096 millidegrees per LSB, as the driver
 #: prints an IIO_VAL_FRACTIONAL_LOG2
@@ -75,3 +82,28 @@ class FakeXadc:
         with open(tmp, 'w', encoding='ascii') as f:
             f.write(text + '\n')
         os.replace(tmp, os.path.join(self.path, attribute))
+
+
+def control(root):
+    """The FakeXadc a fake kernel under root shows (what to set)."""
+    return FakeXadc(os.path.join(root, 'control', 'xadc'))
+
+
+class Xadc(fk.Part):
+    """The XADC in the fake kernel's sysfs."""
+
+    def attach(self, kernel):
+        values = control(kernel.root)
+        if not os.path.exists(values.path):
+            values.install()
+        device = '/sys/bus/iio/devices/iio:device0/'
+        for name in sorted(os.listdir(values.path)):
+            if not name.startswith('.'):
+                kernel.tree.add(device + name, fs.Attribute(
+                    show=functools.partial(_read, os.path.join(values.path,
+                                                               name))))
+
+
+def _read(path):
+    with open(path, encoding='ascii') as f:
+        return f.read()

@@ -27,6 +27,17 @@ from nova_fpga_agent import privsep
 
 agent_group = cfg.OptGroup('agent', title='Board agent')
 dataplane_group = cfg.OptGroup('dataplane', title='Data plane')
+watchdog_group = cfg.OptGroup(
+    'watchdog', title='Temperature and power watchdog',
+    help='The agent reads the die temperature and supply voltages from '
+         'the XADC (IIO device xadc under [agent] sysfs_root; without one '
+         'there is no watchdog, and the agent logs so at start). At '
+         'trip_temperature, or with a supply out of range, it decouples '
+         'every region, holds its module in reset and reports the board '
+         'unfit, so nova sends new servers elsewhere; below '
+         'trip_temperature - hysteresis with the supplies in range it '
+         'couples the regions that were running, starts their modules '
+         'again and reports the board fit.')
 
 #: where the board's kernel interfaces are: what the privileged helper
 #: confines its writes to
@@ -99,11 +110,38 @@ DATAPLANE_OPTS = [
 ]
 
 
+WATCHDOG_OPTS = [
+    cfg.FloatOpt('trip_temperature', default=85.0,
+                 help='Die temperature (degrees Celsius) at which the board '
+                      'takes its regions off the shell and reports itself '
+                      'unfit. 85 is the junction limit of commercial-grade '
+                      'Zynq-7000 parts; 100 for extended and industrial '
+                      'grades.'),
+    cfg.FloatOpt('hysteresis', default=10.0, min=0.0,
+                 help='Degrees Celsius the board must cool below '
+                      'trip_temperature before its regions run again, so a '
+                      'board near the limit does not flap.'),
+    cfg.FloatOpt('supply_tolerance', default=5.0, min=0.0,
+                 help='Percent the supplies of the logic and the processing '
+                      'system (VCCINT, VCCAUX, VCCBRAM, VCCPINT, VCCPAUX) '
+                      'may differ from nominal (1.0 V, 1.8 V) before the '
+                      'board is unfit as when too hot; it is fit again when '
+                      'all are back in range. 5 is the recommended '
+                      'operating range of Zynq-7000 parts; 0 checks no '
+                      'supply.'),
+    cfg.IntOpt('poll_interval', default=5, min=1,
+               help='Seconds between temperature readings (in the agent\'s '
+                    'report loop).'),
+]
+
+
 def register_opts(conf):
     conf.register_group(agent_group)
     conf.register_opts(AGENT_OPTS + ROOT_OPTS, group=agent_group)
     conf.register_group(dataplane_group)
     conf.register_opts(DATAPLANE_OPTS, group=dataplane_group)
+    conf.register_group(watchdog_group)
+    conf.register_opts(WATCHDOG_OPTS, group=watchdog_group)
 
 
 def register_root_opts(conf):
@@ -136,4 +174,5 @@ def list_opts():
     """For oslo-config-generator (entry point oslo.config.opts)."""
     return [(agent_group, AGENT_OPTS + ROOT_OPTS),
             (dataplane_group, DATAPLANE_OPTS),
+            (watchdog_group, WATCHDOG_OPTS),
             (privsep.board_pctxt.cfg_section, _privileged_opts())]

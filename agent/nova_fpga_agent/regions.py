@@ -76,6 +76,11 @@ class RegionManager:
         self.states = {}
         #: region name -> [(instance UUID the line concerns, line)]
         self.log = {r.name: [] for r in manifest.regions}
+        #: why the board holds every region off the shell (the watchdog's
+        #: hold); None: fit
+        self.unfit = None
+        #: degrees Celsius the watchdog last read (None: no watchdog)
+        self.temperature = None
 
     # -- start-up ----------------------------------------------------------
 
@@ -180,6 +185,11 @@ class RegionManager:
                                  'progress' % name)
         return lock
 
+    def _check_fit(self, what):
+        if self.unfit is not None:
+            raise api.HardwareError('board %s cannot %s now: %s'
+                                    % (self.board_name, what, self.unfit))
+
     @staticmethod
     def _instance(instance_uuid):
         try:
@@ -230,6 +240,7 @@ class RegionManager:
                                          len(data), self.max_bitstream_bytes))
         lock = self._acquire(region)
         try:
+            self._check_fit('load a region')
             rs = self.states[region]
             if rs.state != states.FREE and rs.instance_uuid != instance:
                 raise api.RegionBusy('region %s is held by instance %s (%s)'
@@ -373,6 +384,7 @@ class RegionManager:
                     self._make_safe(region)
                     self._set(rs, state=states.STOPPED)
                 else:
+                    self._check_fit('power a region on')
                     self.backend.set_decoupled(region, False)
                     self.backend.module_reset(region)
                     if rs.module_id != container.NO_USER_ID:
@@ -402,6 +414,7 @@ class RegionManager:
             if rs.state != states.ACTIVE:
                 raise api.RegionBusy('region %s is %s: only an ACTIVE region '
                                      'is reset' % (region, rs.state))
+            self._check_fit('reset a module')
             self.backend.module_reset(region)
             self._record(region, instance, 'module reset')
             return self._describe_region(
@@ -410,6 +423,61 @@ class RegionManager:
         finally:
             lock.release()
             self.changed()
+
+    # -- the watchdog's hold -----------------------------------------------
+
+    def hold(self, reason):
+        """Take every region off the shell while the board is unfit: refuse
+        loads, power-ons and resets and decouple each region, which holds
+        its module in reset (the shell's decoupler, region_decoupler.v).
+        Regions keep their states, so release() knows which ran.  Waits for
+        an operation in progress to finish.
+        """
+        self.unfit = reason
+        try:
+            for spec in self.manifest.regions:
+                with self._locks[spec.name]:
+                    self._make_safe(spec.name)
+                    self._record_holder(spec.name, 'board unfit (%s): region '
+                                        'decoupled, module held in reset'
+                                        % reason)
+        finally:
+            self.changed()
+
+    def release(self, why):
+        """End the hold: couple the regions that ran, reset their modules
+        and start their data paths, as a power-on does (one that fails is
+        FAILED), then take work again.
+        """
+        try:
+            for spec in self.manifest.regions:
+                with self._locks[spec.name]:
+                    self._restart(spec.name, why)
+            self.unfit = None
+        finally:
+            self.changed()
+
+    def _restart(self, name, why):
+        rs = self.states[name]
+        try:
+            if rs.state == states.ACTIVE:
+                self.backend.set_decoupled(name, False)
+                self.backend.module_reset(name)
+                if rs.module_id != container.NO_USER_ID:
+                    self.backend.dma_start(name)
+        except (base.PortError, base.RegisterError) as exc:
+            self._make_safe(name)
+            self._set(rs, state=states.FAILED,
+                      error='restart after the board %s: %s' % (why, exc))
+            self._record_holder(name, rs.error)
+        if rs.state == states.ACTIVE:
+            self._record_holder(name, 'board %s: region running again' % why)
+
+    def _record_holder(self, name, message):
+        """A line in the region's log for the instance holding it."""
+        instance = self.states[name].instance_uuid
+        if instance is not None:
+            self._record(name, instance, message)
 
     # -- reports -----------------------------------------------------------
 
@@ -465,6 +533,8 @@ class RegionManager:
                      for r in self.manifest.regions],
             cached=[reports.CachedBitstream(e['sha256'], e['image_id'])
                     for e in (self.cache.entries() if self.cache else [])],
+            unfit=self.unfit,
+            temperature=self.temperature,
         ).to_dict()
 
     def health(self):
@@ -499,7 +569,8 @@ class RegionManager:
             dataplane=self.dataplane.counters(region) if self.dataplane
             else {},
             log=[line for owner, line in list(self.log[region])
-                 if owner == instance]).to_dict()
+                 if owner == instance],
+            board_unfit=self.unfit).to_dict()
         # read without the region's lock (a console need not wait for a
         # load): an unload and another's load meanwhile would have given
         # the caller their counters

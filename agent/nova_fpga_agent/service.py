@@ -21,6 +21,7 @@ import os
 import signal
 import sys
 import threading
+import time
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -36,6 +37,7 @@ from nova_fpga_agent import dataplane as dp
 from nova_fpga_agent import regions
 from nova_fpga_agent import rpc
 from nova_fpga_agent import state
+from nova_fpga_agent import watchdog
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
@@ -63,6 +65,10 @@ class Agent:
             self.dataplane)
         self.manager.check_device()
         self.manager.start()
+        self.watchdog = watchdog.make(conf, self.manager)
+        if self.watchdog is not None:
+            # a board too hot holds its regions before it serves
+            self.watchdog.check()
         self.transport = transport or messaging.get_rpc_transport(conf)
         target = messaging.Target(exchange=api.EXCHANGE,
                                   topic=conf.agent.topic,
@@ -80,7 +86,7 @@ class Agent:
         # a state change publishes a report at once, not at the next tick
         self._wake = threading.Event()
         self.manager.changed = self._wake.set
-        self._reporter = threading.Thread(target=self._report_loop,
+        self._reporter = threading.Thread(target=self._periodic_loop,
                                           daemon=True, name='reports')
 
     def start(self):
@@ -94,15 +100,32 @@ class Agent:
                  len(self.manager.manifest.regions),
                  self.manager.backend.name)
 
-    def _report_loop(self):
+    def _periodic_loop(self):
+        """State reports every report_interval (and at once when woken by a
+        state change) and, with a watchdog, a temperature reading every
+        poll_interval.
+        """
+        next_report = next_check = time.monotonic()
         while not self._stop.is_set():
-            self._wake.clear()
-            try:
-                self.notifier.info({}, api.REPORT_EVENT,
-                                   self.manager.describe())
-            except Exception:
-                LOG.exception('state report failed')
-            self._wake.wait(self.conf.agent.report_interval)
+            now = time.monotonic()
+            if self.watchdog is not None and now >= next_check:
+                next_check = now + self.conf.watchdog.poll_interval
+                try:
+                    self.watchdog.check()
+                except Exception:
+                    LOG.exception('temperature watchdog failed')
+            if self._wake.is_set() or now >= next_report:
+                self._wake.clear()
+                next_report = now + self.conf.agent.report_interval
+                try:
+                    self.notifier.info({}, api.REPORT_EVENT,
+                                       self.manager.describe())
+                except Exception:
+                    LOG.exception('state report failed')
+            due = next_report
+            if self.watchdog is not None:
+                due = min(due, next_check)
+            self._wake.wait(max(0.0, due - time.monotonic()))
 
     def stop(self):
         self._stop.set()

@@ -39,6 +39,9 @@ STAT_BOARD = 'zynq_board'
 STAT_AGENT = 'zynq_agent'
 AGENT_UP = 'up'
 AGENT_DOWN = 'down'
+#: why the board's agent reports it unfit ('' when fit): ZynqFilter sends
+#: new servers elsewhere
+STAT_UNFIT = 'zynq_unfit'
 #: the shell ID the board runs
 STAT_SHELL_ID = 'zynq_shell_id'
 #: regions placement may give out now

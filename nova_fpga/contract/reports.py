@@ -106,6 +106,13 @@ class BoardReport(_Report):
         default_factory=list)
     cached: typing.List[CachedBitstream] = dataclasses.field(
         default_factory=list)
+    #: why the board takes no servers now and holds every region decoupled
+    #: and in reset (its watchdog found it too hot); None: fit (what an
+    #: agent older than the watchdog means)
+    unfit: str = None
+    #: the XADC's last die temperature in degrees Celsius (None: the board
+    #: has no XADC the agent reads)
+    temperature: float = None
 
     @classmethod
     def from_dict(cls, data):
@@ -149,3 +156,5 @@ class RegionStats(_Report):
     dataplane: dict = dataclasses.field(default_factory=dict)
     #: the log lines about the instance
     log: list = dataclasses.field(default_factory=list)
+    #: BoardReport.unfit: why the region is held off the shell now
+    board_unfit: str = None

@@ -20,8 +20,9 @@ request spec, so the filter sees a bitstream image by the
 ``trait:CUSTOM_FPGA_…=required`` properties Glance's import derived (kept as
 ``traits_required``) and a region request by the flavor's
 ``resources:CUSTOM_FPGA_REGION``; it sees a board by the hypervisor type and
-stats the Zynq driver reports for its nodes: its agent's health and its
-shell (placement's traits keep a bitstream for another shell off the
+stats the Zynq driver reports for its nodes: its agent's health, whether
+the board is fit (its watchdog holds the regions of a board too hot), and
+its shell (placement's traits keep a bitstream for another shell off the
 board already; the filter checks again and logs why).
 """
 from nova.scheduler import filters
@@ -88,6 +89,10 @@ class ZynqFilter(filters.BaseHostFilter):
         if stats.get(placement.STAT_AGENT) != placement.AGENT_UP:
             LOG.info('board %s: its agent is not answering',
                      host_state.nodename)
+            return False
+        if stats.get(placement.STAT_UNFIT):
+            LOG.info('board %s is unfit: %s', host_state.nodename,
+                     stats[placement.STAT_UNFIT])
             return False
         wanted = [t for t in bitstream
                   if t.startswith(traits.TRAIT_PREFIX + 'SHELL_')]

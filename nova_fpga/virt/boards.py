@@ -124,9 +124,15 @@ class Board:
                 return name, region
         return None, None
 
+    def unfit(self):
+        """Why the agent last said the board takes no servers (its
+        watchdog holds the regions), or None.
+        """
+        return self.last.unfit if self.last else None
+
     def usable(self, region):
         """Whether placement may give this region to a new server."""
-        if not self.up:
+        if not self.up or self.unfit():
             return False
         report = self.regions().get(region)
         # a FAILED region nobody holds needs an operator; held ones are

@@ -83,6 +83,9 @@ def render(board, stats, module_catalogue):
     """
     lines = ['board %s region %s: %s, module %s'
              % (board, stats.region, stats.state, stats.module_id)]
+    if stats.board_unfit:
+        lines.append('held off the shell (decoupled, module in reset) '
+                     'while the board is unfit: %s' % stats.board_unfit)
     lines += stats.log
     counters = stats.module or {}
     if counters:

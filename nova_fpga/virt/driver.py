@@ -180,6 +180,7 @@ class ZynqDriver(driver.ComputeDriver):
                       placement.STAT_AGENT: placement.AGENT_UP if board.up
                       else placement.AGENT_DOWN,
                       placement.STAT_SHELL_ID: board.manifest.shell_id,
+                      placement.STAT_UNFIT: board.unfit() or '',
                       placement.STAT_FREE_REGIONS: str(free),
                       # what the CachedBitstreamWeigher reads
                       placement.STAT_CACHED_IMAGES: ','.join(
@@ -231,6 +232,11 @@ class ZynqDriver(driver.ComputeDriver):
         name, region = board.region_of(instance.uuid)
         if name is None:
             raise exception.InstanceNotFound(instance_id=instance.uuid)
+        if region.state == states.ACTIVE and board.unfit():
+            # held off the shell by the board's watchdog until it cools:
+            # nova leaves an ACTIVE server that is PAUSED alone, and the
+            # tenant sees "Paused" (and why in the console log)
+            return hardware.InstanceInfo(state=power_state.PAUSED)
         return hardware.InstanceInfo(
             state=POWER_STATES.get(region.state, power_state.NOSTATE))
 

@@ -38,10 +38,11 @@ def spec(props, extra_specs):
         image=image, flavor=objects.Flavor(name='f', extra_specs=extra_specs))
 
 
-def host(hypervisor_type, agent='up', shell_id=None):
+def host(hypervisor_type, agent='up', shell_id=None, unfit=''):
     stats = {
         placement.STAT_AGENT: agent,
         placement.STAT_SHELL_ID: shell_id or agent_fixtures.REFERENCE.shell_id,
+        placement.STAT_UNFIT: unfit,
     }
     return fakes.FakeHostState('compute', 'node', {
         'hypervisor_type': hypervisor_type,
@@ -88,3 +89,20 @@ def test_bitstream_for_another_shell_is_refused_with_the_reason(
                                                 spec(bitstream_props, REGION))
     assert 'built for another shell' in caplog.text
     assert other in caplog.text
+
+
+def test_unfit_board_is_refused_with_the_reason(bitstream_props, caplog):
+    caplog.set_level(logging.INFO, logger='nova_fpga.scheduler.filters')
+    request = spec(bitstream_props, REGION)
+    assert filters.ZynqFilter().host_passes(host('zynq'), request)
+    hot = host('zynq', unfit='overheated: 95.0 C')
+    assert not filters.ZynqFilter().host_passes(hot, request)
+    assert 'board node is unfit: overheated: 95.0 C' in caplog.text
+
+
+def test_board_of_an_older_nova_compute_without_the_stat_is_fit(
+        bitstream_props):
+    board = host('zynq')
+    del board.stats[placement.STAT_UNFIT]
+    assert filters.ZynqFilter().host_passes(board,
+                                            spec(bitstream_props, REGION))

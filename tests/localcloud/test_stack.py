@@ -22,6 +22,7 @@ import json
 import os
 import re
 import subprocess
+import time
 
 import pytest
 
@@ -232,6 +233,52 @@ def test_a_bitstream_server_goes_active_and_delete_frees_its_region(
     assert regions['rp0']['state'] == 'FREE'
     assert regions['rp0']['instance_uuid'] is None
     bob.run('image', 'delete', image['id'])
+
+
+def _until(check, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, 'timed out'
+        time.sleep(0.5)
+
+
+def test_temperature_overheats_a_board_and_its_server_shows_why(
+        cloud, admin, tmp_path):
+    flavor = subprocess.run(
+        [str(process.BIN / 'nova-fpga-manage'), 'flavor', 'create'],
+        env=admin.env, capture_output=True, text=True, timeout=120)
+    assert flavor.returncode == 0, flavor.stderr
+    path = tmp_path / 'loopback_rp0.bit'
+    path.write_bytes(builder.build_partial(
+        '7z020clg400', 'loopback_rp0', catalogue.module_id('loopback'),
+        REFERENCE.region('rp0').footprint))
+    image = admin.json('image', 'create', 'loopback-hot', '--file', path,
+                       '--disk-format', 'raw', '--container-format', 'bare',
+                       '--import', '--property',
+                       'fpga_shell_id=%s' % REFERENCE.shell_id)
+    image = admin.wait_import(image['id'])
+    server = admin.json('server', 'create', '--flavor', 'fpga.region',
+                        '--image', image['id'], '--nic', 'none', '--wait',
+                        'hot1')
+    board = admin.json('server', 'show', server['id'])[
+        'OS-EXT-SRV-ATTR:hypervisor_hostname']
+
+    def unfit():
+        return cloud.describe_boards()[board].get('unfit')
+
+    try:
+        assert 'XADC reads 95.0' in demo(cloud, 'temperature', board, '95')
+        _until(unfit)
+        console = admin.run('console', 'log', 'show', server['id']).stdout
+        assert 'while the board is unfit: overheated: 95.' in console
+        assert 'overheated' in cloud.board(board).log.read_text()
+    finally:
+        demo(cloud, 'temperature', board, '45')
+    _until(lambda: not unfit())
+    assert 'region running again' in admin.run(
+        'console', 'log', 'show', server['id']).stdout
+    admin.run('server', 'delete', '--wait', server['id'])
+    admin.run('image', 'delete', image['id'])
 
 
 def test_status_shows_each_service_running_and_each_region(cloud):

@@ -230,6 +230,15 @@ class EmulatedBoard:
     def decoupled(self, name):
         return self._regions[name].decoupled
 
+    def in_reset(self, name):
+        """Whether the region's module is held in reset: its decoupler
+        (region_decoupler.v) holds it while decoupled, as the HDL says.
+        """
+        region = self._regions[name]
+        if region.bridge is not None:
+            return region.bridge.decoupled
+        return region.decoupled
+
     def reset(self, name):
         self._operation('reset')
         region = self._regions[name]

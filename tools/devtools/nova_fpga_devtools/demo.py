@@ -16,13 +16,15 @@
                    [--boards N] [--board-backend BOARD=BACKEND]
                    up | status | down [--purge] |
                    logs [SERVICE] [-f] [-n N] | replay BOARD REGION PCAP... |
-                   scenario [--pcaps DIR]
+                   temperature BOARD CELSIUS | scenario [--pcaps DIR]
 
 ``up`` starts keystone, glance, placement, neutron, nova and the emulated
 boards (and a private MariaDB/RabbitMQ when no configured one answers), or
 resumes a stopped or half-started cloud; ``down`` stops what ``up`` started,
 by pid.  ``scenario`` runs the demo on a cloud that is up; ``replay``
-sends real captures into a board's data interface.  Options also come from a
+sends real captures into a board's data interface; ``temperature`` sets
+an emulated board's die temperature (its XADC), the fault switch of its
+watchdog (95 overheats it, 45 cools it).  Options also come from a
 config file (``--config-file demo.conf``, section [DEFAULT]).
 """
 import sys
@@ -81,6 +83,12 @@ def _add_commands(subparsers):
     replay.add_argument('board')
     replay.add_argument('region')
     replay.add_argument('captures', nargs='+', metavar='PCAP')
+    temperature = subparsers.add_parser(
+        'temperature', help='set an emulated board\'s die temperature: at '
+        '[watchdog] trip_temperature (85) its agent holds every region and '
+        'reports the board unfit')
+    temperature.add_argument('board')
+    temperature.add_argument('celsius', type=float)
     scenario = subparsers.add_parser(
         'scenario', help='the demo: deploy the vTC with the openstack CLI, '
         'send real traffic through it, show what it classified')
@@ -251,6 +259,22 @@ def replay(conf):
     return 0
 
 
+def temperature(conf):
+    cloud = _stack(conf)
+    cloud.require_state()
+    if conf.command.board not in cloud.boards:
+        print('no board %s; boards: %s' % (conf.command.board,
+                                           ', '.join(cloud.boards)),
+              file=sys.stderr)
+        return 1
+    board = cloud.board(conf.command.board)
+    board.xadc.set_temperature(conf.command.celsius)
+    print('%s\'s XADC reads %.1f °C; its agent acts at its next reading '
+          '([watchdog] poll_interval) and says so in its log (nova-fpga-demo '
+          'logs %s)' % (board.name, conf.command.celsius, board.name))
+    return 0
+
+
 def scenario(conf):
     from nova_fpga_devtools.localcloud import scenario as demo_scenario
     cloud = _stack(conf)
@@ -260,7 +284,8 @@ def scenario(conf):
 
 
 COMMANDS = {'up': up, 'status': status, 'down': down, 'logs': logs,
-            'replay': replay, 'scenario': scenario}
+            'replay': replay, 'temperature': temperature,
+            'scenario': scenario}
 
 
 def main(argv=None):

@@ -27,6 +27,7 @@ from oslo_log import log as logging
 from nova_fpga import catalogue
 from nova_fpga.contract import shell as mf
 from nova_fpga_emulator.fakekernel import fpga_manager
+from nova_fpga_emulator.fakekernel import iio
 from nova_fpga_emulator.fakekernel import kernel as fk
 from nova_fpga_emulator.fakekernel import uio
 from nova_fpga_emulator.fakekernel import xdevcfg
@@ -39,8 +40,9 @@ DEVICES = {
     'xdevcfg': lambda: xdevcfg.Xdevcfg(),
 }
 #: the parts every fake kernel has besides its configuration port: the
-#: shell's UIO windows and DMA buffers (a new device part goes here)
-COMMON_PARTS = [uio.Uio]
+#: shell's UIO windows and DMA buffers, and the XADC (a new device part
+#: goes here)
+COMMON_PARTS = [uio.Uio, iio.Xadc]
 
 
 def main(argv=None):

@@ -17,7 +17,9 @@ on the agents' own RabbitMQ vhost as a user of its own, on the sim backend
 (the board emulator: modules as Verilator-compiled HDL) or on a board
 backend (fpga_manager, xdevcfg) over a fake kernel process with the same
 emulator behind it, its root writes through its own privsep-helper as on a
-board.
+board.  Either way its [agent] sysfs_root shows an XADC (a directory beside
+a sim board, the fake kernel's own otherwise), so its temperature watchdog
+runs and a demo can make the board overheat.
 """
 import json
 import os
@@ -30,6 +32,7 @@ import oslo_messaging as messaging
 from nova_fpga import deployment
 import nova_fpga_devtools
 from nova_fpga_devtools.localcloud import process
+from nova_fpga_emulator.fakekernel import iio
 from nova_fpga_emulator.fakekernel import kernel as fk
 from nova_fpga_emulator.fakekernel import process as fkprocess
 
@@ -52,6 +55,8 @@ class Board:
         self.options = dict(options or {})
         self.dir = pathlib.Path(state_dir) / 'boards' / name
         self.conf_file = self.dir / 'agent.conf'
+        #: a sim board's sysfs, where its agent reads the XADC
+        self.sysfs = self.dir / 'sys'
         self.transport_url = transport_url
         self.process = process.Process(
             'agent', [AGENT, '--config-file', self.conf_file], self.dir,
@@ -65,6 +70,9 @@ class Board:
                     self.kernel_root, '--device', device, '--hdl-dir',
                     nova_fpga_devtools.HDL],
                 self.dir, die_with_parent=die_with_parent)
+        #: the XADC's values (what `nova-fpga-demo temperature` sets)
+        self.xadc = (iio.FakeXadc(str(self.sysfs)) if self.kernel is None
+                     else iio.control(str(self.kernel_root)))
 
     @property
     def kernel_root(self):
@@ -104,6 +112,8 @@ class Board:
             conf[('nova_fpga_agent_privileged', 'helper_command')] = \
                 '%s --config-file %s' % (process.BIN / 'privsep-helper',
                                          self.conf_file)
+        else:
+            conf[('agent', 'sysfs_root')] = str(self.sysfs)
         conf.update(self.options)
         return conf
 
@@ -130,6 +140,8 @@ class Board:
                 self.kernel.pid_file):
             self._start_kernel()
         process.write_conf(self.conf_file, self.conf())
+        if not pathlib.Path(self.xadc.path).exists():
+            self.xadc.install()
         self.process.start()
         deadline = time.monotonic() + timeout
         while True:

@@ -11,7 +11,7 @@
 # under the License.
 
 # The two commands of the README.  Both set up what they need first.
-.PHONY: demo test setup bench pep8 generate devstack-check
+.PHONY: demo test setup bench timing pep8 generate devstack-check
 
 setup:
 	tools/setup-env
@@ -37,6 +37,13 @@ bench: setup
 	.venv/bin/python benchmarks/bitstream_store_add.py
 	.venv/bin/python benchmarks/vtc_accuracy.py
 	.venv/bin/python benchmarks/server_create.py
+	.venv/bin/python benchmarks/vtc_timing.py
+
+# Fmax of every module after place and route (yosys + nextpnr-ecp5, the ECP5
+# standing in for the xc7z020); minutes for the vTC, so not in `make test`
+# (tests/hdl/test_vtc_timing.py runs the loopback only)
+timing: setup
+	.venv/bin/python benchmarks/vtc_timing.py
 
 # What the module catalogue (nova_fpga/catalogue) determines: Verilog offsets,
 # the Vivado module table, hdl/README.md's tables, the partition wrappers.

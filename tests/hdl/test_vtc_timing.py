@@ -1,0 +1,51 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The timing benchmark's tool chain (yosys, nextpnr-ecp5) works: the
+loopback is placed and routed (seconds) and its Fmax and critical path are
+printed.  The vTC takes minutes: `make timing`, not CI.
+"""
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import HDL
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.hdl
+
+
+def test_loopback_fmax_and_critical_path_are_printed(report):
+    out = subprocess.run([sys.executable,
+                          str(ROOT / 'benchmarks' / 'vtc_timing.py'),
+                          '--module', 'loopback'],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:] + out.stdout[-2000:]
+    fmax = re.search(r'\nloopback +([\d.]+) MHz .*\((met|NOT MET)\)',
+                     out.stdout)
+    assert fmax and float(fmax.group(1)) > 0, out.stdout
+    path = re.search(r'critical path ([\d.]+) ns \(([\d.]+) ns logic, '
+                     r'([\d.]+) ns routing.*\): (\S+) -> (\S+)', out.stdout)
+    assert path, out.stdout
+    total, logic, routing = (float(path.group(n)) for n in (1, 2, 3))
+    assert total == pytest.approx(logic + routing, abs=0.02)
+    # both ends are cells of the module (instance dut in the harness), named
+    # after instances or registers of its Verilog
+    source = (HDL / 'rtl' / 'region_loopback.v').read_text()
+    for cell in path.group(4, 5):
+        assert cell.startswith('dut.'), cell
+        assert re.search(r'\b%s\b' % re.escape(
+            re.split(r'[.$]|_TRELLIS', cell[4:])[0]), source), cell
+    report('nextpnr-ecp5 loopback: %s MHz, critical path %s ns'
+           % (fmax.group(1), path.group(1)))

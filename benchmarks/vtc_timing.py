@@ -14,16 +14,18 @@
 nextpnr-ecp5.
 
 No Xilinx place and route runs here, so a Lattice ECP5 (LFE5U-85F, speed 8)
-stands in for the xc7z020: a conservative one (4-input LUTs, slower
-routing), whose timing comes from a real router, not from a cell count.
+stands in for the xc7z020: a conservative one (4-input LUTs where the
+7-series has 6), whose timing comes from a real router, not a cell count.
 Each module of the catalogue (its top, sources, include folders and
 parameters) is synthesised by yosys `synth_ecp5` and placed and routed by
-nextpnr-ecp5 (the YoWASP wheel, offline) with a fixed seed; nextpnr's JSON
-report gives the Fmax of the clock, the critical path and the utilisation.
+nextpnr-ecp5 (the YoWASP wheel, offline) with a fixed seed, allowed to
+miss the constraint (a module that misses it is what this is to show);
+nextpnr's JSON report gives the Fmax of the clock, the critical path and
+the utilisation.
 The goal is 156.25 MHz (a 64-bit stream at 10 GbE); the vTC is also set
 against the loopback placed and routed in the same run.
 
-A module's ~300 stream and AXI4-Lite port bits do not fit any package, and
+A module's ~260 stream and AXI4-Lite port bits do not fit any package, and
 leaving them unconstrained would time the I/O pads, not the module.  So each
 module is placed inside a harness with three pins (clock, serial in, serial
 out): its inputs come from a shift register fed by the serial pin, its

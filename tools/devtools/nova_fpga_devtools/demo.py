@@ -239,15 +239,21 @@ def logs(conf):
     return 0
 
 
+def _has_board(cloud, name):
+    """Whether the cloud has the board; if not, say which it has."""
+    if name in cloud.boards:
+        return True
+    print('no board %s; boards: %s' % (name, ', '.join(cloud.boards)),
+          file=sys.stderr)
+    return False
+
+
 def replay(conf):
     from nova_fpga.contract import shell
     from nova_fpga_devtools.localcloud import traffic
     cloud = _stack(conf)
     cloud.require_state()
-    if conf.command.board not in cloud.boards:
-        print('no board %s; boards: %s' % (conf.command.board,
-                                           ', '.join(cloud.boards)),
-              file=sys.stderr)
+    if not _has_board(cloud, conf.command.board):
         return 1
     vlan = shell.load(shell.REFERENCE).region(conf.command.region).vlan
     link = cloud.data_link(conf.command.board)
@@ -262,10 +268,7 @@ def replay(conf):
 def temperature(conf):
     cloud = _stack(conf)
     cloud.require_state()
-    if conf.command.board not in cloud.boards:
-        print('no board %s; boards: %s' % (conf.command.board,
-                                           ', '.join(cloud.boards)),
-              file=sys.stderr)
+    if not _has_board(cloud, conf.command.board):
         return 1
     board = cloud.board(conf.command.board)
     board.xadc.set_temperature(conf.command.celsius)

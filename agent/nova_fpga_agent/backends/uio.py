@@ -36,6 +36,7 @@ makes a socket in /dev, so the node's type alone chooses.  A bus error
 backends refuse register accesses the shell would fault (a decoupled or
 empty region) before they reach the bus.
 """
+import contextlib
 import glob
 import mmap
 import os
@@ -98,12 +99,28 @@ class MmapWindow:
         self._words[offset // 4] = value
 
 
+@contextlib.contextmanager
+def socket_address(path):
+    """A name for the Unix socket at ``path`` that fits in sun_path (108
+    bytes, which a deep state directory exceeds): the same file reached
+    through its directory's descriptor under /proc/self/fd, open while the
+    name is in use (to bind or connect).
+    """
+    real = os.path.realpath(path)
+    fd = os.open(os.path.dirname(real), os.O_PATH)
+    try:
+        yield '/proc/self/fd/%d/%s' % (fd, os.path.basename(real))
+    finally:
+        os.close(fd)
+
+
 class SocketWindow:
     """A register window the fake kernel answers (see the module doc)."""
 
     def __init__(self, path):
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._sock.connect(path)
+        with socket_address(path) as address:
+            self._sock.connect(address)
         self._file = self._sock.makefile('rwb')
         # one request and its answer at a time: the agent's threads (RPC,
         # reports, data plane) share the window, as they share a mapping

@@ -28,6 +28,7 @@ from oslo_log import log as logging
 
 from nova_fpga.contract import devicetree as dt
 from nova_fpga_agent.backends import axidma as dma
+from nova_fpga_agent.backends import uio as agent_uio
 from nova_fpga_emulator import board as emulated
 from nova_fpga_emulator.fakekernel import kernel as fk
 from nova_fpga_emulator.fakekernel import tree as fs
@@ -226,7 +227,8 @@ class Uio(fk.Part):
         path = os.path.join(kernel.nodes_dir, node)
         if os.path.exists(path):
             os.unlink(path)
-        server = socketserver.ThreadingUnixStreamServer(path, _Handler)
+        with agent_uio.socket_address(path) as address:
+            server = socketserver.ThreadingUnixStreamServer(address, _Handler)
         server.daemon_threads = True
         server.window = window
         threading.Thread(target=server.serve_forever, daemon=True,

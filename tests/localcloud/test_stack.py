@@ -196,24 +196,31 @@ def test_neutron_answers(admin):
     assert isinstance(admin.json('port', 'list'), list)
 
 
-def test_a_bitstream_server_goes_active_and_delete_frees_its_region(
-        cloud, admin, tmp_path):
+def _loopback_image(admin, cli, name, tmp_path):
+    """The fpga.region flavor and an imported loopback image for rp0,
+    created as ``cli``'s user.
+    """
     flavor = subprocess.run(
         [str(process.BIN / 'nova-fpga-manage'), 'flavor', 'create'],
         env=admin.env, capture_output=True, text=True, timeout=120)
     assert flavor.returncode == 0, flavor.stderr
-    rp0 = REFERENCE.region('rp0')
     path = tmp_path / 'loopback_rp0.bit'
     path.write_bytes(builder.build_partial(
         '7z020clg400', 'loopback_rp0', catalogue.module_id('loopback'),
-        rp0.footprint))
-    bob = CLI(cloud.openrc('bob'))
-    image = bob.json('image', 'create', 'loopback-rp0', '--file', path,
+        REFERENCE.region('rp0').footprint))
+    image = cli.json('image', 'create', name, '--file', path,
                      '--disk-format', 'raw', '--container-format', 'bare',
                      '--import', '--property',
                      'fpga_shell_id=%s' % REFERENCE.shell_id)
-    image = bob.wait_import(image['id'])
+    image = cli.wait_import(image['id'])
     assert image['status'] == 'active', image
+    return image
+
+
+def test_a_bitstream_server_goes_active_and_delete_frees_its_region(
+        cloud, admin, tmp_path):
+    bob = CLI(cloud.openrc('bob'))
+    image = _loopback_image(admin, bob, 'loopback-rp0', tmp_path)
 
     server = bob.json('server', 'create', '--flavor', 'fpga.region',
                       '--image', image['id'], '--nic', 'none', '--wait',
@@ -244,19 +251,7 @@ def _until(check, timeout=30):
 
 def test_temperature_overheats_a_board_and_its_server_shows_why(
         cloud, admin, tmp_path):
-    flavor = subprocess.run(
-        [str(process.BIN / 'nova-fpga-manage'), 'flavor', 'create'],
-        env=admin.env, capture_output=True, text=True, timeout=120)
-    assert flavor.returncode == 0, flavor.stderr
-    path = tmp_path / 'loopback_rp0.bit'
-    path.write_bytes(builder.build_partial(
-        '7z020clg400', 'loopback_rp0', catalogue.module_id('loopback'),
-        REFERENCE.region('rp0').footprint))
-    image = admin.json('image', 'create', 'loopback-hot', '--file', path,
-                       '--disk-format', 'raw', '--container-format', 'bare',
-                       '--import', '--property',
-                       'fpga_shell_id=%s' % REFERENCE.shell_id)
-    image = admin.wait_import(image['id'])
+    image = _loopback_image(admin, admin, 'loopback-hot', tmp_path)
     server = admin.json('server', 'create', '--flavor', 'fpga.region',
                         '--image', image['id'], '--nic', 'none', '--wait',
                         'hot1')

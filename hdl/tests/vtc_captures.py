@@ -169,17 +169,26 @@ def _as_ipv6(ip):
             / transport / Raw(load=segment[header_len:]))
 
 
+def ethernet(frame):
+    """scapy's dissection of a frame, or None for a frame shorter than an
+    Ethernet header (a runt: scapy cannot dissect a partial header, and no
+    network layer follows).
+    """
+    return Ether(frame) if len(frame) >= ETHERNET_HEADER_LEN else None
+
+
 def ipv6_variant(frames):
     """Every IPv4 TCP/UDP frame rewritten as IPv6 (addresses through
-    ipv6_address, VLAN tags and PPPoE kept); every other frame unchanged.
+    ipv6_address, VLAN tags and PPPoE kept); every other frame (runts
+    included) unchanged.
 
     IPv4 fragments stay as they are: their transport checksum covers the
     whole datagram, which one fragment does not carry.
     """
     out = []
     for frame in frames:
-        packet = Ether(frame)
-        ip = packet.getlayer(IP)
+        packet = ethernet(frame)
+        ip = None if packet is None else packet.getlayer(IP)
         if (ip is None or _is_fragment(ip)
                 or not isinstance(ip.payload, (TCP, UDP))):
             out.append(frame)

@@ -223,6 +223,7 @@ TO_ETHERNET = {
     LINKTYPE_LINUX_SLL2: _from_sll2,
 }
 TO_ETHERNET.update(dict.fromkeys(DLT_RAW_VALUES, _from_raw_ip))
+LINKTYPES_READ = tuple(sorted(TO_ETHERNET))
 
 
 def _open(path, stream):
@@ -242,7 +243,7 @@ def _frame(path, number, linktype, data, byte_order):
         raise CaptureError(
             '%s: packet %d has link type %d, which the reader cannot turn '
             'into Ethernet (it takes %s)'
-            % (path, number, linktype, ', '.join(map(str, sorted(TO_ETHERNET))))
+            % (path, number, linktype, ', '.join(map(str, LINKTYPES_READ)))
         )
     try:
         return convert(bytes(data), byte_order)

@@ -331,10 +331,16 @@ def _table(variant, group, group_verdicts):
     return lines
 
 
+def _endpoint(address, port):
+    """As nDPI prints it: an IPv6 address bracketed."""
+    return ('[%s]:%d' if address.version == 6 else '%s:%d') % (address, port)
+
+
 def _ends(flow):
-    return '%s %s:%d %s %s:%d' % (
-        flow.transport, flow.addr_1, flow.port_1,
-        '<->' if flow.bidirectional else '->', flow.addr_2, flow.port_2)
+    return '%s %s %s %s' % (
+        flow.transport, _endpoint(flow.addr_1, flow.port_1),
+        '<->' if flow.bidirectional else '->',
+        _endpoint(flow.addr_2, flow.port_2))
 
 
 def _flow_line(v):
@@ -369,7 +375,7 @@ def describe(variant, all_verdicts):
     lines.append('  false positives (uncovered flows the vTC puts in a '
                  'covered class): %d' % len(false_positives))
     lines += [_flow_line(v) for v in all_verdicts
-              if v.unparsed or not v.agrees]
+              if v.unparsed or not (v.expected and v.agrees)]
     return lines
 
 
@@ -530,6 +536,11 @@ def test_false_positives_are_reported_apart():
                for line in lines)
     assert '(uncovered flows the vTC puts in a covered class): 1' in '\n'.join(
         lines)
+    esp = Verdict('ndpi-more', 'gtp.pcap', flow._replace(transport='ESP'),
+                  None, None, 'not TCP/UDP')
+    assert ('  not covered: ndpi-more/gtp.pcap flow 1 ESP [::1]:1 <-> '
+            '[::1]:2, nDPI OpenVPN, vTC says not TCP/UDP'
+            in describe(AS_CAPTURED, (esp,)))
 
 
 def test_accuracy_against_ndpi_per_protocol(report):

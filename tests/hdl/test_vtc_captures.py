@@ -24,6 +24,7 @@ import sys
 
 import dpkt
 from nova_fpga_devtools import captures
+from nova_fpga_devtools.localcloud import traffic
 import pytest
 from scapy.layers.inet import ICMP
 from scapy.layers.inet import IP
@@ -399,6 +400,25 @@ def test_a_file_that_is_no_capture_is_refused(tmp_path):
     garbage.write_bytes(b'not a capture at all')
     with pytest.raises(captures.CaptureError, match='not a pcap'):
         captures.read_capture(garbage)
+
+
+def test_the_demo_replays_frames_as_read_and_reports_a_cut_file(
+        tmp_path, monkeypatch):
+    """nova-fpga-demo replay sends what the reader reads (a loopback capture
+    as Ethernet), tagged, byte for byte, and says which file was cut.
+    """
+    null = write_pcap(tmp_path / 'null.pcap', 0,
+                      [struct.pack('<I', 2) + IPV4_PACKET] * 2)
+    null.write_bytes(null.read_bytes()[:-3])
+    sent = []
+    monkeypatch.setattr(traffic, 'sendp',
+                        lambda packets, **kwargs: sent.extend(packets))
+    replayed = traffic.replay([null], 'peer0', 11)
+    frame = ETHER_IPV4 + IPV4_PACKET
+    assert [bytes(packet) for packet in sent] == [traffic.tagged(frame, 11)]
+    assert replayed.frames == 1 and replayed.bytes == len(frame)
+    (cut_short,) = replayed.cut_short
+    assert cut_short.startswith('%s: the file ends inside' % null)
 
 
 def test_the_suites_read_through_the_capture_reader():

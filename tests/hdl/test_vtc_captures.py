@@ -437,6 +437,12 @@ def test_ipv4_addresses_map_into_the_documentation_prefix():
 
 @pytest.mark.parametrize('name', CAPTURES)
 def test_ipv6_variant_is_valid_ipv6_with_the_same_flows_and_payloads(name):
+    """On the first folder, every frame of which is IPv4 TCP/UDP, so every
+    frame is rewritten and checked.  The variants' tests stay there: in
+    pcaps/ndpi-more, IPv6, ESP, GTP-U-carried and fragmented frames are left
+    as they are, so there is nothing more to check; the accuracy test
+    classifies the variants of both folders.
+    """
     frames = vtc_captures.read_frames(capture(name))
     variant = vtc_captures.ipv6_variant(frames)
     assert len(variant) == len(frames)

@@ -93,7 +93,8 @@ def _add_commands(subparsers):
         'scenario', help='the demo: deploy the vTC with the openstack CLI, '
         'send real traffic through it, show what it classified')
     scenario.add_argument('--pcaps', default=None,
-                          help='directory of captures (*.pcap) to replay '
+                          help='directory of captures (*.pcap, *.pcapng) '
+                               'to replay '
                                '(default: ../shared/realdata/pcaps/ndpi)')
 
 

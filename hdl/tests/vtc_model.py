@@ -69,6 +69,8 @@ FlowKey = collections.namedtuple(
 )
 
 WINDOW_BYTES = 128
+#: Ethernet + IPv4 + UDP headers: shorter frames are never parsed
+MIN_PARSE_BYTES = 42
 SIGNATURE_BYTES = 12
 WAYS = 4
 TIMESTAMP_BITS = 16
@@ -262,7 +264,7 @@ def parse(frame, max_frame_len=9018):
     """
     captured = min(len(frame), WINDOW_BYTES)
     window = bytes(frame[:captured]) + bytes(WINDOW_BYTES + 64 - captured)
-    if captured < 14:
+    if captured < MIN_PARSE_BYTES:
         return None
     link = _link(window)
     if link is None:

@@ -191,8 +191,6 @@ wire         event_failed;
 wire         clearing;
 wire [15:0]  timestamp;
 
-integer c;
-
 vtc_flow_table #(
     .BUCKET_BITS(BUCKET_BITS),
     .INSPECT_PACKETS(INSPECT_PACKETS),
@@ -476,6 +474,11 @@ endfunction
 wire write_policy = user_wr_en && is_policy(wr_word) && user_wr_strb[0];
 wire [63:0] read_fragment = is_fragment_bytes(rd_word) ? fragment_bytes_reg : fragment_frames_reg;
 
+// the per-class counters as 16 classes (the 4-bit class numbers), zeros beyond CLASSES
+wire [64*16-1:0] class_packets_all = {{(64*(16-CLASSES)){1'b0}}, class_packets};
+wire [64*16-1:0] class_bytes_all = {{(64*(16-CLASSES)){1'b0}}, class_bytes};
+wire [32*16-1:0] class_flows_all = {{(32*(16-CLASSES)){1'b0}}, class_flows};
+
 // one class's counters, selected for the register read and for the count on the output
 reg [63:0] read_packets;
 reg [63:0] read_bytes;
@@ -485,26 +488,12 @@ reg [63:0] current_packets;
 reg [63:0] current_bytes;
 
 always @* begin
-    read_packets = 64'd0;
-    read_bytes = 64'd0;
-    read_policy = 8'd0;
-    read_flows = 32'd0;
-    current_packets = 64'd0;
-    current_bytes = 64'd0;
-    for (c = 0; c < CLASSES; c = c + 1) begin
-        if (counter_class(rd_word) == c[3:0]) begin
-            read_packets = class_packets[64*c +: 64];
-            read_bytes = class_bytes[64*c +: 64];
-        end
-        if (policy_class(rd_word) == c[3:0]) begin
-            read_policy = policy[8*c +: 8];
-            read_flows = class_flows[32*c +: 32];
-        end
-        if (current_class == c[3:0]) begin
-            current_packets = class_packets[64*c +: 64];
-            current_bytes = class_bytes[64*c +: 64];
-        end
-    end
+    read_packets = class_packets_all[64*counter_class(rd_word) +: 64];
+    read_bytes = class_bytes_all[64*counter_class(rd_word) +: 64];
+    read_policy = policy[8*policy_class(rd_word) +: 8];
+    read_flows = class_flows_all[32*policy_class(rd_word) +: 32];
+    current_packets = class_packets_all[64*current_class +: 64];
+    current_bytes = class_bytes_all[64*current_class +: 64];
 end
 
 // a frame leaves: counted in its class, or as a fragment

@@ -78,8 +78,8 @@ localparam BEAT_INDEX_WIDTH = $clog2(WINDOW_BEATS + 1);
 localparam SIGNATURE_BYTES = 12;
 // Ethernet + IPv4 + UDP headers
 localparam MIN_PARSE_BYTES = 42;
-// the window padded with zeros far enough for any L4 or payload offset
-localparam PADDED_BITS = WINDOW_BITS + 8 * 32;
+// the window padded with zeros far enough for any L3 (slot 0..31), L4 or payload offset
+localparam PADDED_BITS = WINDOW_BITS + 8 * 64;
 localparam LEN_WIDTH = $clog2(MAX_FRAME_LEN + 2);
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam CAP_WIDTH = 8;
@@ -377,19 +377,11 @@ end
 // ---- stage 3: the flow's IP header (the outer one, or GTP-U's inner one) ---
 
 // its first 40 bytes (L3 offset = 14 + 4 * slot, slot 0..21; the TOS / traffic class byte is
-// the outer header's, stage 1's)
+// the outer header's, stage 1's).  A part-select: yosys makes it a shifter, 1,300 LUTs fewer
+// than a multiplexer over the 22 slots
 /* verilator lint_off UNUSEDSIGNAL */
-reg [319:0] l3;
+wire [319:0] l3 = padded[8*14 + 32*s2_l3_slot +: 320];
 /* verilator lint_on UNUSEDSIGNAL */
-
-always @* begin
-    l3 = 320'd0;
-    for (i = 0; i <= LAST_L3_SLOT; i = i + 1) begin
-        if (s2_l3_slot == i[4:0]) begin
-            l3 = padded[8*14 + 32*i +: 320];
-        end
-    end
-end
 
 wire [3:0]  ip_version = l3[7:4];
 wire [3:0]  ihl = l3[3:0];

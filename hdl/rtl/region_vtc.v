@@ -90,8 +90,8 @@ module region_vtc #
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam BUCKET_BITS = $clog2(FLOW_TABLE_DEPTH / 4);
 // a beat leaves this many cycles after it came in: the window (128 bytes) plus the
-// parser and flow-table latency (the decision is there 8 cycles after the window's end)
-localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 8;
+// parser and flow-table latency (the decision is there 10 cycles after the window's end)
+localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 10;
 localparam FIFO_ADDR_WIDTH = 6;
 localparam FIFO_DEPTH = 2 ** FIFO_ADDR_WIDTH;
 localparam FIFO_WIDTH = 8 + 1 + KEEP_WIDTH + DATA_WIDTH;
@@ -100,8 +100,8 @@ localparam [FIFO_ADDR_WIDTH:0] DELAY_BEATS = OUTPUT_DELAY[FIFO_ADDR_WIDTH:0];
 
 // the vTC's own registers (byte offsets; region_regs answers 0x00-0x1C), the
 // POLICY bits and CLASSES (the number of classes), from the module catalogue.
-// Arrays: POLICY and CLASS_FLOWS + 4 * class (classes 1..10), CLASS_PACKETS
-// and CLASS_BYTES + 8 * class (LO, HI; classes 0..10).
+// Arrays: POLICY and CLASS_FLOWS + 4 * class (classes 1..CLASSES-1), CLASS_PACKETS
+// and CLASS_BYTES + 8 * class (LO, HI; classes 0..CLASSES-1).
 `include "vtc_regs.vh"
 
 wire rst = !aresetn;
@@ -138,6 +138,8 @@ wire                   req_payload;
 wire [3:0]             req_match;
 wire                   req_ipv6;
 wire [1:0]             req_tags;
+wire                   req_pppoe;
+wire                   req_fragment;
 wire [7:0]             req_byte0;
 wire [7:0]             req_byte1;
 wire [15:0]            req_checksum;
@@ -164,16 +166,21 @@ parser (
     .req_match(req_match),
     .req_ipv6(req_ipv6),
     .req_tags(req_tags),
+    .req_pppoe(req_pppoe),
+    .req_fragment(req_fragment),
     .req_byte0(req_byte0),
     .req_byte1(req_byte1),
     .req_checksum(req_checksum)
 );
 
-// policy of class c in bits [8c+7:8c] (classes 1..10; bit 6 and the rest read 0)
+// policy of class c in bits [8c+7:8c] (classes 1..CLASSES-1; bit 6 and the rest read 0)
 wire [127:0] policy;
 wire         decision_valid;
 wire [31:0]  decision;
+// unparsed frames are counted as they leave, where fragments are told apart from them
+/* verilator lint_off UNUSEDSIGNAL */
 wire         event_unparsed;
+/* verilator lint_on UNUSEDSIGNAL */
 wire         event_seen;
 wire         event_classified;
 wire [3:0]   event_class;
@@ -183,8 +190,6 @@ wire         event_evicted;
 wire         event_failed;
 wire         clearing;
 wire [15:0]  timestamp;
-
-integer c;
 
 vtc_flow_table #(
     .BUCKET_BITS(BUCKET_BITS),
@@ -227,6 +232,10 @@ flow_table (
 reg [31:0]              decision_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] decision_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] decision_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+// what the parser found besides: {fragment, unparsed, PPPoE}, one per request, read with the
+// frame's decision (the request comes before the decision)
+reg [2:0]               found_mem [0:FIFO_DEPTH-1];
+reg [FIFO_ADDR_WIDTH:0] found_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 
 wire        decision_ready = decision_wr_ptr_reg != decision_rd_ptr_reg;
 wire [31:0] current = decision_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
@@ -234,6 +243,10 @@ wire        rewrite = current[31];
 wire        rewrite_ipv6 = current[30];
 wire [1:0]  rewrite_tags = current[29:28];
 wire [3:0]  current_class = current[3:0];
+wire [2:0]  found = found_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
+wire        current_fragment = found[2];
+wire        current_unparsed = found[1];
+wire        current_pppoe = found[0];
 
 // ---- output: the head beat, its DSCP bytes rewritten ------------------------
 
@@ -244,7 +257,7 @@ wire pop = out_valid && out_ready;
 reg  [7:0] out_offset_reg = 8'd0;  // byte offset of the head beat in its frame (saturates)
 reg  [23:0] out_frame_bytes_reg = 24'd0;
 
-wire [7:0] l3_offset = 8'd14 + {4'd0, rewrite_tags, 2'b00};
+wire [7:0] l3_offset = 8'd14 + {4'd0, rewrite_tags, 2'b00} + {4'd0, current_pppoe, 3'b000};
 wire [7:0] position_a = rewrite_ipv6 ? l3_offset : l3_offset + 8'd1;
 wire [7:0] position_b = rewrite_ipv6 ? l3_offset + 8'd1 : l3_offset + 8'd10;
 wire [7:0] position_c = l3_offset + 8'd11;
@@ -304,6 +317,12 @@ always @(posedge aclk) begin
         decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= decision;
         decision_wr_ptr_reg <= decision_wr_ptr_reg + 1'b1;
     end
+    if (req_valid) begin
+        found_mem[found_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {req_fragment,
+                                                             !req_parsed && !req_fragment,
+                                                             req_pppoe};
+        found_wr_ptr_reg <= found_wr_ptr_reg + 1'b1;
+    end
     if (pop) begin
         fifo_rd_ptr_reg <= fifo_rd_ptr_reg + 1'b1;
         if (out_offset_reg < 8'd128) begin
@@ -320,6 +339,7 @@ always @(posedge aclk) begin
         fifo_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         fifo_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         decision_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        found_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         decision_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         out_offset_reg <= 8'd0;
         out_frame_bytes_reg <= 24'd0;
@@ -340,6 +360,8 @@ reg [31:0] evictions_reg = 32'd0;
 reg [31:0] failed_reg = 32'd0;
 reg [31:0] unparsed_reg = 32'd0;
 reg [31:0] oversize_reg = 32'd0;
+reg [63:0] fragment_frames_reg = 64'd0;
+reg [63:0] fragment_bytes_reg = 64'd0;
 
 // ---- registers ----------------------------------------------------------------
 
@@ -432,13 +454,30 @@ function is_class_flows(input [AXIL_ADDR_WIDTH-1:0] word);
     is_class_flows = word >= REG_CLASS_FLOWS + 4 && word < REG_CLASS_FLOWS + 4 * CLASSES;
 endfunction
 
+// FRAGMENT_BYTES (LO or HI); FRAGMENT_FRAMES or FRAGMENT_BYTES
+function is_fragment_bytes(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_fragment_bytes = word >= REG_FRAGMENT_BYTES_LO && word <= REG_FRAGMENT_BYTES_HI;
+endfunction
+
+function is_fragment_counter(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_fragment_counter = (word >= REG_FRAGMENT_FRAMES_LO && word <= REG_FRAGMENT_FRAMES_HI)
+        || is_fragment_bytes(word);
+endfunction
+
 function is_defined(input [AXIL_ADDR_WIDTH-1:0] word);
     is_defined = (word >= REG_FLOW_TABLE_DEPTH && word <= REG_TIMESTAMP) || is_policy(word)
         || is_class_packets(word) || is_class_bytes(word)
-        || (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES) || is_class_flows(word);
+        || (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES) || is_fragment_counter(word)
+        || is_class_flows(word);
 endfunction
 
 wire write_policy = user_wr_en && is_policy(wr_word) && user_wr_strb[0];
+wire [63:0] read_fragment = is_fragment_bytes(rd_word) ? fragment_bytes_reg : fragment_frames_reg;
+
+// the per-class counters as 16 classes (the 4-bit class numbers), zeros beyond CLASSES
+wire [64*16-1:0] class_packets_all = {{(64*(16-CLASSES)){1'b0}}, class_packets};
+wire [64*16-1:0] class_bytes_all = {{(64*(16-CLASSES)){1'b0}}, class_bytes};
+wire [32*16-1:0] class_flows_all = {{(32*(16-CLASSES)){1'b0}}, class_flows};
 
 // one class's counters, selected for the register read and for the count on the output
 reg [63:0] read_packets;
@@ -449,29 +488,17 @@ reg [63:0] current_packets;
 reg [63:0] current_bytes;
 
 always @* begin
-    read_packets = 64'd0;
-    read_bytes = 64'd0;
-    read_policy = 8'd0;
-    read_flows = 32'd0;
-    current_packets = 64'd0;
-    current_bytes = 64'd0;
-    for (c = 0; c < CLASSES; c = c + 1) begin
-        if (counter_class(rd_word) == c[3:0]) begin
-            read_packets = class_packets[64*c +: 64];
-            read_bytes = class_bytes[64*c +: 64];
-        end
-        if (policy_class(rd_word) == c[3:0]) begin
-            read_policy = policy[8*c +: 8];
-            read_flows = class_flows[32*c +: 32];
-        end
-        if (current_class == c[3:0]) begin
-            current_packets = class_packets[64*c +: 64];
-            current_bytes = class_bytes[64*c +: 64];
-        end
-    end
+    read_packets = class_packets_all[64*counter_class(rd_word) +: 64];
+    read_bytes = class_bytes_all[64*counter_class(rd_word) +: 64];
+    read_policy = policy[8*policy_class(rd_word) +: 8];
+    read_flows = class_flows_all[32*policy_class(rd_word) +: 32];
+    current_packets = class_packets_all[64*current_class +: 64];
+    current_bytes = class_bytes_all[64*current_class +: 64];
 end
 
-wire        count_frame = pop && head_last;
+// a frame leaves: counted in its class, or as a fragment
+wire        count_frame = pop && head_last && !current_fragment;
+wire        count_fragment = pop && head_last && current_fragment;
 wire [63:0] next_packets = current_packets + 64'd1;
 wire [63:0] next_bytes = current_bytes + {40'd0, popped_frame_bytes};
 
@@ -529,6 +556,9 @@ always @* begin
         user_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_packets[31:0];
     end else if (is_class_bytes(rd_word)) begin
         user_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_bytes[31:0];
+    end else if (is_fragment_counter(rd_word)) begin
+        user_rd_data = rd_word == REG_FRAGMENT_FRAMES_HI || rd_word == REG_FRAGMENT_BYTES_HI
+            ? class_hi_snapshot_reg : read_fragment[31:0];
     end else begin
         case (rd_word)
             REG_FLOW_TABLE_DEPTH: user_rd_data = FLOW_TABLE_DEPTH;
@@ -555,8 +585,12 @@ always @(posedge aclk) begin
     insertions_reg <= insertions_reg + {31'd0, event_inserted};
     evictions_reg <= evictions_reg + {31'd0, event_evicted};
     failed_reg <= failed_reg + {31'd0, event_failed};
-    unparsed_reg <= unparsed_reg + {31'd0, event_unparsed};
+    unparsed_reg <= unparsed_reg + {31'd0, count_frame && current_unparsed};
     oversize_reg <= oversize_reg + {31'd0, parser_oversize};
+    if (count_fragment) begin
+        fragment_frames_reg <= fragment_frames_reg + 64'd1;
+        fragment_bytes_reg <= fragment_bytes_reg + {40'd0, popped_frame_bytes};
+    end
 
     // reading a low word latches its high word, so a 64-bit value reads consistently
     if (user_rd_en && is_class_packets(rd_word) && !rd_word[2]) begin
@@ -564,6 +598,9 @@ always @(posedge aclk) begin
     end
     if (user_rd_en && is_class_bytes(rd_word) && !rd_word[2]) begin
         class_hi_snapshot_reg <= read_bytes[63:32];
+    end
+    if (user_rd_en && (rd_word == REG_FRAGMENT_FRAMES_LO || rd_word == REG_FRAGMENT_BYTES_LO)) begin
+        class_hi_snapshot_reg <= read_fragment[63:32];
     end
 
     if (clear_counters) begin
@@ -574,6 +611,8 @@ always @(posedge aclk) begin
         failed_reg <= 32'd0;
         unparsed_reg <= 32'd0;
         oversize_reg <= 32'd0;
+        fragment_frames_reg <= 64'd0;
+        fragment_bytes_reg <= 64'd0;
     end
 
     if (rst) begin
@@ -586,6 +625,8 @@ always @(posedge aclk) begin
         failed_reg <= 32'd0;
         unparsed_reg <= 32'd0;
         oversize_reg <= 32'd0;
+        fragment_frames_reg <= 64'd0;
+        fragment_bytes_reg <= 64'd0;
     end
 end
 

@@ -48,6 +48,14 @@ def test_register_offsets():
         regs.POLICY_HI  # not a 64-bit register
 
 
+#: the vTC's counters that are not per class
+VTC_TABLE_COUNTERS = (
+    'flows_seen', 'flows_classified', 'flow_table_occupancy',
+    'flow_insertions', 'flow_evictions', 'flow_failed_insertions',
+    'unparsed_frames', 'oversize_frames', 'fragment_frames', 'fragment_bytes',
+)
+
+
 def fake_read(module_id, log):
     def read(offset):
         log.append(offset)
@@ -66,7 +74,11 @@ def test_counters_read_id_first_and_lo_before_hi():
     assert counters['flows_seen'] == 0x180 * 3 + 1
     assert counters['ntp_flows'] == (0x1C0 + 4 * 10) * 3 + 1
     assert 'unknown_flows' not in counters  # not a register
-    assert len(counters) == 2 + 8 + 11 * 2 + 10
+    classes = cat.by_name('vtc').registers.labels('CLASS_PACKETS')
+    # the common pair, the table's own, then packets and bytes per class and
+    # flows per class but unknown
+    assert len(counters) == 2 + len(VTC_TABLE_COUNTERS) + 3 * len(classes) - 1
+    assert set(VTC_TABLE_COUNTERS) <= set(counters)
     with pytest.raises(ValueError, match='0x4E460001'):
         cat.read_counters(VTC_ID, fake_read(LOOPBACK_ID, []))
     # a module the catalogue does not know: the common counters only

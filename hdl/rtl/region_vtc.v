@@ -90,8 +90,8 @@ module region_vtc #
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam BUCKET_BITS = $clog2(FLOW_TABLE_DEPTH / 4);
 // a beat leaves this many cycles after it came in: the window (128 bytes) plus the
-// parser and flow-table latency (the decision is there 8 cycles after the window's end)
-localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 8;
+// parser and flow-table latency (the decision is there 13 cycles after the window's end)
+localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 13;
 localparam FIFO_ADDR_WIDTH = 6;
 localparam FIFO_DEPTH = 2 ** FIFO_ADDR_WIDTH;
 localparam FIFO_WIDTH = 8 + 1 + KEEP_WIDTH + DATA_WIDTH;
@@ -445,16 +445,12 @@ reg [63:0] read_packets;
 reg [63:0] read_bytes;
 reg [7:0]  read_policy;
 reg [31:0] read_flows;
-reg [63:0] current_packets;
-reg [63:0] current_bytes;
 
 always @* begin
     read_packets = 64'd0;
     read_bytes = 64'd0;
     read_policy = 8'd0;
     read_flows = 32'd0;
-    current_packets = 64'd0;
-    current_bytes = 64'd0;
     for (c = 0; c < CLASSES; c = c + 1) begin
         if (counter_class(rd_word) == c[3:0]) begin
             read_packets = class_packets[64*c +: 64];
@@ -464,16 +460,23 @@ always @* begin
             read_policy = policy[8*c +: 8];
             read_flows = class_flows[32*c +: 32];
         end
-        if (current_class == c[3:0]) begin
-            current_packets = class_packets[64*c +: 64];
-            current_bytes = class_bytes[64*c +: 64];
-        end
     end
 end
 
-wire        count_frame = pop && head_last;
-wire [63:0] next_packets = current_packets + 64'd1;
-wire [63:0] next_bytes = current_bytes + {40'd0, popped_frame_bytes};
+// a frame that left, counted in its class the cycle after: each class adds to its own
+// counters, so no class's count goes through a selector and the adder in one cycle
+reg        count_frame_reg = 1'b0;
+reg [3:0]  count_class_reg = 4'd0;
+reg [23:0] count_bytes_reg = 24'd0;
+
+always @(posedge aclk) begin
+    count_frame_reg <= pop && head_last;
+    count_class_reg <= current_class;
+    count_bytes_reg <= popped_frame_bytes;
+    if (rst) begin
+        count_frame_reg <= 1'b0;
+    end
+end
 
 // per-class registers, each written only when its class is selected (an indexed write
 // into an array costs a demultiplexer per bit)
@@ -487,9 +490,9 @@ generate
         reg [31:0] class_flows_reg = 32'd0;
 
         always @(posedge aclk) begin
-            if (count_frame && current_class == CLASS) begin
-                class_packets_reg <= next_packets;
-                class_bytes_reg <= next_bytes;
+            if (count_frame_reg && count_class_reg == CLASS) begin
+                class_packets_reg <= class_packets_reg + 64'd1;
+                class_bytes_reg <= class_bytes_reg + {40'd0, count_bytes_reg};
             end
             if (event_classified && event_class == CLASS && CLASS != 4'd0) begin
                 class_flows_reg <= class_flows_reg + 32'd1;

@@ -90,13 +90,13 @@ module region_vtc #
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam BUCKET_BITS = $clog2(FLOW_TABLE_DEPTH / 4);
 // a beat leaves this many cycles after it came in: the window (128 bytes) plus the
-// parser and flow-table latency (the decision is there 13 cycles after the window's end)
-localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 13;
+// parser and flow-table latency (the decision is there 16 cycles after the window's end:
+// the parser's request 8 cycles after it, the flow table's decision 7 after that, written
+// into the decision FIFO 1 after that)
+localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 16;
 localparam FIFO_ADDR_WIDTH = 6;
 localparam FIFO_DEPTH = 2 ** FIFO_ADDR_WIDTH;
-localparam FIFO_WIDTH = 8 + 1 + KEEP_WIDTH + DATA_WIDTH;
-localparam [7:0] DELAY_CYCLES = OUTPUT_DELAY[7:0];
-localparam [FIFO_ADDR_WIDTH:0] DELAY_BEATS = OUTPUT_DELAY[FIFO_ADDR_WIDTH:0];
+localparam FIFO_WIDTH = COUNT_WIDTH + 1 + KEEP_WIDTH + DATA_WIDTH;
 
 // the vTC's own registers (byte offsets; region_regs answers 0x00-0x1C), the
 // POLICY bits and CLASSES (the number of classes), from the module catalogue.
@@ -106,12 +106,15 @@ localparam [FIFO_ADDR_WIDTH:0] DELAY_BEATS = OUTPUT_DELAY[FIFO_ADDR_WIDTH:0];
 
 wire rst = !aresetn;
 
-// ---- delay FIFO: every beat, stamped with the cycle it came in -------------
+// ---- delay FIFO: every beat, with its byte count ----------------------------
 
 reg [FIFO_WIDTH-1:0]    fifo_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] fifo_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] fifo_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
-reg [7:0]               cycle_reg = 8'd0;
+// whether a beat came in, for each of the last OUTPUT_DELAY - 1 cycles, and the write
+// pointer as it was OUTPUT_DELAY cycles ago: the beats before it are due
+reg [OUTPUT_DELAY-2:0]  arrived_reg = {(OUTPUT_DELAY-1){1'b0}};
+reg [FIFO_ADDR_WIDTH:0] due_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 
 wire [FIFO_ADDR_WIDTH:0] fifo_count = fifo_wr_ptr_reg - fifo_rd_ptr_reg;
 wire fifo_full = fifo_count[FIFO_ADDR_WIDTH];
@@ -119,13 +122,23 @@ wire in_beat = s_axis_tvalid && s_axis_tready;
 
 assign s_axis_tready = !fifo_full;
 
-wire [FIFO_WIDTH-1:0] head = fifo_mem[fifo_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
-wire [DATA_WIDTH-1:0] head_data = head[DATA_WIDTH-1:0];
-wire [KEEP_WIDTH-1:0] head_keep = head[DATA_WIDTH +: KEEP_WIDTH];
-wire                  head_last = head[DATA_WIDTH+KEEP_WIDTH];
-wire [7:0]            head_age = cycle_reg - head[FIFO_WIDTH-1 -: 8];
-// the head came in OUTPUT_DELAY cycles ago (or earlier: that many beats are behind it)
-wire head_due = head_age >= DELAY_CYCLES || fifo_count > DELAY_BEATS;
+reg [COUNT_WIDTH-1:0] in_bytes;
+integer i;
+
+always @* begin
+    in_bytes = {COUNT_WIDTH{1'b0}};
+    for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
+        in_bytes = in_bytes + {{(COUNT_WIDTH-1){1'b0}}, s_axis_tkeep[i]};
+    end
+end
+
+wire [FIFO_WIDTH-1:0]  head = fifo_mem[fifo_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
+wire [DATA_WIDTH-1:0]  head_data = head[DATA_WIDTH-1:0];
+wire [KEEP_WIDTH-1:0]  head_keep = head[DATA_WIDTH +: KEEP_WIDTH];
+wire                   head_last = head[DATA_WIDTH+KEEP_WIDTH];
+wire [COUNT_WIDTH-1:0] head_bytes = head[FIFO_WIDTH-1 -: COUNT_WIDTH];
+// the head came in OUTPUT_DELAY or more cycles ago
+wire head_due = due_ptr_reg != fifo_rd_ptr_reg;
 
 // ---- classification --------------------------------------------------------
 
@@ -237,7 +250,7 @@ wire [3:0]  current_class = current[3:0];
 
 // ---- output: the head beat, its DSCP bytes rewritten ------------------------
 
-wire out_valid = fifo_count != 0 && decision_ready && head_due;
+wire out_valid = head_due && decision_ready;
 wire out_ready;
 wire pop = out_valid && out_ready;
 
@@ -249,26 +262,60 @@ wire [7:0] position_a = rewrite_ipv6 ? l3_offset : l3_offset + 8'd1;
 wire [7:0] position_b = rewrite_ipv6 ? l3_offset + 8'd1 : l3_offset + 8'd10;
 wire [7:0] position_c = l3_offset + 8'd11;
 
+// the head frame's rewrite, latched as its first beat leaves (the bytes rewritten, offset
+// 14 and up, are never in a first beat of at most 8 bytes), so the rewrite reads
+// registers, not the decision memory: for each rewritten byte, the offset of its beat
+// (NO_REWRITE, beyond every beat, for none) and its lane, one-hot
+localparam LANES_LAST = KEEP_WIDTH - 1;
+localparam [7:0] LANE_MASK = LANES_LAST[7:0];
+localparam [7:0] NO_REWRITE = 8'hFF & ~LANE_MASK;
+
+function [KEEP_WIDTH-1:0] lane(input [7:0] position);
+    lane = {{(KEEP_WIDTH-1){1'b0}}, 1'b1} << (position & LANE_MASK);
+endfunction
+
+reg [7:0]            rewrite_a_beat_reg = NO_REWRITE;
+reg [7:0]            rewrite_b_beat_reg = NO_REWRITE;
+reg [7:0]            rewrite_c_beat_reg = NO_REWRITE;
+reg [KEEP_WIDTH-1:0] rewrite_a_lane_reg = {KEEP_WIDTH{1'b0}};
+reg [KEEP_WIDTH-1:0] rewrite_b_lane_reg = {KEEP_WIDTH{1'b0}};
+reg [KEEP_WIDTH-1:0] rewrite_c_lane_reg = {KEEP_WIDTH{1'b0}};
+reg [23:0]           rewrite_value_reg = 24'd0;
+
+always @(posedge aclk) begin
+    if (pop && out_offset_reg == 8'd0) begin
+        rewrite_a_beat_reg <= rewrite ? position_a & ~LANE_MASK : NO_REWRITE;
+        rewrite_b_beat_reg <= rewrite ? position_b & ~LANE_MASK : NO_REWRITE;
+        rewrite_c_beat_reg <= rewrite && !rewrite_ipv6 ? position_c & ~LANE_MASK : NO_REWRITE;
+        rewrite_a_lane_reg <= lane(position_a);
+        rewrite_b_lane_reg <= lane(position_b);
+        rewrite_c_lane_reg <= lane(position_c);
+        rewrite_value_reg <= current[27:4];
+    end
+    if (rst) begin
+        rewrite_a_beat_reg <= NO_REWRITE;
+        rewrite_b_beat_reg <= NO_REWRITE;
+        rewrite_c_beat_reg <= NO_REWRITE;
+    end
+end
+
 reg [DATA_WIDTH-1:0] out_data;
-reg [COUNT_WIDTH-1:0] pop_bytes;
-reg [7:0] lane_offset;
-integer i;
+wire rewrite_a_here = out_offset_reg == rewrite_a_beat_reg;
+wire rewrite_b_here = out_offset_reg == rewrite_b_beat_reg;
+wire rewrite_c_here = out_offset_reg == rewrite_c_beat_reg;
 
 always @* begin
     out_data = head_data;
-    pop_bytes = {COUNT_WIDTH{1'b0}};
     for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
-        lane_offset = out_offset_reg + i[7:0];
-        if (rewrite && lane_offset == position_a) begin
-            out_data[8*i +: 8] = current[27:20];
+        if (rewrite_a_here && rewrite_a_lane_reg[i]) begin
+            out_data[8*i +: 8] = rewrite_value_reg[23:16];
         end
-        if (rewrite && lane_offset == position_b) begin
-            out_data[8*i +: 8] = current[19:12];
+        if (rewrite_b_here && rewrite_b_lane_reg[i]) begin
+            out_data[8*i +: 8] = rewrite_value_reg[15:8];
         end
-        if (rewrite && !rewrite_ipv6 && lane_offset == position_c) begin
-            out_data[8*i +: 8] = current[11:4];
+        if (rewrite_c_here && rewrite_c_lane_reg[i]) begin
+            out_data[8*i +: 8] = rewrite_value_reg[7:0];
         end
-        pop_bytes = pop_bytes + {{(COUNT_WIDTH-1){1'b0}}, head_keep[i]};
     end
 end
 
@@ -291,14 +338,24 @@ out_reg (
     .m_axis_tlast(m_axis_tlast)
 );
 
-wire [23:0] popped_frame_bytes = out_frame_bytes_reg + {{(24-COUNT_WIDTH){1'b0}}, pop_bytes};
+// each beat that left, registered: its frame's bytes are summed from here, a cycle behind
+reg                   popped_reg = 1'b0;
+reg                   popped_last_reg = 1'b0;
+reg [COUNT_WIDTH-1:0] popped_bytes_reg = {COUNT_WIDTH{1'b0}};
+reg [3:0]             popped_class_reg = 4'd0;
+
+wire [23:0] popped_frame_bytes = out_frame_bytes_reg
+    + {{(24-COUNT_WIDTH){1'b0}}, popped_bytes_reg};
 
 always @(posedge aclk) begin
-    cycle_reg <= cycle_reg + 8'd1;
     if (in_beat) begin
-        fifo_mem[fifo_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {cycle_reg, s_axis_tlast, s_axis_tkeep,
+        fifo_mem[fifo_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {in_bytes, s_axis_tlast, s_axis_tkeep,
                                                            s_axis_tdata};
         fifo_wr_ptr_reg <= fifo_wr_ptr_reg + 1'b1;
+    end
+    arrived_reg <= {arrived_reg[OUTPUT_DELAY-3:0], in_beat};
+    if (arrived_reg[OUTPUT_DELAY-2]) begin
+        due_ptr_reg <= due_ptr_reg + 1'b1;
     end
     if (decision_valid) begin
         decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= decision;
@@ -309,19 +366,28 @@ always @(posedge aclk) begin
         if (out_offset_reg < 8'd128) begin
             out_offset_reg <= out_offset_reg + KEEP_WIDTH[7:0];
         end
-        out_frame_bytes_reg <= popped_frame_bytes;
         if (head_last) begin
             decision_rd_ptr_reg <= decision_rd_ptr_reg + 1'b1;
             out_offset_reg <= 8'd0;
-            out_frame_bytes_reg <= 24'd0;
         end
+    end
+    popped_reg <= pop;
+    popped_last_reg <= pop && head_last;
+    popped_bytes_reg <= head_bytes;
+    popped_class_reg <= current_class;
+    if (popped_reg) begin
+        out_frame_bytes_reg <= popped_last_reg ? 24'd0 : popped_frame_bytes;
     end
     if (rst) begin
         fifo_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         fifo_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        arrived_reg <= {(OUTPUT_DELAY-1){1'b0}};
+        due_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         decision_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         decision_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         out_offset_reg <= 8'd0;
+        popped_reg <= 1'b0;
+        popped_last_reg <= 1'b0;
         out_frame_bytes_reg <= 24'd0;
     end
 end
@@ -354,15 +420,17 @@ wire [3:0]                 user_wr_strb;
 reg                        user_wr_err;
 wire                       user_rd_en;
 wire [AXIL_ADDR_WIDTH-1:0] rd_word;
-reg  [31:0]                user_rd_data;
-reg                        user_rd_err;
+// reads are answered from registers loaded the cycle before (REGISTERED_READ)
+reg  [31:0]                user_rd_data = 32'd0;
+reg                        user_rd_err = 1'b0;
 wire                       clear_counters;
 
 region_regs #(
     .KEEP_WIDTH(KEEP_WIDTH),
     .AXIL_ADDR_WIDTH(AXIL_ADDR_WIDTH),
     .MODULE_ID(MODULE_ID),
-    .MODULE_VERSION(MODULE_VERSION)
+    .MODULE_VERSION(MODULE_VERSION),
+    .REGISTERED_READ(1)
 )
 regs (
     .clk(aclk),
@@ -463,15 +531,15 @@ always @* begin
     end
 end
 
-// a frame that left, counted in its class the cycle after: each class adds to its own
+// a frame that left, counted in its class two cycles after: each class adds to its own
 // counters, so no class's count goes through a selector and the adder in one cycle
 reg        count_frame_reg = 1'b0;
 reg [3:0]  count_class_reg = 4'd0;
 reg [23:0] count_bytes_reg = 24'd0;
 
 always @(posedge aclk) begin
-    count_frame_reg <= pop && head_last;
-    count_class_reg <= current_class;
+    count_frame_reg <= popped_last_reg;
+    count_class_reg <= popped_class_reg;
     count_bytes_reg <= popped_frame_bytes;
     if (rst) begin
         count_frame_reg <= 1'b0;
@@ -518,37 +586,47 @@ generate
 endgenerate
 assign policy[127:8*CLASSES] = {(128-8*CLASSES){1'b0}};
 
+reg [31:0] read_data;
+reg        read_err;
+reg [31:0] read_hi_reg = 32'd0;  // the high word of the 64-bit counter user_rd_data holds
+
 always @* begin
     // writes to read-only registers are ignored; unmapped addresses are errors
     user_wr_err = !is_defined(wr_word);
 
-    user_rd_err = 1'b0;
-    user_rd_data = 32'd0;
+    read_err = 1'b0;
+    read_data = 32'd0;
     if (is_policy(rd_word)) begin
-        user_rd_data = {24'd0, read_policy};
+        read_data = {24'd0, read_policy};
     end else if (is_class_flows(rd_word)) begin
-        user_rd_data = read_flows;
+        read_data = read_flows;
     end else if (is_class_packets(rd_word)) begin
-        user_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_packets[31:0];
+        read_data = rd_word[2] ? class_hi_snapshot_reg : read_packets[31:0];
     end else if (is_class_bytes(rd_word)) begin
-        user_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_bytes[31:0];
+        read_data = rd_word[2] ? class_hi_snapshot_reg : read_bytes[31:0];
     end else begin
         case (rd_word)
-            REG_FLOW_TABLE_DEPTH: user_rd_data = FLOW_TABLE_DEPTH;
-            REG_INSPECT_PACKETS:  user_rd_data = INSPECT_PACKETS;
-            REG_FLOW_TIMEOUT:     user_rd_data = FLOW_TIMEOUT;
-            REG_TIMESTAMP:        user_rd_data = {16'd0, timestamp};
-            REG_FLOWS_SEEN:       user_rd_data = flows_seen_reg;
-            REG_FLOWS_CLASSIFIED: user_rd_data = flows_classified_reg;
-            REG_FLOW_OCCUPANCY:   user_rd_data = occupancy_reg;
-            REG_FLOW_INSERTIONS:  user_rd_data = insertions_reg;
-            REG_FLOW_EVICTIONS:   user_rd_data = evictions_reg;
-            REG_FLOW_FAILED_INSERTIONS: user_rd_data = failed_reg;
-            REG_UNPARSED_FRAMES:  user_rd_data = unparsed_reg;
-            REG_OVERSIZE_FRAMES:  user_rd_data = oversize_reg;
-            default:              user_rd_err = 1'b1;
+            REG_FLOW_TABLE_DEPTH: read_data = FLOW_TABLE_DEPTH;
+            REG_INSPECT_PACKETS:  read_data = INSPECT_PACKETS;
+            REG_FLOW_TIMEOUT:     read_data = FLOW_TIMEOUT;
+            REG_TIMESTAMP:        read_data = {16'd0, timestamp};
+            REG_FLOWS_SEEN:       read_data = flows_seen_reg;
+            REG_FLOWS_CLASSIFIED: read_data = flows_classified_reg;
+            REG_FLOW_OCCUPANCY:   read_data = occupancy_reg;
+            REG_FLOW_INSERTIONS:  read_data = insertions_reg;
+            REG_FLOW_EVICTIONS:   read_data = evictions_reg;
+            REG_FLOW_FAILED_INSERTIONS: read_data = failed_reg;
+            REG_UNPARSED_FRAMES:  read_data = unparsed_reg;
+            REG_OVERSIZE_FRAMES:  read_data = oversize_reg;
+            default:              read_err = 1'b1;
         endcase
     end
+end
+
+always @(posedge aclk) begin
+    user_rd_data <= read_data;
+    user_rd_err <= read_err;
+    read_hi_reg <= is_class_packets(rd_word) ? read_packets[63:32] : read_bytes[63:32];
 end
 
 always @(posedge aclk) begin
@@ -561,12 +639,10 @@ always @(posedge aclk) begin
     unparsed_reg <= unparsed_reg + {31'd0, event_unparsed};
     oversize_reg <= oversize_reg + {31'd0, parser_oversize};
 
-    // reading a low word latches its high word, so a 64-bit value reads consistently
-    if (user_rd_en && is_class_packets(rd_word) && !rd_word[2]) begin
-        class_hi_snapshot_reg <= read_packets[63:32];
-    end
-    if (user_rd_en && is_class_bytes(rd_word) && !rd_word[2]) begin
-        class_hi_snapshot_reg <= read_bytes[63:32];
+    // reading a low word latches its high word, as it was when the low word was, so a
+    // 64-bit value reads consistently
+    if (user_rd_en && (is_class_packets(rd_word) || is_class_bytes(rd_word)) && !rd_word[2]) begin
+        class_hi_snapshot_reg <= read_hi_reg;
     end
 
     if (clear_counters) begin

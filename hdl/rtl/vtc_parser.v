@@ -17,12 +17,14 @@
  * The window (the frame's first WINDOW_BYTES bytes, zero beyond its end) is
  * captured as the beats go by; at the window's end (the frame's last beat,
  * or its 128th byte) it is copied into a second register and parsed over
- * three pipeline stages: L2/L3 (tags, IPv4/IPv6 fields), L4 (ports, header
- * length, canonical key), payload (signature bytes, hash).  One request
- * leaves per frame, in frame order, a fixed PARSE_LATENCY cycles after the
- * window's end.  Only windows of at least MIN_PARSE_BYTES are copied (the
- * shortest TCP/UDP frame), so a copy is held for at least that many beats:
- * the stages may read it on the three cycles after it was taken.
+ * six pipeline stages, each split so that it fits a 156.25 MHz cycle: tags
+ * (where the L3 header is), L3 (IPv4/IPv6 fields), L4 (ports, address
+ * compare), key (canonical key, lengths), payload (signature bytes, hash),
+ * signatures.  One request leaves per frame, in frame order, 8 cycles after
+ * the window's end.  Only windows of at least MIN_PARSE_BYTES are copied
+ * (the shortest TCP/UDP frame), so a copy is held for at least that many
+ * beats (6 at 64 bits): the stages read it on the first, third and fifth
+ * cycles after it was taken.
  * hdl/README.md (the vTC section) and hdl/tests/vtc_model.py define what is
  * parsed.
  */
@@ -148,7 +150,21 @@ endgenerate
 wire window_end = in_beat && in_window && (in_tlast || beat_index_reg == WINDOW_END_BEAT);
 wire [CAP_WIDTH-1:0] captured = {{(CAP_WIDTH-BEAT_INDEX_WIDTH){1'b0}}, beat_index_reg} * BEAT_BYTES
     + {{(CAP_WIDTH-COUNT_WIDTH){1'b0}}, beat_bytes};
-wire [LEN_WIDTH:0] frame_length = {1'b0, length_reg} + {{(LEN_WIDTH+1-COUNT_WIDTH){1'b0}}, beat_bytes};
+// the window holds MIN_PARSE_BYTES or more (captured >= MIN_PARSE_BYTES), decided without
+// adding: the MIN_PARSE_BYTES-th byte is byte FULL_BEAT_BYTES of beat FULL_BEAT
+localparam FULL_BEAT_INDEX = (MIN_PARSE_BYTES - 1) / KEEP_WIDTH;
+localparam FULL_BEAT_COUNT = MIN_PARSE_BYTES - FULL_BEAT_INDEX * KEEP_WIDTH;
+localparam [BEAT_INDEX_WIDTH-1:0] FULL_BEAT = FULL_BEAT_INDEX[BEAT_INDEX_WIDTH-1:0];
+localparam [COUNT_WIDTH-1:0] FULL_BEAT_BYTES = FULL_BEAT_COUNT[COUNT_WIDTH-1:0];
+wire long_enough = beat_index_reg > FULL_BEAT
+    || (beat_index_reg == FULL_BEAT && beat_bytes >= FULL_BEAT_BYTES);
+
+// the frame length is counted a cycle behind the beats (their byte counts registered)
+reg                   counted_beat_reg = 1'b0;
+reg                   counted_last_reg = 1'b0;
+reg [COUNT_WIDTH-1:0] counted_bytes_reg = {COUNT_WIDTH{1'b0}};
+wire [LEN_WIDTH:0] frame_length = {1'b0, length_reg}
+    + {{(LEN_WIDTH+1-COUNT_WIDTH){1'b0}}, counted_bytes_reg};
 
 // the window whose last beat is being written; bytes past `captured` are stale and
 // never looked at, except payload bytes, which are masked in stage 3
@@ -167,19 +183,26 @@ always @(posedge clk) begin
         if (in_window) begin
             beat_index_reg <= beat_index_reg + 1'b1;
         end
+        if (in_tlast) begin
+            beat_index_reg <= {BEAT_INDEX_WIDTH{1'b0}};
+        end
+    end
+    counted_beat_reg <= in_beat;
+    counted_last_reg <= in_tlast;
+    counted_bytes_reg <= beat_bytes;
+    if (counted_beat_reg) begin
         if (frame_length > MAX_FRAME_LEN) begin
             length_reg <= {LEN_WIDTH{1'b1}};
         end else begin
             length_reg <= frame_length[LEN_WIDTH-1:0];
         end
-        if (in_tlast) begin
-            beat_index_reg <= {BEAT_INDEX_WIDTH{1'b0}};
+        if (counted_last_reg) begin
             length_reg <= {LEN_WIDTH{1'b0}};
             oversize <= frame_length > MAX_FRAME_LEN;
         end
     end
     w_valid <= window_end;
-    w_full <= window_end && captured >= MIN_PARSE_BYTES;
+    w_full <= window_end && long_enough;
     w_captured <= captured;
     s0_valid <= w_valid;
     s0_full <= w_full;
@@ -191,6 +214,7 @@ always @(posedge clk) begin
     if (rst) begin
         oversize <= 1'b0;
         beat_index_reg <= {BEAT_INDEX_WIDTH{1'b0}};
+        counted_beat_reg <= 1'b0;
         length_reg <= {LEN_WIDTH{1'b0}};
         w_valid <= 1'b0;
         w_full <= 1'b0;
@@ -200,17 +224,38 @@ end
 
 wire [PADDED_BITS-1:0] padded = {{(PADDED_BITS-WINDOW_BITS){1'b0}}, parse_window_reg};
 
-// ---- stage 1: tags, IPv4 / IPv6 -------------------------------------------
+// ---- stage 1a: tags ----------------------------------------------------------
 
 wire [15:0] ethertype0 = be16(padded[8*12 +: 16]);
 wire [15:0] ethertype1 = be16(padded[8*16 +: 16]);
 wire [15:0] ethertype2 = be16(padded[8*20 +: 16]);
 wire        tag1 = is_vlan(ethertype0);
 wire        tag2 = tag1 && is_vlan(ethertype1);
-wire [1:0]  tags = {tag2, tag1 && !tag2};
-wire [15:0] ethertype = tag2 ? ethertype2 : (tag1 ? ethertype1 : ethertype0);
-// the L3 header's first 40 bytes
-wire [319:0] l3 = tag2 ? padded[8*22 +: 320] : (tag1 ? padded[8*18 +: 320] : padded[8*14 +: 320]);
+
+reg          l2_valid = 1'b0;
+reg          l2_full = 1'b0;
+reg [CAP_WIDTH-1:0] l2_captured = {CAP_WIDTH{1'b0}};
+reg [1:0]    l2_tags = 2'd0;
+reg [15:0]   l2_ethertype = 16'd0;
+reg [319:0]  l2_l3 = 320'd0;  // the L3 header's first 40 bytes
+
+always @(posedge clk) begin
+    l2_valid <= s0_valid;
+    l2_full <= s0_full;
+    l2_captured <= s0_captured;
+    l2_tags <= {tag2, tag1 && !tag2};
+    l2_ethertype <= tag2 ? ethertype2 : (tag1 ? ethertype1 : ethertype0);
+    l2_l3 <= tag2 ? padded[8*22 +: 320] : (tag1 ? padded[8*18 +: 320] : padded[8*14 +: 320]);
+    if (rst) begin
+        l2_valid <= 1'b0;
+    end
+end
+
+// ---- stage 1b: IPv4 / IPv6 ----------------------------------------------------
+
+wire [1:0]   tags = l2_tags;
+wire [15:0]  ethertype = l2_ethertype;
+wire [319:0] l3 = l2_l3;
 
 wire [3:0]  ip_version = l3[7:4];
 wire [3:0]  ihl = l3[3:0];
@@ -222,12 +267,20 @@ wire is_ipv4 = ethertype == 16'h0800 && ip_version == 4'd4 && ihl >= 4'd5
     && ipv4_fragment == 14'd0;
 wire is_ipv6 = ethertype == 16'h86DD && ip_version == 4'd6;
 wire [7:0] proto = is_ipv6 ? l3[8*6 +: 8] : l3[8*9 +: 8];
+wire is_tcp_udp_ipv4 = l3[8*9 +: 8] == 8'd6 || l3[8*9 +: 8] == 8'd17;
+wire is_tcp_udp_ipv6 = l3[8*6 +: 8] == 8'd6 || l3[8*6 +: 8] == 8'd17;
 wire [16:0] ip_length = is_ipv6 ? 17'd40 + {1'b0, ipv6_payload_length} : {1'b0, ipv4_length};
 wire [5:0] l3_header = is_ipv6 ? 6'd40 : {ihl, 2'b00};
-wire [4:0] l3_offset = 5'd14 + {1'b0, tags, 2'b00};
 // L4 offset = 34 + 4 * l4_slot
 wire [3:0] l4_slot = {2'b00, tags} + (is_ipv6 ? 4'd5 : ihl - 4'd5);
-wire [17:0] ip_end = {13'd0, l3_offset} + {1'b0, ip_length};
+
+// the Ethernet header (14 + 4 * tags bytes) plus an IP length (beyond `header` bytes)
+// fits MAX_FRAME_LEN: compared with a constant per tag count, no adder before it
+function fits(input [15:0] length, input [1:0] tag_count, input integer header);
+    fits = tag_count[1] ? {16'd0, length} <= MAX_FRAME_LEN - 22 - header
+        : (tag_count[0] ? {16'd0, length} <= MAX_FRAME_LEN - 18 - header
+                        : {16'd0, length} <= MAX_FRAME_LEN - 14 - header);
+endfunction
 
 reg         s1_valid = 1'b0;
 reg         s1_candidate = 1'b0;
@@ -245,9 +298,11 @@ reg [15:0]  s1_checksum = 16'd0;
 reg [CAP_WIDTH-1:0] s1_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
-    s1_valid <= s0_valid;
-    s1_candidate <= s0_full && (is_ipv4 || is_ipv6) && (proto == 8'd6 || proto == 8'd17)
-        && ip_end <= MAX_FRAME_LEN;
+    s1_valid <= l2_valid;
+    // (is_ipv4 or is_ipv6) and TCP or UDP and the IP length fits, IPv4 and IPv6 side by side
+    s1_candidate <= l2_full
+        && ((is_ipv4 && is_tcp_udp_ipv4 && fits(ipv4_length, tags, 0))
+            || (is_ipv6 && is_tcp_udp_ipv6 && fits(ipv6_payload_length, tags, 40)));
     s1_ipv6 <= is_ipv6;
     s1_tags <= tags;
     s1_proto <= proto;
@@ -259,49 +314,99 @@ always @(posedge clk) begin
     s1_byte0 <= l3[7:0];
     s1_byte1 <= l3[15:8];
     s1_checksum <= be16(l3[8*10 +: 16]);
-    s1_captured <= s0_captured;
+    s1_captured <= l2_captured;
     if (rst) begin
         s1_valid <= 1'b0;
     end
 end
 
-// ---- stage 2: ports, L4 header, canonical key -----------------------------
+// ---- stage 2a: ports, addresses ----------------------------------------------
 
 // the L4 ports and TCP data offset (L4 offset = 34 + 4 * slot, slot 0..12)
-reg [31:0] ports;
-reg [3:0]  data_offset;
+reg [31:0] window_ports;
+reg [3:0]  window_data_offset;
 
 always @* begin
-    ports = 32'd0;
-    data_offset = 4'd0;
+    window_ports = 32'd0;
+    window_data_offset = 4'd0;
     for (i = 0; i < 13; i = i + 1) begin
         if (s1_l4_slot == i[3:0]) begin
-            ports = padded[8*34 + 32*i +: 32];
-            data_offset = padded[8*(34+12) + 4 + 32*i +: 4];
+            window_ports = padded[8*34 + 32*i +: 32];
+            window_data_offset = padded[8*(34+12) + 4 + 32*i +: 4];
         end
     end
 end
-wire [15:0] sport = be16(ports[15:0]);
-wire [15:0] dport = be16(ports[31:16]);
-wire        is_tcp = s1_proto == 8'd6;
+
+reg         l4_valid = 1'b0;
+reg         l4_candidate = 1'b0;
+reg         l4_ipv6 = 1'b0;
+reg [1:0]   l4_tags = 2'd0;
+reg [7:0]   l4_proto = 8'd0;
+reg [31:0]  l4_ports = 32'd0;
+reg [3:0]   l4_data_offset = 4'd0;
+reg [31:0]  l4_src = 32'd0;          // folded
+reg [31:0]  l4_dst = 32'd0;
+reg         l4_src_below = 1'b0;     // the source address is below the destination's
+reg         l4_same_address = 1'b0;
+reg         l4_tcp = 1'b0;
+reg [8:0]   l4_room = 9'd0;          // window bytes from the L4 header on (negative: none)
+reg [16:0]  l4_ip_payload = 17'd0;   // the IP length beyond the L3 header
+reg         l4_covers_l3 = 1'b0;     // the IP length covers the L3 header
+reg [3:0]   l4_l4_slot = 4'd0;
+reg [7:0]   l4_byte0 = 8'd0;
+reg [7:0]   l4_byte1 = 8'd0;
+reg [15:0]  l4_checksum = 16'd0;
+
+always @(posedge clk) begin
+    l4_valid <= s1_valid;
+    l4_candidate <= s1_candidate;
+    l4_ipv6 <= s1_ipv6;
+    l4_tags <= s1_tags;
+    l4_proto <= s1_proto;
+    l4_tcp <= s1_proto == 8'd6;
+    l4_room <= {1'b0, s1_captured} - (9'd34 + {3'd0, s1_l4_slot, 2'b00});
+    l4_ports <= window_ports;
+    l4_data_offset <= window_data_offset;
+    l4_src <= fold(s1_src);
+    l4_dst <= fold(s1_dst);
+    l4_src_below <= s1_src < s1_dst;
+    l4_same_address <= s1_src == s1_dst;
+    l4_ip_payload <= s1_ip_length - {11'd0, s1_l3_header};
+    l4_covers_l3 <= s1_ip_length >= {11'd0, s1_l3_header};
+    l4_l4_slot <= s1_l4_slot;
+    l4_byte0 <= s1_byte0;
+    l4_byte1 <= s1_byte1;
+    l4_checksum <= s1_checksum;
+    if (rst) begin
+        l4_valid <= 1'b0;
+    end
+end
+
+// ---- stage 2b: L4 header, canonical key -------------------------------------
+
+wire [15:0] sport = be16(l4_ports[15:0]);
+wire [15:0] dport = be16(l4_ports[31:16]);
+wire [3:0]  data_offset = l4_data_offset;
+wire        is_tcp = l4_tcp;
 wire [5:0]  l4_header = is_tcp ? {data_offset, 2'b00} : 6'd8;
-wire [7:0]  payload_offset = 8'd34 + {2'b00, s1_l4_slot, 2'b00} + {2'b00, l4_header};
+// window bytes from the payload on: negative (bit 8) when the L4 header ends beyond the window
+wire [8:0]  payload_room = l4_room - {3'd0, l4_header};
 // payload offset = 42 + 4 * payload_slot
-wire [4:0]  payload_slot = {1'b0, s1_l4_slot} + (is_tcp ? {1'b0, data_offset} - 5'd2 : 5'd0);
-wire [16:0] headers = {11'd0, s1_l3_header} + {11'd0, l4_header};
-wire [16:0] payload_length = s1_ip_length - headers;
-wire        parsed = s1_candidate && (!is_tcp || data_offset >= 4'd5)
-    && payload_offset <= s1_captured && s1_ip_length >= headers;
+wire [4:0]  payload_slot = {1'b0, l4_l4_slot} + (is_tcp ? {1'b0, data_offset} - 5'd2 : 5'd0);
+wire [16:0] payload_length = l4_ip_payload - {11'd0, l4_header};
+// the IP length covers the L3 and L4 headers
+wire        covers_headers = l4_covers_l3 && l4_ip_payload >= {11'd0, l4_header};
+wire        parsed = l4_candidate && (!is_tcp || data_offset >= 4'd5)
+    && !payload_room[8] && covers_headers;
 // the (address, port) that compares lower is endpoint a
-wire        src_is_a = {s1_src, sport} <= {s1_dst, dport};
+wire        src_is_a = l4_src_below || (l4_same_address && sport <= dport);
 
 reg         s2_valid = 1'b0;
 reg         s2_parsed = 1'b0;
 reg [104:0] s2_key = 105'd0;
 reg [4:0]   s2_payload_slot = 5'd0;
-reg         s2_payload = 1'b0;
-reg         s2_length_12 = 1'b0;
-reg         s2_length_48 = 1'b0;
+reg [7:0]   s2_payload_room = 8'd0;
+reg [16:0]  s2_payload_length = 17'd0;
 reg [15:0]  s2_sport = 16'd0;
 reg [15:0]  s2_dport = 16'd0;
 reg [7:0]   s2_proto = 8'd0;
@@ -310,40 +415,37 @@ reg [1:0]   s2_tags = 2'd0;
 reg [7:0]   s2_byte0 = 8'd0;
 reg [7:0]   s2_byte1 = 8'd0;
 reg [15:0]  s2_checksum = 16'd0;
-reg [CAP_WIDTH-1:0] s2_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
-    s2_valid <= s1_valid;
+    s2_valid <= l4_valid;
     s2_parsed <= parsed;
     if (src_is_a) begin
-        s2_key <= {s1_ipv6, s1_proto, fold(s1_src), sport, fold(s1_dst), dport};
+        s2_key <= {l4_ipv6, l4_proto, l4_src, sport, l4_dst, dport};
     end else begin
-        s2_key <= {s1_ipv6, s1_proto, fold(s1_dst), dport, fold(s1_src), sport};
+        s2_key <= {l4_ipv6, l4_proto, l4_dst, dport, l4_src, sport};
     end
     s2_payload_slot <= payload_slot;
-    s2_payload <= payload_length != 17'd0;
-    s2_length_12 <= payload_length >= 17'd12;
-    s2_length_48 <= payload_length >= 17'd48;
+    s2_payload_room <= payload_room[7:0];
+    s2_payload_length <= payload_length;
     s2_sport <= sport;
     s2_dport <= dport;
-    s2_proto <= s1_proto;
-    s2_ipv6 <= s1_ipv6;
-    s2_tags <= s1_tags;
-    s2_byte0 <= s1_byte0;
-    s2_byte1 <= s1_byte1;
-    s2_checksum <= s1_checksum;
-    s2_captured <= s1_captured;
+    s2_proto <= l4_proto;
+    s2_ipv6 <= l4_ipv6;
+    s2_tags <= l4_tags;
+    s2_byte0 <= l4_byte0;
+    s2_byte1 <= l4_byte1;
+    s2_checksum <= l4_checksum;
+
     if (rst) begin
         s2_valid <= 1'b0;
     end
 end
 
-// ---- stage 3: signatures and hash ------------------------------------------
+// ---- stage 3a: payload bytes, hash -------------------------------------------
 
 // payload offset = 42 + 4 * slot; a parsed frame's payload starts inside the window
-// (slot 0..21); bytes past the frame's end read 0
+// (slot 0..21); bytes past the frame's end (past the room the window has) read 0
 reg [8*SIGNATURE_BYTES-1:0] payload;
-reg [7:0] payload_offset_byte;
 
 always @* begin
     payload = {8*SIGNATURE_BYTES{1'b0}};
@@ -353,27 +455,16 @@ always @* begin
         end
     end
     for (i = 0; i < SIGNATURE_BYTES; i = i + 1) begin
-        payload_offset_byte = 8'd42 + {1'b0, s2_payload_slot, 2'b00} + i[7:0];
-        if (payload_offset_byte >= s2_captured) begin
+        if (i[7:0] >= s2_payload_room) begin
             payload[8*i +: 8] = 8'd0;
         end
     end
 end
-wire [3:0] match;
-
-vtc_signatures signatures (
-    .payload(payload),
-    .tcp(s2_proto == 8'd6),
-    .udp(s2_proto == 8'd17),
-    .sport(s2_sport),
-    .dport(s2_dport),
-    .length_12(s2_length_12),
-    .length_48(s2_length_48),
-    .match(match)
-);
 
 // bucket hash of the canonical key (vtc_model.bucket_index): the low bits of the
-// CRC-32 (polynomial 0x04C11DB7, register preset to ones, key MSB first, no final XOR)
+// CRC-32 (polynomial 0x04C11DB7, register preset to ones, key MSB first, no final XOR).
+// The CRC is affine in the key: each bit is a constant XORed with a fixed set of key
+// bits (its taps), one balanced XOR tree instead of 105 chained steps.
 function [31:0] crc32(input [104:0] data);
     integer n;
     reg feedback;
@@ -386,22 +477,98 @@ function [31:0] crc32(input [104:0] data);
     end
 endfunction
 
-/* verilator lint_off UNUSEDSIGNAL */ // the low BUCKET_BITS are the bucket
-wire [31:0] key_crc = crc32(s2_key);
-/* verilator lint_on UNUSEDSIGNAL */
+localparam [31:0] CRC_OF_ZERO = crc32(105'd0);
+
+// the key bits CRC bit crc_bit depends on
+function [104:0] crc_taps(input [4:0] crc_bit);
+    integer n;
+    reg [31:0] crc;
+    begin
+        for (n = 0; n < 105; n = n + 1) begin
+            crc = crc32(105'd1 << n) ^ CRC_OF_ZERO;
+            crc_taps[n] = crc[crc_bit];
+        end
+    end
+endfunction
+
+wire [BUCKET_BITS-1:0] bucket;
+
+generate
+    for (g = 0; g < BUCKET_BITS; g = g + 1) begin : bucket_bit
+        localparam [4:0] CRC_BIT = g;
+        localparam [104:0] TAPS = crc_taps(CRC_BIT);
+        assign bucket[g] = CRC_OF_ZERO[g] ^ ^(s2_key & TAPS);
+    end
+endgenerate
+
+reg                   sig_valid = 1'b0;
+reg                   sig_parsed = 1'b0;
+reg [104:0]           sig_key = 105'd0;
+reg [BUCKET_BITS-1:0] sig_bucket = {BUCKET_BITS{1'b0}};
+reg [8*SIGNATURE_BYTES-1:0] sig_payload_bytes = {8*SIGNATURE_BYTES{1'b0}};
+reg                   sig_payload = 1'b0;
+reg                   sig_length_12 = 1'b0;
+reg                   sig_length_48 = 1'b0;
+reg [15:0]            sig_sport = 16'd0;
+reg [15:0]            sig_dport = 16'd0;
+reg                   sig_tcp = 1'b0;
+reg                   sig_udp = 1'b0;
+reg                   sig_ipv6 = 1'b0;
+reg [1:0]             sig_tags = 2'd0;
+reg [7:0]             sig_byte0 = 8'd0;
+reg [7:0]             sig_byte1 = 8'd0;
+reg [15:0]            sig_checksum = 16'd0;
 
 always @(posedge clk) begin
-    req_valid <= s2_valid;
-    req_parsed <= s2_parsed;
-    req_key <= s2_key;
-    req_bucket <= key_crc[BUCKET_BITS-1:0];
-    req_payload <= s2_payload;
-    req_match <= s2_payload ? match : 4'd0;
-    req_ipv6 <= s2_ipv6;
-    req_tags <= s2_tags;
-    req_byte0 <= s2_byte0;
-    req_byte1 <= s2_byte1;
-    req_checksum <= s2_checksum;
+    sig_valid <= s2_valid;
+    sig_parsed <= s2_parsed;
+    sig_key <= s2_key;
+    sig_bucket <= bucket;
+    sig_payload_bytes <= payload;
+    sig_payload <= s2_payload_length != 17'd0;
+    sig_length_12 <= s2_payload_length >= 17'd12;
+    sig_length_48 <= s2_payload_length >= 17'd48;
+    sig_sport <= s2_sport;
+    sig_dport <= s2_dport;
+    sig_tcp <= s2_proto == 8'd6;
+    sig_udp <= s2_proto == 8'd17;
+    sig_ipv6 <= s2_ipv6;
+    sig_tags <= s2_tags;
+    sig_byte0 <= s2_byte0;
+    sig_byte1 <= s2_byte1;
+    sig_checksum <= s2_checksum;
+    if (rst) begin
+        sig_valid <= 1'b0;
+    end
+end
+
+// ---- stage 3b: signatures -----------------------------------------------------
+
+wire [3:0] match;
+
+vtc_signatures signatures (
+    .payload(sig_payload_bytes),
+    .tcp(sig_tcp),
+    .udp(sig_udp),
+    .sport(sig_sport),
+    .dport(sig_dport),
+    .length_12(sig_length_12),
+    .length_48(sig_length_48),
+    .match(match)
+);
+
+always @(posedge clk) begin
+    req_valid <= sig_valid;
+    req_parsed <= sig_parsed;
+    req_key <= sig_key;
+    req_bucket <= sig_bucket;
+    req_payload <= sig_payload;
+    req_match <= sig_payload ? match : 4'd0;
+    req_ipv6 <= sig_ipv6;
+    req_tags <= sig_tags;
+    req_byte0 <= sig_byte0;
+    req_byte1 <= sig_byte1;
+    req_checksum <= sig_checksum;
     if (rst) begin
         req_valid <= 1'b0;
     end

@@ -19,8 +19,9 @@
  * and its data are valid.  The register file answers in the same cycle:
  * reg_wr_err / reg_rd_err make the response SLVERR instead of OKAY.  With
  * REGISTERED_READ, a read's address is registered when the read is taken
- * and its data taken two cycles later (reg_rd_en), the address held all
- * along: the register file may register its read multiplexer once.
+ * and its data taken three cycles later (reg_rd_en), the address held all
+ * along: the register file may put two register stages in its read
+ * multiplexer.
  */
 
 `resetall
@@ -32,7 +33,7 @@ module axil_reg_if #
     parameter ADDR_WIDTH = 12,
     parameter DATA_WIDTH = 32,
     parameter STRB_WIDTH = DATA_WIDTH / 8,
-    // 1: reads answered two cycles after they are taken, from a registered address
+    // 1: reads answered three cycles after they are taken, from a registered address
     parameter REGISTERED_READ = 0
 )
 (
@@ -84,11 +85,11 @@ reg [DATA_WIDTH-1:0] rdata_reg = {DATA_WIDTH{1'b0}};
 
 // a new write is taken only once the previous response has been accepted
 reg [ADDR_WIDTH-1:0] read_addr_reg = {ADDR_WIDTH{1'b0}};
-reg [1:0]            read_pending_reg = 2'b00;  // a read taken one / two cycles ago
+reg [2:0]            read_pending_reg = 3'b000;  // a read taken one / two / three cycles ago
 
 wire write_take = s_axil_awvalid && s_axil_wvalid && !bvalid_reg;
-wire read_take = s_axil_arvalid && !rvalid_reg && read_pending_reg == 2'b00;
-wire read_answer = REGISTERED_READ ? read_pending_reg[1] : read_take;
+wire read_take = s_axil_arvalid && !rvalid_reg && read_pending_reg == 3'b000;
+wire read_answer = REGISTERED_READ ? read_pending_reg[2] : read_take;
 
 assign s_axil_awready = write_take;
 assign s_axil_wready = write_take;
@@ -118,7 +119,7 @@ always @(posedge clk) begin
     if (rvalid_reg && s_axil_rready) begin
         rvalid_reg <= 1'b0;
     end
-    read_pending_reg <= {read_pending_reg[0], REGISTERED_READ && read_take};
+    read_pending_reg <= {read_pending_reg[1:0], REGISTERED_READ && read_take};
     if (read_take) begin
         read_addr_reg <= s_axil_araddr;
     end
@@ -131,7 +132,7 @@ always @(posedge clk) begin
     if (rst) begin
         bvalid_reg <= 1'b0;
         rvalid_reg <= 1'b0;
-        read_pending_reg <= 2'b00;
+        read_pending_reg <= 3'b000;
     end
 end
 

@@ -23,8 +23,8 @@
  * Offsets from 0x20 up are the module's own: the block passes
  * their reads and writes through on the user_* port (the module answers
  * in the same cycle, and user_*_err makes an offset it does not define
- * answer SLVERR; with REGISTERED_READ the read address is held for two
- * cycles and the module may answer from a register loaded in the first),
+ * answer SLVERR; with REGISTERED_READ the read address is held for three
+ * cycles and the module may answer through two register stages),
  * and pulses clear_counters for the module's own counters.
  */
 
@@ -42,7 +42,7 @@ module region_regs #
     parameter [31:0] MODULE_ID = 32'hFFFFFFFF,
     // register 1: major << 16 | minor
     parameter [31:0] MODULE_VERSION = 32'h00000000,
-    // 1: reads answered two cycles after they are taken (axil_reg_if)
+    // 1: reads answered three cycles after they are taken (axil_reg_if)
     parameter REGISTERED_READ = 0
 )
 (

@@ -90,10 +90,10 @@ module region_vtc #
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam BUCKET_BITS = $clog2(FLOW_TABLE_DEPTH / 4);
 // a beat leaves this many cycles after it came in: the window (128 bytes) plus the
-// parser and flow-table latency (the decision is there 16 cycles after the window's end:
-// the parser's request 8 cycles after it, the flow table's decision 7 after that, written
+// parser and flow-table latency (the decision is there 17 cycles after the window's end:
+// the parser's request 9 cycles after it, the flow table's decision 7 after that, written
 // into the decision FIFO 1 after that)
-localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 16;
+localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 17;
 localparam FIFO_ADDR_WIDTH = 6;
 localparam FIFO_DEPTH = 2 ** FIFO_ADDR_WIDTH;
 localparam FIFO_WIDTH = COUNT_WIDTH + 1 + KEEP_WIDTH + DATA_WIDTH;
@@ -117,10 +117,12 @@ reg [OUTPUT_DELAY-2:0]  arrived_reg = {(OUTPUT_DELAY-1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] due_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 
 wire [FIFO_ADDR_WIDTH:0] fifo_count = fifo_wr_ptr_reg - fifo_rd_ptr_reg;
-wire fifo_full = fifo_count[FIFO_ADDR_WIDTH];
+// full, registered: set when the beats in the FIFO reach its depth, not counting the beat
+// that may leave in the same cycle (so the input may pause a cycle early, never late)
+reg  fifo_full_reg = 1'b0;
 wire in_beat = s_axis_tvalid && s_axis_tready;
 
-assign s_axis_tready = !fifo_full;
+assign s_axis_tready = !fifo_full_reg;
 
 reg [COUNT_WIDTH-1:0] in_bytes;
 integer i;
@@ -236,16 +238,31 @@ flow_table (
 
 // ---- decisions, one per frame in frame order --------------------------------
 
-// never overflows: a frame's decision arrives before its first beat leaves
-reg [31:0]              decision_mem [0:FIFO_DEPTH-1];
+// the byte offsets a decision rewrites (NO_REWRITE, beyond every beat, for none), stored
+// with it: the rewrite then reads them from the decision memory as they are
+localparam [7:0] LANE_MASK = KEEP_WIDTH[7:0] - 8'd1;
+localparam [7:0] NO_REWRITE = 8'hFF & ~LANE_MASK;
+
+wire       decision_rewrite = decision[31];
+wire       decision_ipv6 = decision[30];
+wire [7:0] l3_offset = 8'd14 + {4'd0, decision[29:28], 2'b00};
+wire [7:0] position_a = !decision_rewrite ? NO_REWRITE : decision_ipv6 ? l3_offset : l3_offset + 8'd1;
+wire [7:0] position_b = !decision_rewrite ? NO_REWRITE
+    : decision_ipv6 ? l3_offset + 8'd1 : l3_offset + 8'd10;
+wire [7:0] position_c = !decision_rewrite || decision_ipv6 ? NO_REWRITE : l3_offset + 8'd11;
+
+// {position_c, position_b, position_a, values, class} (the positions stand for the
+// decision's rewrite, ipv6 and tags bits); never overflows: a frame's decision arrives
+// before its first beat leaves
+reg [51:0]              decision_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] decision_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] decision_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 
 wire        decision_ready = decision_wr_ptr_reg != decision_rd_ptr_reg;
-wire [31:0] current = decision_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
-wire        rewrite = current[31];
-wire        rewrite_ipv6 = current[30];
-wire [1:0]  rewrite_tags = current[29:28];
+wire [51:0] current = decision_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
+wire [7:0]  current_a = current[35:28];
+wire [7:0]  current_b = current[43:36];
+wire [7:0]  current_c = current[51:44];
 wire [3:0]  current_class = current[3:0];
 
 // ---- output: the head beat, its DSCP bytes rewritten ------------------------
@@ -257,18 +274,10 @@ wire pop = out_valid && out_ready;
 reg  [7:0] out_offset_reg = 8'd0;  // byte offset of the head beat in its frame (saturates)
 reg  [23:0] out_frame_bytes_reg = 24'd0;
 
-wire [7:0] l3_offset = 8'd14 + {4'd0, rewrite_tags, 2'b00};
-wire [7:0] position_a = rewrite_ipv6 ? l3_offset : l3_offset + 8'd1;
-wire [7:0] position_b = rewrite_ipv6 ? l3_offset + 8'd1 : l3_offset + 8'd10;
-wire [7:0] position_c = l3_offset + 8'd11;
-
 // the head frame's rewrite, latched as its first beat leaves (the bytes rewritten, offset
 // 14 and up, are never in a first beat of at most 8 bytes), so the rewrite reads
 // registers, not the decision memory: for each rewritten byte, the offset of its beat
-// (NO_REWRITE, beyond every beat, for none) and its lane, one-hot
-localparam LANES_LAST = KEEP_WIDTH - 1;
-localparam [7:0] LANE_MASK = LANES_LAST[7:0];
-localparam [7:0] NO_REWRITE = 8'hFF & ~LANE_MASK;
+// and its lane, one-hot
 
 function [KEEP_WIDTH-1:0] lane(input [7:0] position);
     lane = {{(KEEP_WIDTH-1){1'b0}}, 1'b1} << (position & LANE_MASK);
@@ -284,12 +293,12 @@ reg [23:0]           rewrite_value_reg = 24'd0;
 
 always @(posedge aclk) begin
     if (pop && out_offset_reg == 8'd0) begin
-        rewrite_a_beat_reg <= rewrite ? position_a & ~LANE_MASK : NO_REWRITE;
-        rewrite_b_beat_reg <= rewrite ? position_b & ~LANE_MASK : NO_REWRITE;
-        rewrite_c_beat_reg <= rewrite && !rewrite_ipv6 ? position_c & ~LANE_MASK : NO_REWRITE;
-        rewrite_a_lane_reg <= lane(position_a);
-        rewrite_b_lane_reg <= lane(position_b);
-        rewrite_c_lane_reg <= lane(position_c);
+        rewrite_a_beat_reg <= current_a & ~LANE_MASK;
+        rewrite_b_beat_reg <= current_b & ~LANE_MASK;
+        rewrite_c_beat_reg <= current_c & ~LANE_MASK;
+        rewrite_a_lane_reg <= lane(current_a);
+        rewrite_b_lane_reg <= lane(current_b);
+        rewrite_c_lane_reg <= lane(current_c);
         rewrite_value_reg <= current[27:4];
     end
     if (rst) begin
@@ -353,12 +362,14 @@ always @(posedge aclk) begin
                                                            s_axis_tdata};
         fifo_wr_ptr_reg <= fifo_wr_ptr_reg + 1'b1;
     end
+    fifo_full_reg <= fifo_count == FIFO_DEPTH || (fifo_count == FIFO_DEPTH - 1 && in_beat);
     arrived_reg <= {arrived_reg[OUTPUT_DELAY-3:0], in_beat};
     if (arrived_reg[OUTPUT_DELAY-2]) begin
         due_ptr_reg <= due_ptr_reg + 1'b1;
     end
     if (decision_valid) begin
-        decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= decision;
+        decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {position_c, position_b,
+                                                                   position_a, decision[27:0]};
         decision_wr_ptr_reg <= decision_wr_ptr_reg + 1'b1;
     end
     if (pop) begin
@@ -381,6 +392,7 @@ always @(posedge aclk) begin
     if (rst) begin
         fifo_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         fifo_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        fifo_full_reg <= 1'b0;
         arrived_reg <= {(OUTPUT_DELAY-1){1'b0}};
         due_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         decision_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
@@ -420,7 +432,7 @@ wire [3:0]                 user_wr_strb;
 reg                        user_wr_err;
 wire                       user_rd_en;
 wire [AXIL_ADDR_WIDTH-1:0] rd_word;
-// reads are answered from registers loaded the cycle before (REGISTERED_READ)
+// reads are answered from registers (REGISTERED_READ)
 reg  [31:0]                user_rd_data = 32'd0;
 reg                        user_rd_err = 1'b0;
 wire                       clear_counters;
@@ -586,47 +598,71 @@ generate
 endgenerate
 assign policy[127:8*CLASSES] = {(128-8*CLASSES){1'b0}};
 
-reg [31:0] read_data;
-reg        read_err;
-reg [31:0] read_hi_reg = 32'd0;  // the high word of the 64-bit counter user_rd_data holds
+// reads go through two register stages (the address is held, REGISTERED_READ): first
+// each kind of register's value for the address, and which kind the address names
+reg [31:0] named_data;
+reg        named;
 
 always @* begin
     // writes to read-only registers are ignored; unmapped addresses are errors
     user_wr_err = !is_defined(wr_word);
 
-    read_err = 1'b0;
-    read_data = 32'd0;
-    if (is_policy(rd_word)) begin
-        read_data = {24'd0, read_policy};
-    end else if (is_class_flows(rd_word)) begin
-        read_data = read_flows;
-    end else if (is_class_packets(rd_word)) begin
-        read_data = rd_word[2] ? class_hi_snapshot_reg : read_packets[31:0];
-    end else if (is_class_bytes(rd_word)) begin
-        read_data = rd_word[2] ? class_hi_snapshot_reg : read_bytes[31:0];
-    end else begin
-        case (rd_word)
-            REG_FLOW_TABLE_DEPTH: read_data = FLOW_TABLE_DEPTH;
-            REG_INSPECT_PACKETS:  read_data = INSPECT_PACKETS;
-            REG_FLOW_TIMEOUT:     read_data = FLOW_TIMEOUT;
-            REG_TIMESTAMP:        read_data = {16'd0, timestamp};
-            REG_FLOWS_SEEN:       read_data = flows_seen_reg;
-            REG_FLOWS_CLASSIFIED: read_data = flows_classified_reg;
-            REG_FLOW_OCCUPANCY:   read_data = occupancy_reg;
-            REG_FLOW_INSERTIONS:  read_data = insertions_reg;
-            REG_FLOW_EVICTIONS:   read_data = evictions_reg;
-            REG_FLOW_FAILED_INSERTIONS: read_data = failed_reg;
-            REG_UNPARSED_FRAMES:  read_data = unparsed_reg;
-            REG_OVERSIZE_FRAMES:  read_data = oversize_reg;
-            default:              read_err = 1'b1;
-        endcase
-    end
+    named = 1'b1;
+    named_data = 32'd0;
+    case (rd_word)
+        REG_FLOW_TABLE_DEPTH: named_data = FLOW_TABLE_DEPTH;
+        REG_INSPECT_PACKETS:  named_data = INSPECT_PACKETS;
+        REG_FLOW_TIMEOUT:     named_data = FLOW_TIMEOUT;
+        REG_TIMESTAMP:        named_data = {16'd0, timestamp};
+        REG_FLOWS_SEEN:       named_data = flows_seen_reg;
+        REG_FLOWS_CLASSIFIED: named_data = flows_classified_reg;
+        REG_FLOW_OCCUPANCY:   named_data = occupancy_reg;
+        REG_FLOW_INSERTIONS:  named_data = insertions_reg;
+        REG_FLOW_EVICTIONS:   named_data = evictions_reg;
+        REG_FLOW_FAILED_INSERTIONS: named_data = failed_reg;
+        REG_UNPARSED_FRAMES:  named_data = unparsed_reg;
+        REG_OVERSIZE_FRAMES:  named_data = oversize_reg;
+        default:              named = 1'b0;
+    endcase
 end
 
+reg        rd_policy_reg = 1'b0;
+reg        rd_flows_reg = 1'b0;
+reg        rd_packets_reg = 1'b0;
+reg        rd_bytes_reg = 1'b0;
+reg        rd_named_reg = 1'b0;
+reg [7:0]  rd_policy_data_reg = 8'd0;
+reg [31:0] rd_flows_data_reg = 32'd0;
+reg [63:0] rd_packets_data_reg = 64'd0;
+reg [63:0] rd_bytes_data_reg = 64'd0;
+reg [31:0] rd_named_data_reg = 32'd0;
+
 always @(posedge aclk) begin
-    user_rd_data <= read_data;
-    user_rd_err <= read_err;
-    read_hi_reg <= is_class_packets(rd_word) ? read_packets[63:32] : read_bytes[63:32];
+    rd_policy_reg <= is_policy(rd_word);
+    rd_flows_reg <= is_class_flows(rd_word);
+    rd_packets_reg <= is_class_packets(rd_word);
+    rd_bytes_reg <= is_class_bytes(rd_word);
+    rd_named_reg <= named;
+    rd_policy_data_reg <= read_policy;
+    rd_flows_data_reg <= read_flows;
+    rd_packets_data_reg <= read_packets;
+    rd_bytes_data_reg <= read_bytes;
+    rd_named_data_reg <= named_data;
+end
+
+// then the value the address names (the kinds are disjoint), and the high word of the
+// 64-bit counter it names, taken with its low word
+reg [31:0] rd_high_reg = 32'd0;
+
+always @(posedge aclk) begin
+    rd_high_reg <= rd_packets_reg ? rd_packets_data_reg[63:32] : rd_bytes_data_reg[63:32];
+    user_rd_err <= !(rd_policy_reg || rd_flows_reg || rd_packets_reg || rd_bytes_reg
+                     || rd_named_reg);
+    user_rd_data <= ({32{rd_policy_reg}} & {24'd0, rd_policy_data_reg})
+        | ({32{rd_flows_reg}} & rd_flows_data_reg)
+        | ({32{rd_packets_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_packets_data_reg[31:0]))
+        | ({32{rd_bytes_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_bytes_data_reg[31:0]))
+        | ({32{rd_named_reg}} & rd_named_data_reg);
 end
 
 always @(posedge aclk) begin
@@ -642,7 +678,7 @@ always @(posedge aclk) begin
     // reading a low word latches its high word, as it was when the low word was, so a
     // 64-bit value reads consistently
     if (user_rd_en && (is_class_packets(rd_word) || is_class_bytes(rd_word)) && !rd_word[2]) begin
-        class_hi_snapshot_reg <= read_hi_reg;
+        class_hi_snapshot_reg <= rd_high_reg;
     end
 
     if (clear_counters) begin

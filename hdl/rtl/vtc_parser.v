@@ -17,11 +17,11 @@
  * The window (the frame's first WINDOW_BYTES bytes, zero beyond its end) is
  * captured as the beats go by; at the window's end (the frame's last beat,
  * or its 128th byte) it is copied into a second register and parsed over
- * six pipeline stages, each split so that it fits a 156.25 MHz cycle: tags
+ * seven pipeline stages, each small enough for a 156.25 MHz cycle: tags
  * (where the L3 header is), L3 (IPv4/IPv6 fields), L4 (ports, address
  * compare), key (canonical key, lengths), payload (signature bytes, hash),
- * signatures.  One request leaves per frame, in frame order, 8 cycles after
- * the window's end.  Only windows of at least MIN_PARSE_BYTES are copied
+ * signatures (which match), class (the lowest that matches).  One request
+ * leaves per frame, in frame order, 9 cycles after the window's end.  Only windows of at least MIN_PARSE_BYTES are copied
  * (the shortest TCP/UDP frame), so a copy is held for at least that many
  * beats (6 at 64 bits): the stages read it on the first, third and fifth
  * cycles after it was taken.
@@ -148,8 +148,6 @@ generate
     end
 endgenerate
 wire window_end = in_beat && in_window && (in_tlast || beat_index_reg == WINDOW_END_BEAT);
-wire [CAP_WIDTH-1:0] captured = {{(CAP_WIDTH-BEAT_INDEX_WIDTH){1'b0}}, beat_index_reg} * BEAT_BYTES
-    + {{(CAP_WIDTH-COUNT_WIDTH){1'b0}}, beat_bytes};
 // the window holds MIN_PARSE_BYTES or more (captured >= MIN_PARSE_BYTES), decided without
 // adding: the MIN_PARSE_BYTES-th byte is byte FULL_BEAT_BYTES of beat FULL_BEAT
 localparam FULL_BEAT_INDEX = (MIN_PARSE_BYTES - 1) / KEEP_WIDTH;
@@ -170,7 +168,11 @@ wire [LEN_WIDTH:0] frame_length = {1'b0, length_reg}
 // never looked at, except payload bytes, which are masked in stage 3
 reg                   w_valid = 1'b0;
 reg                   w_full = 1'b0;
-reg [CAP_WIDTH-1:0]   w_captured = {CAP_WIDTH{1'b0}};
+reg [BEAT_INDEX_WIDTH-1:0] w_beat_index = {BEAT_INDEX_WIDTH{1'b0}};  // of its last beat
+reg [COUNT_WIDTH-1:0] w_beat_bytes = {COUNT_WIDTH{1'b0}};          // in its last beat
+// the bytes it holds
+wire [CAP_WIDTH-1:0] captured = {{(CAP_WIDTH-BEAT_INDEX_WIDTH){1'b0}}, w_beat_index} * BEAT_BYTES
+    + {{(CAP_WIDTH-COUNT_WIDTH){1'b0}}, w_beat_bytes};
 // stage 0: the window being parsed
 reg [WINDOW_BITS-1:0] parse_window_reg = {WINDOW_BITS{1'b0}};
 reg                   s0_valid = 1'b0;
@@ -203,10 +205,11 @@ always @(posedge clk) begin
     end
     w_valid <= window_end;
     w_full <= window_end && long_enough;
-    w_captured <= captured;
+    w_beat_index <= beat_index_reg;
+    w_beat_bytes <= beat_bytes;
     s0_valid <= w_valid;
     s0_full <= w_full;
-    s0_captured <= w_captured;
+    s0_captured <= captured;
     if (w_full) begin
         parse_window_reg <= window;
     end
@@ -542,11 +545,12 @@ always @(posedge clk) begin
     end
 end
 
-// ---- stage 3b: signatures -----------------------------------------------------
+// ---- stage 3b, 3c: signatures (registered inside), class ----------------------
 
-wire [3:0] match;
+wire [3:0] match;  // a cycle behind sig_*, with cls_*
 
 vtc_signatures signatures (
+    .clk(clk),
     .payload(sig_payload_bytes),
     .tcp(sig_tcp),
     .udp(sig_udp),
@@ -557,18 +561,45 @@ vtc_signatures signatures (
     .match(match)
 );
 
+reg                   cls_valid = 1'b0;
+reg                   cls_parsed = 1'b0;
+reg [104:0]           cls_key = 105'd0;
+reg [BUCKET_BITS-1:0] cls_bucket = {BUCKET_BITS{1'b0}};
+reg                   cls_payload = 1'b0;
+reg                   cls_ipv6 = 1'b0;
+reg [1:0]             cls_tags = 2'd0;
+reg [7:0]             cls_byte0 = 8'd0;
+reg [7:0]             cls_byte1 = 8'd0;
+reg [15:0]            cls_checksum = 16'd0;
+
 always @(posedge clk) begin
-    req_valid <= sig_valid;
-    req_parsed <= sig_parsed;
-    req_key <= sig_key;
-    req_bucket <= sig_bucket;
-    req_payload <= sig_payload;
-    req_match <= sig_payload ? match : 4'd0;
-    req_ipv6 <= sig_ipv6;
-    req_tags <= sig_tags;
-    req_byte0 <= sig_byte0;
-    req_byte1 <= sig_byte1;
-    req_checksum <= sig_checksum;
+    cls_valid <= sig_valid;
+    cls_parsed <= sig_parsed;
+    cls_key <= sig_key;
+    cls_bucket <= sig_bucket;
+    cls_payload <= sig_payload;
+    cls_ipv6 <= sig_ipv6;
+    cls_tags <= sig_tags;
+    cls_byte0 <= sig_byte0;
+    cls_byte1 <= sig_byte1;
+    cls_checksum <= sig_checksum;
+    if (rst) begin
+        cls_valid <= 1'b0;
+    end
+end
+
+always @(posedge clk) begin
+    req_valid <= cls_valid;
+    req_parsed <= cls_parsed;
+    req_key <= cls_key;
+    req_bucket <= cls_bucket;
+    req_payload <= cls_payload;
+    req_match <= cls_payload ? match : 4'd0;
+    req_ipv6 <= cls_ipv6;
+    req_tags <= cls_tags;
+    req_byte0 <= cls_byte0;
+    req_byte1 <= cls_byte1;
+    req_checksum <= cls_checksum;
     if (rst) begin
         req_valid <= 1'b0;
     end

@@ -13,9 +13,11 @@
 /*
  * vTC signatures: which class one payload-carrying packet proves.
  *
- * Combinational.  Looks at the first 12 payload bytes, the L4 protocol, the
- * ports and two payload-length thresholds; when several classes match, the
- * lowest class number wins.  The rules were chosen against nDPI's verdicts
+ * Looks at the first 12 payload bytes, the L4 protocol, the ports and two
+ * payload-length thresholds; when several classes match, the lowest class
+ * number wins.  Which signatures match is registered and the lowest class
+ * picked the cycle after (so that each half fits a 156.25 MHz cycle): match
+ * is one cycle behind the inputs.  The rules were chosen against nDPI's verdicts
  * on the shared captures and are listed in hdl/README.md (vTC section) and
  * hdl/tests/vtc_model.py (signature()).  Class numbers: 1 HTTP, 2 TLS,
  * 3 DNS, 4 SSH, 5 QUIC, 6 SIP, 7 RTP, 8 BitTorrent, 9 SMTP, 10 NTP; 0 none.
@@ -27,6 +29,8 @@
 
 module vtc_signatures
 (
+    input  wire         clk,
+
     // payload byte n in bits [8n+7:8n]
     input  wire [95:0]  payload,
     input  wire         tcp,
@@ -94,18 +98,21 @@ wire is_smtp = tcp && (head_upper == "EHLO" || head_upper == "HELO"
 wire is_ntp = udp && port_123 && length_48 && p0[5:3] >= 3'd1 && p0[5:3] <= 3'd4
     && p0[2:0] != 3'd0;
 
+// bit c: class c's signature matches
+reg [10:1] matches_reg = 10'd0;
+
+always @(posedge clk) begin
+    matches_reg <= {is_ntp, is_smtp, is_bittorrent, is_rtp, is_sip, is_quic, is_ssh, is_dns,
+                    is_tls, is_http};
+end
+
 always @* begin
-    if (is_http) match = 4'd1;
-    else if (is_tls) match = 4'd2;
-    else if (is_dns) match = 4'd3;
-    else if (is_ssh) match = 4'd4;
-    else if (is_quic) match = 4'd5;
-    else if (is_sip) match = 4'd6;
-    else if (is_rtp) match = 4'd7;
-    else if (is_bittorrent) match = 4'd8;
-    else if (is_smtp) match = 4'd9;
-    else if (is_ntp) match = 4'd10;
-    else match = 4'd0;
+    match = 4'd0;
+    for (n = 10; n >= 1; n = n - 1) begin
+        if (matches_reg[n]) begin
+            match = n[3:0];
+        end
+    end
 end
 
 endmodule

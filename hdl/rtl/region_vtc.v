@@ -275,9 +275,9 @@ reg  [7:0] out_offset_reg = 8'd0;  // byte offset of the head beat in its frame 
 reg  [23:0] out_frame_bytes_reg = 24'd0;
 
 // the head frame's rewrite, latched as its first beat leaves (the bytes rewritten, offset
-// 14 and up, are never in a first beat of at most 8 bytes), so the rewrite reads
-// registers, not the decision memory: for each rewritten byte, the offset of its beat
-// and its lane, one-hot
+// 14 and up, are never in a first beat of at most 8 bytes): for each rewritten byte, the
+// offset of its beat and its lane, one-hot; and the lanes of the head beat that take each
+// value, worked out as the beat before it leaves, so the output reads registers only
 
 function [KEEP_WIDTH-1:0] lane(input [7:0] position);
     lane = {{(KEEP_WIDTH-1){1'b0}}, 1'b1} << (position & LANE_MASK);
@@ -290,39 +290,66 @@ reg [KEEP_WIDTH-1:0] rewrite_a_lane_reg = {KEEP_WIDTH{1'b0}};
 reg [KEEP_WIDTH-1:0] rewrite_b_lane_reg = {KEEP_WIDTH{1'b0}};
 reg [KEEP_WIDTH-1:0] rewrite_c_lane_reg = {KEEP_WIDTH{1'b0}};
 reg [23:0]           rewrite_value_reg = 24'd0;
+reg [KEEP_WIDTH-1:0] head_a_lanes_reg = {KEEP_WIDTH{1'b0}};
+reg [KEEP_WIDTH-1:0] head_b_lanes_reg = {KEEP_WIDTH{1'b0}};
+reg [KEEP_WIDTH-1:0] head_c_lanes_reg = {KEEP_WIDTH{1'b0}};
+
+// the lanes of a beat at beat offset `offset` that take a rewrite at `beat`, `lanes`
+function [KEEP_WIDTH-1:0] lanes_at(input [7:0] offset, input [7:0] beat,
+                                   input [KEEP_WIDTH-1:0] lanes);
+    lanes_at = offset == beat ? lanes : {KEEP_WIDTH{1'b0}};
+endfunction
+
+// the offset of the beat after the head beat (past the window, where nothing is rewritten,
+// it need not be exact)
+wire [7:0] next_offset = out_offset_reg + KEEP_WIDTH[7:0];
 
 always @(posedge aclk) begin
-    if (pop && out_offset_reg == 8'd0) begin
-        rewrite_a_beat_reg <= current_a & ~LANE_MASK;
-        rewrite_b_beat_reg <= current_b & ~LANE_MASK;
-        rewrite_c_beat_reg <= current_c & ~LANE_MASK;
-        rewrite_a_lane_reg <= lane(current_a);
-        rewrite_b_lane_reg <= lane(current_b);
-        rewrite_c_lane_reg <= lane(current_c);
-        rewrite_value_reg <= current[27:4];
+    if (pop) begin
+        if (out_offset_reg == 8'd0) begin
+            rewrite_a_beat_reg <= current_a & ~LANE_MASK;
+            rewrite_b_beat_reg <= current_b & ~LANE_MASK;
+            rewrite_c_beat_reg <= current_c & ~LANE_MASK;
+            rewrite_a_lane_reg <= lane(current_a);
+            rewrite_b_lane_reg <= lane(current_b);
+            rewrite_c_lane_reg <= lane(current_c);
+            rewrite_value_reg <= current[27:4];
+            head_a_lanes_reg <= lanes_at(KEEP_WIDTH[7:0], current_a & ~LANE_MASK, lane(current_a));
+            head_b_lanes_reg <= lanes_at(KEEP_WIDTH[7:0], current_b & ~LANE_MASK, lane(current_b));
+            head_c_lanes_reg <= lanes_at(KEEP_WIDTH[7:0], current_c & ~LANE_MASK, lane(current_c));
+        end else begin
+            head_a_lanes_reg <= lanes_at(next_offset, rewrite_a_beat_reg, rewrite_a_lane_reg);
+            head_b_lanes_reg <= lanes_at(next_offset, rewrite_b_beat_reg, rewrite_b_lane_reg);
+            head_c_lanes_reg <= lanes_at(next_offset, rewrite_c_beat_reg, rewrite_c_lane_reg);
+        end
+        if (head_last) begin
+            head_a_lanes_reg <= {KEEP_WIDTH{1'b0}};
+            head_b_lanes_reg <= {KEEP_WIDTH{1'b0}};
+            head_c_lanes_reg <= {KEEP_WIDTH{1'b0}};
+        end
     end
     if (rst) begin
         rewrite_a_beat_reg <= NO_REWRITE;
         rewrite_b_beat_reg <= NO_REWRITE;
         rewrite_c_beat_reg <= NO_REWRITE;
+        head_a_lanes_reg <= {KEEP_WIDTH{1'b0}};
+        head_b_lanes_reg <= {KEEP_WIDTH{1'b0}};
+        head_c_lanes_reg <= {KEEP_WIDTH{1'b0}};
     end
 end
 
 reg [DATA_WIDTH-1:0] out_data;
-wire rewrite_a_here = out_offset_reg == rewrite_a_beat_reg;
-wire rewrite_b_here = out_offset_reg == rewrite_b_beat_reg;
-wire rewrite_c_here = out_offset_reg == rewrite_c_beat_reg;
 
 always @* begin
     out_data = head_data;
     for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
-        if (rewrite_a_here && rewrite_a_lane_reg[i]) begin
+        if (head_a_lanes_reg[i]) begin
             out_data[8*i +: 8] = rewrite_value_reg[23:16];
         end
-        if (rewrite_b_here && rewrite_b_lane_reg[i]) begin
+        if (head_b_lanes_reg[i]) begin
             out_data[8*i +: 8] = rewrite_value_reg[15:8];
         end
-        if (rewrite_c_here && rewrite_c_lane_reg[i]) begin
+        if (head_c_lanes_reg[i]) begin
             out_data[8*i +: 8] = rewrite_value_reg[7:0];
         end
     end

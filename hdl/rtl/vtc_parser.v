@@ -349,8 +349,10 @@ reg [31:0]  l4_ports = 32'd0;
 reg [3:0]   l4_data_offset = 4'd0;
 reg [31:0]  l4_src = 32'd0;          // folded
 reg [31:0]  l4_dst = 32'd0;
-reg         l4_src_below = 1'b0;     // the source address is below the destination's
-reg         l4_same_address = 1'b0;
+// the addresses compared a 32-bit word at a time (a 128-bit compare is too long a carry
+// chain for one cycle): word n of the source below / equal to the destination's
+reg [3:0]   l4_word_below = 4'd0;
+reg [3:0]   l4_word_same = 4'd0;
 reg         l4_tcp = 1'b0;
 reg [8:0]   l4_room = 9'd0;          // window bytes from the L4 header on (negative: none)
 reg [16:0]  l4_ip_payload = 17'd0;   // the IP length beyond the L3 header
@@ -372,8 +374,10 @@ always @(posedge clk) begin
     l4_data_offset <= window_data_offset;
     l4_src <= fold(s1_src);
     l4_dst <= fold(s1_dst);
-    l4_src_below <= s1_src < s1_dst;
-    l4_same_address <= s1_src == s1_dst;
+    for (i = 0; i < 4; i = i + 1) begin
+        l4_word_below[i] <= s1_src[32*i +: 32] < s1_dst[32*i +: 32];
+        l4_word_same[i] <= s1_src[32*i +: 32] == s1_dst[32*i +: 32];
+    end
     l4_ip_payload <= s1_ip_length - {11'd0, s1_l3_header};
     l4_covers_l3 <= s1_ip_length >= {11'd0, s1_l3_header};
     l4_l4_slot <= s1_l4_slot;
@@ -402,7 +406,9 @@ wire        covers_headers = l4_covers_l3 && l4_ip_payload >= {11'd0, l4_header}
 wire        parsed = l4_candidate && (!is_tcp || data_offset >= 4'd5)
     && !payload_room[8] && covers_headers;
 // the (address, port) that compares lower is endpoint a
-wire        src_is_a = l4_src_below || (l4_same_address && sport <= dport);
+wire        src_below = l4_word_below[3] || (l4_word_same[3] && (l4_word_below[2]
+    || (l4_word_same[2] && (l4_word_below[1] || (l4_word_same[1] && l4_word_below[0])))));
+wire        src_is_a = src_below || (&l4_word_same && sport <= dport);
 
 reg         s2_valid = 1'b0;
 reg         s2_parsed = 1'b0;

@@ -12,14 +12,15 @@
 
 """The vTC's classification accuracy against nDPI's ground truth, per protocol.
 
-Replays the 9 real captures of ../shared/realdata/pcaps/ndpi/ (and their
-IPv6 and QinQ variants) through the vTC's reference model, which the RTL
-equals frame for frame and counter for counter (hdl/tests/test_region_vtc.py),
-and prints, per protocol, nDPI's flows, the flows the vTC gives the same
-class, and every disagreement or flow the vTC cannot see, with the reason.
-What it compares against: nDPI 4.x's own verdicts (the `.out` files beside
-the captures).  The same table is asserted (>= 90 %) by
-tests/hdl/test_vtc_accuracy.py.
+Replays the 26 real captures of ../shared/realdata/pcaps/ndpi/ and
+pcaps/ndpi-more/ (and their IPv6 and QinQ variants) through the vTC's
+reference model, which the RTL equals frame for frame and counter for
+counter (hdl/tests/test_region_vtc.py), and prints, per folder and for both
+together, per protocol, nDPI's flows, the flows the vTC gives the same class,
+and every disagreement, false positive or flow the vTC cannot see, with the
+reason.  What it compares against: nDPI 4.x's own verdicts (the `.out` files
+beside the captures).  The combined table is asserted (>= 95 % per covered
+protocol) by tests/hdl/test_vtc_accuracy.py.
 
     .venv/bin/python benchmarks/vtc_accuracy.py
 """

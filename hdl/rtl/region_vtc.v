@@ -90,18 +90,18 @@ module region_vtc #
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam BUCKET_BITS = $clog2(FLOW_TABLE_DEPTH / 4);
 // a beat leaves this many cycles after it came in: the window (128 bytes) plus the
-// parser and flow-table latency (the decision is there 17 cycles after the window's end:
-// the parser's request 9 cycles after it, the flow table's decision 7 after that, written
+// parser and flow-table latency (the decision is there 21 cycles after the window's end:
+// the parser's request 13 cycles after it, the flow table's decision 7 after that, written
 // into the decision FIFO 1 after that)
-localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 17;
+localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 21;
 localparam FIFO_ADDR_WIDTH = 6;
 localparam FIFO_DEPTH = 2 ** FIFO_ADDR_WIDTH;
 localparam FIFO_WIDTH = COUNT_WIDTH + 1 + KEEP_WIDTH + DATA_WIDTH;
 
 // the vTC's own registers (byte offsets; region_regs answers 0x00-0x1C), the
 // POLICY bits and CLASSES (the number of classes), from the module catalogue.
-// Arrays: POLICY and CLASS_FLOWS + 4 * class (classes 1..10), CLASS_PACKETS
-// and CLASS_BYTES + 8 * class (LO, HI; classes 0..10).
+// Arrays: POLICY and CLASS_FLOWS + 4 * class (classes 1..CLASSES-1), CLASS_PACKETS
+// and CLASS_BYTES + 8 * class (LO, HI; classes 0..CLASSES-1).
 `include "vtc_regs.vh"
 
 wire rst = !aresetn;
@@ -126,6 +126,7 @@ assign s_axis_tready = !fifo_full_reg;
 
 reg [COUNT_WIDTH-1:0] in_bytes;
 integer i;
+integer c;
 
 always @* begin
     in_bytes = {COUNT_WIDTH{1'b0}};
@@ -153,6 +154,8 @@ wire                   req_payload;
 wire [3:0]             req_match;
 wire                   req_ipv6;
 wire [1:0]             req_tags;
+wire                   req_pppoe;
+wire                   req_fragment;
 wire [7:0]             req_byte0;
 wire [7:0]             req_byte1;
 wire [15:0]            req_checksum;
@@ -179,16 +182,21 @@ parser (
     .req_match(req_match),
     .req_ipv6(req_ipv6),
     .req_tags(req_tags),
+    .req_pppoe(req_pppoe),
+    .req_fragment(req_fragment),
     .req_byte0(req_byte0),
     .req_byte1(req_byte1),
     .req_checksum(req_checksum)
 );
 
-// policy of class c in bits [8c+7:8c] (classes 1..10; bit 6 and the rest read 0)
+// policy of class c in bits [8c+7:8c] (classes 1..CLASSES-1; bit 6 and the rest read 0)
 wire [127:0] policy;
 wire         decision_valid;
 wire [31:0]  decision;
+// unparsed frames are counted as they leave, where fragments are told apart from them
+/* verilator lint_off UNUSEDSIGNAL */
 wire         event_unparsed;
+/* verilator lint_on UNUSEDSIGNAL */
 wire         event_seen;
 wire         event_classified;
 wire [3:0]   event_class;
@@ -198,8 +206,6 @@ wire         event_evicted;
 wire         event_failed;
 wire         clearing;
 wire [15:0]  timestamp;
-
-integer c;
 
 vtc_flow_table #(
     .BUCKET_BITS(BUCKET_BITS),
@@ -243,27 +249,35 @@ flow_table (
 localparam [7:0] LANE_MASK = KEEP_WIDTH[7:0] - 8'd1;
 localparam [7:0] NO_REWRITE = 8'hFF & ~LANE_MASK;
 
+// what the parser found besides: {fragment, unparsed, PPPoE}, one per request, read with the
+// frame's decision (the request comes before the decision)
+reg [2:0]               found_mem [0:FIFO_DEPTH-1];
+reg [FIFO_ADDR_WIDTH:0] found_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+reg [FIFO_ADDR_WIDTH:0] decision_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+
+wire [2:0] decision_found = found_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
 wire       decision_rewrite = decision[31];
 wire       decision_ipv6 = decision[30];
-wire [7:0] l3_offset = 8'd14 + {4'd0, decision[29:28], 2'b00};
+wire [7:0] l3_offset = 8'd14 + {4'd0, decision[29:28], 2'b00} + {4'd0, decision_found[0], 3'b000};
 wire [7:0] position_a = !decision_rewrite ? NO_REWRITE : decision_ipv6 ? l3_offset : l3_offset + 8'd1;
 wire [7:0] position_b = !decision_rewrite ? NO_REWRITE
     : decision_ipv6 ? l3_offset + 8'd1 : l3_offset + 8'd10;
 wire [7:0] position_c = !decision_rewrite || decision_ipv6 ? NO_REWRITE : l3_offset + 8'd11;
 
-// {position_c, position_b, position_a, values, class} (the positions stand for the
-// decision's rewrite, ipv6 and tags bits); never overflows: a frame's decision arrives
-// before its first beat leaves
-reg [51:0]              decision_mem [0:FIFO_DEPTH-1];
-reg [FIFO_ADDR_WIDTH:0] decision_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+// {fragment, unparsed, position_c, position_b, position_a, values, class} (the positions
+// stand for the decision's rewrite, ipv6, tags and PPPoE bits); never overflows: a frame's
+// decision arrives before its first beat leaves
+reg [53:0]              decision_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] decision_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 
 wire        decision_ready = decision_wr_ptr_reg != decision_rd_ptr_reg;
-wire [51:0] current = decision_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
+wire [53:0] current = decision_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
 wire [7:0]  current_a = current[35:28];
 wire [7:0]  current_b = current[43:36];
 wire [7:0]  current_c = current[51:44];
 wire [3:0]  current_class = current[3:0];
+wire        current_unparsed = current[52];
+wire        current_fragment = current[53];
 
 // ---- output: the head beat, its DSCP bytes rewritten ------------------------
 
@@ -379,6 +393,8 @@ reg                   popped_reg = 1'b0;
 reg                   popped_last_reg = 1'b0;
 reg [COUNT_WIDTH-1:0] popped_bytes_reg = {COUNT_WIDTH{1'b0}};
 reg [3:0]             popped_class_reg = 4'd0;
+reg                   popped_fragment_reg = 1'b0;
+reg                   popped_unparsed_reg = 1'b0;
 
 wire [23:0] popped_frame_bytes = out_frame_bytes_reg
     + {{(24-COUNT_WIDTH){1'b0}}, popped_bytes_reg};
@@ -395,9 +411,15 @@ always @(posedge aclk) begin
         due_ptr_reg <= due_ptr_reg + 1'b1;
     end
     if (decision_valid) begin
-        decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {position_c, position_b,
-                                                                   position_a, decision[27:0]};
+        decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {decision_found[2:1],
+            position_c, position_b, position_a, decision[27:0]};
         decision_wr_ptr_reg <= decision_wr_ptr_reg + 1'b1;
+    end
+    if (req_valid) begin
+        found_mem[found_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {req_fragment,
+                                                             !req_parsed && !req_fragment,
+                                                             req_pppoe};
+        found_wr_ptr_reg <= found_wr_ptr_reg + 1'b1;
     end
     if (pop) begin
         fifo_rd_ptr_reg <= fifo_rd_ptr_reg + 1'b1;
@@ -413,6 +435,8 @@ always @(posedge aclk) begin
     popped_last_reg <= pop && head_last;
     popped_bytes_reg <= head_bytes;
     popped_class_reg <= current_class;
+    popped_fragment_reg <= current_fragment;
+    popped_unparsed_reg <= current_unparsed;
     if (popped_reg) begin
         out_frame_bytes_reg <= popped_last_reg ? 24'd0 : popped_frame_bytes;
     end
@@ -423,6 +447,7 @@ always @(posedge aclk) begin
         arrived_reg <= {(OUTPUT_DELAY-1){1'b0}};
         due_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         decision_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        found_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         decision_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         out_offset_reg <= 8'd0;
         popped_reg <= 1'b0;
@@ -445,6 +470,8 @@ reg [31:0] evictions_reg = 32'd0;
 reg [31:0] failed_reg = 32'd0;
 reg [31:0] unparsed_reg = 32'd0;
 reg [31:0] oversize_reg = 32'd0;
+reg [63:0] fragment_frames_reg = 64'd0;
+reg [63:0] fragment_bytes_reg = 64'd0;
 
 // ---- registers ----------------------------------------------------------------
 
@@ -539,13 +566,25 @@ function is_class_flows(input [AXIL_ADDR_WIDTH-1:0] word);
     is_class_flows = word >= REG_CLASS_FLOWS + 4 && word < REG_CLASS_FLOWS + 4 * CLASSES;
 endfunction
 
+// FRAGMENT_BYTES (LO or HI); FRAGMENT_FRAMES or FRAGMENT_BYTES
+function is_fragment_bytes(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_fragment_bytes = word >= REG_FRAGMENT_BYTES_LO && word <= REG_FRAGMENT_BYTES_HI;
+endfunction
+
+function is_fragment_counter(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_fragment_counter = (word >= REG_FRAGMENT_FRAMES_LO && word <= REG_FRAGMENT_FRAMES_HI)
+        || is_fragment_bytes(word);
+endfunction
+
 function is_defined(input [AXIL_ADDR_WIDTH-1:0] word);
     is_defined = (word >= REG_FLOW_TABLE_DEPTH && word <= REG_TIMESTAMP) || is_policy(word)
         || is_class_packets(word) || is_class_bytes(word)
-        || (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES) || is_class_flows(word);
+        || (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES) || is_fragment_counter(word)
+        || is_class_flows(word);
 endfunction
 
 wire write_policy = user_wr_en && is_policy(wr_word) && user_wr_strb[0];
+wire [63:0] read_fragment = is_fragment_bytes(rd_word) ? fragment_bytes_reg : fragment_frames_reg;
 
 // one class's counters, selected for the register read and for the count on the output
 reg [63:0] read_packets;
@@ -570,18 +609,25 @@ always @* begin
     end
 end
 
-// a frame that left, counted in its class two cycles after: each class adds to its own
-// counters, so no class's count goes through a selector and the adder in one cycle
+// a frame that left, counted two cycles after in its class or as a fragment (and as unparsed):
+// each class adds to its own counters, so no class's count goes through a selector and the
+// adder in one cycle
 reg        count_frame_reg = 1'b0;
+reg        count_fragment_reg = 1'b0;
+reg        count_unparsed_reg = 1'b0;
 reg [3:0]  count_class_reg = 4'd0;
 reg [23:0] count_bytes_reg = 24'd0;
 
 always @(posedge aclk) begin
-    count_frame_reg <= popped_last_reg;
+    count_frame_reg <= popped_last_reg && !popped_fragment_reg;
+    count_fragment_reg <= popped_last_reg && popped_fragment_reg;
+    count_unparsed_reg <= popped_last_reg && popped_unparsed_reg;
     count_class_reg <= popped_class_reg;
     count_bytes_reg <= popped_frame_bytes;
     if (rst) begin
         count_frame_reg <= 1'b0;
+        count_fragment_reg <= 1'b0;
+        count_unparsed_reg <= 1'b0;
     end
 end
 
@@ -658,11 +704,13 @@ reg        rd_flows_reg = 1'b0;
 reg        rd_packets_reg = 1'b0;
 reg        rd_bytes_reg = 1'b0;
 reg        rd_named_reg = 1'b0;
+reg        rd_fragment_reg = 1'b0;
 reg [7:0]  rd_policy_data_reg = 8'd0;
 reg [31:0] rd_flows_data_reg = 32'd0;
 reg [63:0] rd_packets_data_reg = 64'd0;
 reg [63:0] rd_bytes_data_reg = 64'd0;
 reg [31:0] rd_named_data_reg = 32'd0;
+reg [63:0] rd_fragment_data_reg = 64'd0;
 
 always @(posedge aclk) begin
     rd_policy_reg <= is_policy(rd_word);
@@ -670,11 +718,13 @@ always @(posedge aclk) begin
     rd_packets_reg <= is_class_packets(rd_word);
     rd_bytes_reg <= is_class_bytes(rd_word);
     rd_named_reg <= named;
+    rd_fragment_reg <= is_fragment_counter(rd_word);
     rd_policy_data_reg <= read_policy;
     rd_flows_data_reg <= read_flows;
     rd_packets_data_reg <= read_packets;
     rd_bytes_data_reg <= read_bytes;
     rd_named_data_reg <= named_data;
+    rd_fragment_data_reg <= read_fragment;
 end
 
 // then the value the address names (the kinds are disjoint), and the high word of the
@@ -682,13 +732,15 @@ end
 reg [31:0] rd_high_reg = 32'd0;
 
 always @(posedge aclk) begin
-    rd_high_reg <= rd_packets_reg ? rd_packets_data_reg[63:32] : rd_bytes_data_reg[63:32];
+    rd_high_reg <= rd_packets_reg ? rd_packets_data_reg[63:32]
+        : (rd_bytes_reg ? rd_bytes_data_reg[63:32] : rd_fragment_data_reg[63:32]);
     user_rd_err <= !(rd_policy_reg || rd_flows_reg || rd_packets_reg || rd_bytes_reg
-                     || rd_named_reg);
+                     || rd_fragment_reg || rd_named_reg);
     user_rd_data <= ({32{rd_policy_reg}} & {24'd0, rd_policy_data_reg})
         | ({32{rd_flows_reg}} & rd_flows_data_reg)
         | ({32{rd_packets_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_packets_data_reg[31:0]))
         | ({32{rd_bytes_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_bytes_data_reg[31:0]))
+        | ({32{rd_fragment_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_fragment_data_reg[31:0]))
         | ({32{rd_named_reg}} & rd_named_data_reg);
 end
 
@@ -699,12 +751,17 @@ always @(posedge aclk) begin
     insertions_reg <= insertions_reg + {31'd0, event_inserted};
     evictions_reg <= evictions_reg + {31'd0, event_evicted};
     failed_reg <= failed_reg + {31'd0, event_failed};
-    unparsed_reg <= unparsed_reg + {31'd0, event_unparsed};
+    unparsed_reg <= unparsed_reg + {31'd0, count_unparsed_reg};
     oversize_reg <= oversize_reg + {31'd0, parser_oversize};
+    if (count_fragment_reg) begin
+        fragment_frames_reg <= fragment_frames_reg + 64'd1;
+        fragment_bytes_reg <= fragment_bytes_reg + {40'd0, count_bytes_reg};
+    end
 
     // reading a low word latches its high word, as it was when the low word was, so a
     // 64-bit value reads consistently
-    if (user_rd_en && (is_class_packets(rd_word) || is_class_bytes(rd_word)) && !rd_word[2]) begin
+    if (user_rd_en && (is_class_packets(rd_word) || is_class_bytes(rd_word)
+                       || is_fragment_counter(rd_word)) && !rd_word[2]) begin
         class_hi_snapshot_reg <= rd_high_reg;
     end
 
@@ -716,6 +773,8 @@ always @(posedge aclk) begin
         failed_reg <= 32'd0;
         unparsed_reg <= 32'd0;
         oversize_reg <= 32'd0;
+        fragment_frames_reg <= 64'd0;
+        fragment_bytes_reg <= 64'd0;
     end
 
     if (rst) begin
@@ -728,6 +787,8 @@ always @(posedge aclk) begin
         failed_reg <= 32'd0;
         unparsed_reg <= 32'd0;
         oversize_reg <= 32'd0;
+        fragment_frames_reg <= 64'd0;
+        fragment_bytes_reg <= 64'd0;
     end
 end
 

@@ -17,14 +17,17 @@
  * The window (the frame's first WINDOW_BYTES bytes, zero beyond its end) is
  * captured as the beats go by; at the window's end (the frame's last beat,
  * or its 128th byte) it is copied into a second register and parsed over
- * seven pipeline stages, each small enough for a 156.25 MHz cycle: tags
- * (where the L3 header is), L3 (IPv4/IPv6 fields), L4 (ports, address
- * compare), key (canonical key, lengths), payload (signature bytes, hash),
- * signatures (which match), class (the lowest that matches).  One request
- * leaves per frame, in frame order, 9 cycles after the window's end.  Only windows of at least MIN_PARSE_BYTES are copied
- * (the shortest TCP/UDP frame), so a copy is held for at least that many
- * beats (6 at 64 bits): the stages read it on the first, third and fifth
- * cycles after it was taken.
+ * eleven pipeline stages, each small enough for a 156.25 MHz cycle: link
+ * (tags, PPPoE, the outer IP header's first bytes), outer IP (fits,
+ * fragment, outer L4 offset), GTP-U bytes, GTP-U (where the flow's IP header
+ * is), flow IP header selected, flow IP fields, L4 (ports, address compare),
+ * key (canonical key, lengths), payload (signature bytes, hash), signatures
+ * (which match), class (the lowest that matches).  One request leaves per
+ * frame, in frame order, 13 cycles after the window's end.  Only windows of
+ * at least MIN_PARSE_BYTES are copied (the shortest TCP/UDP frame), so a copy
+ * is held for at least that many beats (6 at 64 bits): the first six stages
+ * read it (on cycles 1, 3 and 5 after it was taken), and the sixth copies it
+ * once more for the L4 and payload stages (cycles 7 and 9).
  * hdl/README.md (the vTC section) and hdl/tests/vtc_model.py define what is
  * parsed.
  */
@@ -64,6 +67,10 @@ module vtc_parser #
     output reg  [3:0]             req_match = 4'd0,
     output reg                    req_ipv6 = 1'b0,
     output reg  [1:0]             req_tags = 2'd0,
+    // a PPPoE session header lies between the tags and the (outer) IP header
+    output reg                    req_pppoe = 1'b0,
+    // an IPv4 fragment other than the first (not parsed, counted apart)
+    output reg                    req_fragment = 1'b0,
     output reg  [7:0]             req_byte0 = 8'd0,
     output reg  [7:0]             req_byte1 = 8'd0,
     output reg  [15:0]            req_checksum = 16'd0
@@ -76,8 +83,10 @@ localparam BEAT_INDEX_WIDTH = $clog2(WINDOW_BEATS + 1);
 localparam SIGNATURE_BYTES = 12;
 // Ethernet + IPv4 + UDP headers
 localparam MIN_PARSE_BYTES = 42;
-// the window padded with zeros far enough for any L4 or payload offset
-localparam PADDED_BITS = WINDOW_BITS + 8 * 32;
+// the window padded with zeros far enough for any L3 offset (slot 0..31); the copy the L4 and
+// payload stages read, for any L4 or payload offset
+localparam PADDED_BITS = WINDOW_BITS + 8 * 64;
+localparam L4_PADDED_BITS = WINDOW_BITS + 8 * 32;
 localparam LEN_WIDTH = $clog2(MAX_FRAME_LEN + 2);
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam CAP_WIDTH = 8;
@@ -165,7 +174,7 @@ wire [LEN_WIDTH:0] frame_length = {1'b0, length_reg}
     + {{(LEN_WIDTH+1-COUNT_WIDTH){1'b0}}, counted_bytes_reg};
 
 // the window whose last beat is being written; bytes past `captured` are stale and
-// never looked at, except payload bytes, which are masked in stage 3
+// never looked at, except payload bytes, which are masked in the payload stage
 reg                   w_valid = 1'b0;
 reg                   w_full = 1'b0;
 reg [BEAT_INDEX_WIDTH-1:0] w_beat_index = {BEAT_INDEX_WIDTH{1'b0}};  // of its last beat
@@ -227,97 +236,354 @@ end
 
 wire [PADDED_BITS-1:0] padded = {{(PADDED_BITS-WINDOW_BITS){1'b0}}, parse_window_reg};
 
-// ---- stage 1a: tags ----------------------------------------------------------
+// ---- stage 1a: link layer ------------------------------------------------------
 
 wire [15:0] ethertype0 = be16(padded[8*12 +: 16]);
 wire [15:0] ethertype1 = be16(padded[8*16 +: 16]);
 wire [15:0] ethertype2 = be16(padded[8*20 +: 16]);
 wire        tag1 = is_vlan(ethertype0);
 wire        tag2 = tag1 && is_vlan(ethertype1);
+wire [15:0] link_type = tag2 ? ethertype2 : (tag1 ? ethertype1 : ethertype0);
+// after the tags: the PPPoE session header's version/type and code, and the PPP protocol
+wire [15:0] pppoe_start = tag2 ? padded[8*22 +: 16] : (tag1 ? padded[8*18 +: 16] : padded[8*14 +: 16]);
+wire [15:0] ppp_protocol = be16(tag2 ? padded[8*28 +: 16]
+    : (tag1 ? padded[8*24 +: 16] : padded[8*20 +: 16]));
+wire        pppoe = link_type == 16'h8864;
+wire        pppoe_session = pppoe_start == 16'h0011;
+// L3 offset = 14 + 4 * slot: the outer header's slot is 0..4 (two tags, PPPoE)
+wire [2:0]  outer_slot = {1'b0, tag2, tag1 && !tag2} + {1'b0, pppoe, 1'b0};
+// the outer L3 header's first 12 bytes (IPv4's TTL is not looked at)
+reg  [95:0] outer;
+
+always @* begin
+    outer = 96'd0;
+    for (i = 0; i < 5; i = i + 1) begin
+        if (outer_slot == i[2:0]) begin
+            outer = padded[8*14 + 32*i +: 96];
+        end
+    end
+end
 
 reg          l2_valid = 1'b0;
 reg          l2_full = 1'b0;
 reg [CAP_WIDTH-1:0] l2_captured = {CAP_WIDTH{1'b0}};
 reg [1:0]    l2_tags = 2'd0;
-reg [15:0]   l2_ethertype = 16'd0;
-reg [319:0]  l2_l3 = 320'd0;  // the L3 header's first 40 bytes
+reg          l2_pppoe = 1'b0;
+reg          l2_link_ipv4 = 1'b0;
+reg          l2_link_ipv6 = 1'b0;
+reg [2:0]    l2_outer_slot = 3'd0;
+/* verilator lint_off UNUSEDSIGNAL */
+reg [95:0]   l2_outer = 96'd0;
+/* verilator lint_on UNUSEDSIGNAL */
 
 always @(posedge clk) begin
     l2_valid <= s0_valid;
     l2_full <= s0_full;
     l2_captured <= s0_captured;
     l2_tags <= {tag2, tag1 && !tag2};
-    l2_ethertype <= tag2 ? ethertype2 : (tag1 ? ethertype1 : ethertype0);
-    l2_l3 <= tag2 ? padded[8*22 +: 320] : (tag1 ? padded[8*18 +: 320] : padded[8*14 +: 320]);
+    l2_pppoe <= pppoe;
+    l2_link_ipv4 <= pppoe ? pppoe_session && ppp_protocol == 16'h0021 : link_type == 16'h0800;
+    l2_link_ipv6 <= pppoe ? pppoe_session && ppp_protocol == 16'h0057 : link_type == 16'h86DD;
+    l2_outer_slot <= outer_slot;
+    l2_outer <= outer;
     if (rst) begin
         l2_valid <= 1'b0;
     end
 end
 
-// ---- stage 1b: IPv4 / IPv6 ----------------------------------------------------
+// ---- stage 1b: the outer IP header ------------------------------------------------
 
-wire [1:0]   tags = l2_tags;
-wire [15:0]  ethertype = l2_ethertype;
-wire [319:0] l3 = l2_l3;
+wire [3:0]  outer_version = l2_outer[7:4];
+wire [3:0]  outer_ihl = l2_outer[3:0];
+wire        outer_ipv4 = l2_link_ipv4 && outer_version == 4'd4 && outer_ihl >= 4'd5;
+wire        outer_ipv6 = l2_link_ipv6 && outer_version == 4'd6;
+wire        outer_more_fragments = l2_outer[8*6 + 5];
+wire [12:0] outer_fragment_offset = {l2_outer[8*6 +: 5], l2_outer[8*7 +: 8]};
+wire [16:0] outer_length = outer_ipv6 ? 17'd40 + {1'b0, be16(l2_outer[8*4 +: 16])}
+    : {1'b0, be16(l2_outer[8*2 +: 16])};
+wire [17:0] outer_end = 18'd14 + {13'd0, l2_outer_slot, 2'b00} + {1'b0, outer_length};
+
+reg         o_valid = 1'b0;
+reg         o_fits = 1'b0;      // an outer IP header whose length keeps the frame in MAX_FRAME_LEN
+reg         o_fragment = 1'b0;  // an IPv4 fragment other than the first
+reg         o_whole = 1'b0;     // not a fragment at all
+reg         o_link_ipv4 = 1'b0;
+reg         o_link_ipv6 = 1'b0;
+reg         o_outer_udp = 1'b0;
+reg         o_ipv6 = 1'b0;
+reg [1:0]   o_tags = 2'd0;
+reg         o_pppoe = 1'b0;
+reg [2:0]   o_l3_slot = 3'd0;
+reg [3:0]   o_l4_slot = 4'd0;
+reg [7:0]   o_byte0 = 8'd0;
+reg [7:0]   o_byte1 = 8'd0;
+reg [15:0]  o_checksum = 16'd0;
+reg [CAP_WIDTH-1:0] o_captured = {CAP_WIDTH{1'b0}};
+
+always @(posedge clk) begin
+    o_valid <= l2_valid;
+    o_fits <= l2_full && (outer_ipv4 || outer_ipv6) && outer_end <= MAX_FRAME_LEN;
+    o_fragment <= l2_full && outer_ipv4 && outer_fragment_offset != 13'd0;
+    o_whole <= outer_ipv6 || (!outer_more_fragments && outer_fragment_offset == 13'd0);
+    o_link_ipv4 <= l2_link_ipv4;
+    o_link_ipv6 <= l2_link_ipv6;
+    o_outer_udp <= (outer_ipv6 ? l2_outer[8*6 +: 8] : l2_outer[8*9 +: 8]) == 8'd17;
+    o_ipv6 <= outer_ipv6;
+    o_tags <= l2_tags;
+    o_pppoe <= l2_pppoe;
+    o_l3_slot <= l2_outer_slot;
+    // L4 offset = 34 + 4 * slot
+    o_l4_slot <= {1'b0, l2_outer_slot} + (outer_ipv6 ? 4'd5 : outer_ihl - 4'd5);
+    o_byte0 <= l2_outer[7:0];
+    o_byte1 <= l2_outer[15:8];
+    o_checksum <= be16(l2_outer[8*10 +: 16]);
+    o_captured <= l2_captured;
+    if (rst) begin
+        o_valid <= 1'b0;
+    end
+end
+
+// ---- stage 1c: the GTP-U bytes ----------------------------------------------------
+
+// the outer UDP header and the GTP-U bytes looked at, from the outer L4 offset (34 + 4 * slot,
+// slot 0..14): ports 0..3, flags 8, message type 9, next extension type 19, extension
+// length 20 and the byte that ends an extension of 1..4 words (23, 27, 31, 35)
+reg [31:0] outer_ports;
+/* verilator lint_off UNUSEDSIGNAL */ // bit 3 is spare
+reg [7:0]  gtp_flags;
+/* verilator lint_on UNUSEDSIGNAL */
+reg [7:0]  gtp_type;
+reg [7:0]  gtp_next;
+reg [7:0]  gtp_words;
+reg [31:0] gtp_chain_ends;
+
+always @* begin
+    outer_ports = 32'd0;
+    gtp_flags = 8'd0;
+    gtp_type = 8'd0;
+    gtp_next = 8'd0;
+    gtp_words = 8'd0;
+    gtp_chain_ends = 32'd0;
+    for (i = 0; i < 15; i = i + 1) begin
+        if (o_l4_slot == i[3:0]) begin
+            outer_ports = padded[8*34 + 32*i +: 32];
+            gtp_flags = padded[8*(34+8) + 32*i +: 8];
+            gtp_type = padded[8*(34+9) + 32*i +: 8];
+            gtp_next = padded[8*(34+19) + 32*i +: 8];
+            gtp_words = padded[8*(34+20) + 32*i +: 8];
+            gtp_chain_ends = {padded[8*(34+35) + 32*i +: 8], padded[8*(34+31) + 32*i +: 8],
+                              padded[8*(34+27) + 32*i +: 8], padded[8*(34+23) + 32*i +: 8]};
+        end
+    end
+end
+
+reg         g_valid = 1'b0;
+reg         g_fits = 1'b0;
+reg         g_fragment = 1'b0;
+reg         g_link_ipv4 = 1'b0;
+reg         g_link_ipv6 = 1'b0;
+// a G-PDU (version 1, PT 1, type 0xFF) in a whole UDP packet on port 2152
+reg         g_gtp = 1'b0;
+reg         g_optional = 1'b0;   // sequence number, N-PDU number or extension present
+reg         g_extension = 1'b0;  // an extension header follows
+reg [7:0]   g_words = 8'd0;
+reg [31:0]  g_chain_ends = 32'd0;
+reg [2:0]   g_l3_slot = 3'd0;
+reg [3:0]   g_l4_slot = 4'd0;
+reg         g_ipv6 = 1'b0;
+reg [1:0]   g_tags = 2'd0;
+reg         g_pppoe = 1'b0;
+reg [7:0]   g_byte0 = 8'd0;
+reg [7:0]   g_byte1 = 8'd0;
+reg [15:0]  g_checksum = 16'd0;
+reg [CAP_WIDTH-1:0] g_captured = {CAP_WIDTH{1'b0}};
+
+always @(posedge clk) begin
+    g_valid <= o_valid;
+    g_fits <= o_fits;
+    g_fragment <= o_fragment;
+    g_link_ipv4 <= o_link_ipv4;
+    g_link_ipv6 <= o_link_ipv6;
+    g_gtp <= o_fits && o_whole && o_outer_udp
+        && (be16(outer_ports[15:0]) == 16'd2152 || be16(outer_ports[31:16]) == 16'd2152)
+        && gtp_flags[7:4] == 4'h3 && gtp_type == 8'hFF;
+    g_optional <= gtp_flags[2:0] != 3'd0;
+    g_extension <= gtp_flags[2] && gtp_next != 8'd0;
+    g_words <= gtp_words;
+    g_chain_ends <= gtp_chain_ends;
+    g_l3_slot <= o_l3_slot;
+    g_l4_slot <= o_l4_slot;
+    g_ipv6 <= o_ipv6;
+    g_tags <= o_tags;
+    g_pppoe <= o_pppoe;
+    g_byte0 <= o_byte0;
+    g_byte1 <= o_byte1;
+    g_checksum <= o_checksum;
+    g_captured <= o_captured;
+    if (rst) begin
+        g_valid <= 1'b0;
+    end
+end
+
+// ---- stage 1d: GTP-U, which IP header the flow is ---------------------------------
+
+// an inner (GTP-U) header's slot is up to 21 (an inner IP + UDP header must fit the window)
+localparam [4:0] LAST_L3_SLOT = 5'd21;
+
+wire [1:0]  gtp_chain_index = g_words[1:0] - 2'd1;
+wire [7:0]  gtp_chain_end = g_chain_ends[8*gtp_chain_index +: 8];
+wire        gtp_unpacked = !g_extension
+    || (g_words >= 8'd1 && g_words <= 8'd4 && gtp_chain_end == 8'd0);
+// inner L3 offset = outer L4 offset (34 + 4 * slot) + 16 (UDP, GTP) + 4 (optional fields)
+// + 4 * extension words = 14 + 4 * (slot + 9 + ...)
+wire [5:0]  inner_slot = {2'b00, g_l4_slot} + 6'd9 + {5'd0, g_optional}
+    + (g_extension ? {3'd0, g_words[2:0]} : 6'd0);
+
+reg         t_valid = 1'b0;
+reg         t_fits = 1'b0;
+reg         t_fragment = 1'b0;
+reg         t_tunnel = 1'b0;
+reg         t_link_ipv4 = 1'b0;
+reg         t_link_ipv6 = 1'b0;
+reg [4:0]   t_l3_slot = 5'd0;
+reg         t_ipv6 = 1'b0;
+reg [1:0]   t_tags = 2'd0;
+reg         t_pppoe = 1'b0;
+reg [7:0]   t_byte0 = 8'd0;
+reg [7:0]   t_byte1 = 8'd0;
+reg [15:0]  t_checksum = 16'd0;
+reg [CAP_WIDTH-1:0] t_captured = {CAP_WIDTH{1'b0}};
+
+always @(posedge clk) begin
+    t_valid <= g_valid;
+    t_fits <= g_fits && (!g_gtp || (gtp_unpacked && inner_slot <= {1'b0, LAST_L3_SLOT}));
+    t_fragment <= g_fragment;
+    t_tunnel <= g_gtp;
+    t_link_ipv4 <= g_link_ipv4;
+    t_link_ipv6 <= g_link_ipv6;
+    t_l3_slot <= g_gtp ? inner_slot[4:0] : {2'b00, g_l3_slot};
+    t_ipv6 <= g_ipv6;
+    t_tags <= g_tags;
+    t_pppoe <= g_pppoe;
+    t_byte0 <= g_byte0;
+    t_byte1 <= g_byte1;
+    t_checksum <= g_checksum;
+    t_captured <= g_captured;
+    if (rst) begin
+        t_valid <= 1'b0;
+    end
+end
+
+// ---- stage 1e: the flow's IP header (the outer one, or GTP-U's inner one) ----------
+
+reg          h_valid = 1'b0;
+reg          h_fits = 1'b0;
+reg          h_fragment = 1'b0;
+reg          h_tunnel = 1'b0;
+reg          h_link_ipv4 = 1'b0;
+reg          h_link_ipv6 = 1'b0;
+reg [4:0]    h_l3_slot = 5'd0;
+// its first 40 bytes (L3 offset = 14 + 4 * slot, slot 0..21; the TOS / traffic class byte is
+// the outer header's, stage 1b's).  A part-select: yosys makes it a shifter, 1,300 LUTs fewer
+// than a multiplexer over the 22 slots
+reg [319:0]  h_l3 = 320'd0;
+reg          h_ipv6 = 1'b0;
+reg [1:0]    h_tags = 2'd0;
+reg          h_pppoe = 1'b0;
+reg [7:0]    h_byte0 = 8'd0;
+reg [7:0]    h_byte1 = 8'd0;
+reg [15:0]   h_checksum = 16'd0;
+reg [CAP_WIDTH-1:0] h_captured = {CAP_WIDTH{1'b0}};
+// the window once more, for the L4 and payload stages (taken as this stage's registers are
+// read: the next window replaces parse_window_reg no earlier)
+reg [WINDOW_BITS-1:0] l4_window_reg = {WINDOW_BITS{1'b0}};
+
+always @(posedge clk) begin
+    h_valid <= t_valid;
+    h_fits <= t_fits;
+    h_fragment <= t_fragment;
+    h_tunnel <= t_tunnel;
+    h_link_ipv4 <= t_link_ipv4;
+    h_link_ipv6 <= t_link_ipv6;
+    h_l3_slot <= t_l3_slot;
+    h_l3 <= padded[8*14 + 32*t_l3_slot +: 320];
+    h_ipv6 <= t_ipv6;
+    h_tags <= t_tags;
+    h_pppoe <= t_pppoe;
+    h_byte0 <= t_byte0;
+    h_byte1 <= t_byte1;
+    h_checksum <= t_checksum;
+    h_captured <= t_captured;
+    if (h_valid && h_fits) begin
+        l4_window_reg <= parse_window_reg;
+    end
+    if (rst) begin
+        h_valid <= 1'b0;
+    end
+end
+
+wire [L4_PADDED_BITS-1:0] l4_padded = {{(L4_PADDED_BITS-WINDOW_BITS){1'b0}}, l4_window_reg};
+
+// ---- stage 1f: the flow's IP header fields -----------------------------------------
+
+/* verilator lint_off UNUSEDSIGNAL */
+wire [319:0] l3 = h_l3;
+/* verilator lint_on UNUSEDSIGNAL */
 
 wire [3:0]  ip_version = l3[7:4];
 wire [3:0]  ihl = l3[3:0];
 wire [15:0] ipv4_length = be16(l3[8*2 +: 16]);
-wire [13:0] ipv4_fragment = {l3[8*6 +: 6], l3[8*7 +: 8]};
+wire [12:0] ipv4_fragment_offset = {l3[8*6 +: 5], l3[8*7 +: 8]};
 wire [15:0] ipv6_payload_length = be16(l3[8*4 +: 16]);
 
-wire is_ipv4 = ethertype == 16'h0800 && ip_version == 4'd4 && ihl >= 4'd5
-    && ipv4_fragment == 14'd0;
-wire is_ipv6 = ethertype == 16'h86DD && ip_version == 4'd6;
+// an inner header's version stands for the ethertype
+wire is_ipv4 = (h_tunnel || h_link_ipv4) && ip_version == 4'd4 && ihl >= 4'd5;
+wire is_ipv6 = (h_tunnel || h_link_ipv6) && ip_version == 4'd6;
 wire [7:0] proto = is_ipv6 ? l3[8*6 +: 8] : l3[8*9 +: 8];
-wire is_tcp_udp_ipv4 = l3[8*9 +: 8] == 8'd6 || l3[8*9 +: 8] == 8'd17;
-wire is_tcp_udp_ipv6 = l3[8*6 +: 8] == 8'd6 || l3[8*6 +: 8] == 8'd17;
 wire [16:0] ip_length = is_ipv6 ? 17'd40 + {1'b0, ipv6_payload_length} : {1'b0, ipv4_length};
 wire [5:0] l3_header = is_ipv6 ? 6'd40 : {ihl, 2'b00};
 // L4 offset = 34 + 4 * l4_slot
-wire [3:0] l4_slot = {2'b00, tags} + (is_ipv6 ? 4'd5 : ihl - 4'd5);
-
-// the Ethernet header (14 + 4 * tags bytes) plus an IP length (beyond `header` bytes)
-// fits MAX_FRAME_LEN: compared with a constant per tag count, no adder before it
-function fits(input [15:0] length, input [1:0] tag_count, input integer header);
-    fits = tag_count[1] ? {16'd0, length} <= MAX_FRAME_LEN - 22 - header
-        : (tag_count[0] ? {16'd0, length} <= MAX_FRAME_LEN - 18 - header
-                        : {16'd0, length} <= MAX_FRAME_LEN - 14 - header);
-endfunction
+wire [4:0] l4_slot = h_l3_slot + (is_ipv6 ? 5'd5 : {1'b0, ihl} - 5'd5);
+wire [17:0] ip_end = 18'd14 + {11'd0, h_l3_slot, 2'b00} + {1'b0, ip_length};
+wire inner_fragment = h_tunnel && is_ipv4 && ipv4_fragment_offset != 13'd0;
 
 reg         s1_valid = 1'b0;
 reg         s1_candidate = 1'b0;
-reg         s1_ipv6 = 1'b0;
-reg [1:0]   s1_tags = 2'd0;
+reg         s1_fragment = 1'b0;
+reg         s1_flow_ipv6 = 1'b0;
 reg [7:0]   s1_proto = 8'd0;
 reg [127:0] s1_src = 128'd0;
 reg [127:0] s1_dst = 128'd0;
 reg [16:0]  s1_ip_length = 17'd0;
 reg [5:0]   s1_l3_header = 6'd0;
-reg [3:0]   s1_l4_slot = 4'd0;
+reg [4:0]   s1_l4_slot = 5'd0;
+reg         s1_ipv6 = 1'b0;
+reg [1:0]   s1_tags = 2'd0;
+reg         s1_pppoe = 1'b0;
 reg [7:0]   s1_byte0 = 8'd0;
 reg [7:0]   s1_byte1 = 8'd0;
 reg [15:0]  s1_checksum = 16'd0;
 reg [CAP_WIDTH-1:0] s1_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
-    s1_valid <= l2_valid;
-    // (is_ipv4 or is_ipv6) and TCP or UDP and the IP length fits, IPv4 and IPv6 side by side
-    s1_candidate <= l2_full
-        && ((is_ipv4 && is_tcp_udp_ipv4 && fits(ipv4_length, tags, 0))
-            || (is_ipv6 && is_tcp_udp_ipv6 && fits(ipv6_payload_length, tags, 40)));
-    s1_ipv6 <= is_ipv6;
-    s1_tags <= tags;
+    s1_valid <= h_valid;
+    s1_candidate <= h_fits && (is_ipv4 || is_ipv6) && (proto == 8'd6 || proto == 8'd17)
+        && ip_end <= MAX_FRAME_LEN && !inner_fragment;
+    s1_fragment <= h_fragment || (h_fits && inner_fragment);
+    s1_flow_ipv6 <= is_ipv6;
     s1_proto <= proto;
     s1_src <= is_ipv6 ? be128(l3[8*8 +: 128]) : {96'd0, be32(l3[8*12 +: 32])};
     s1_dst <= is_ipv6 ? be128(l3[8*24 +: 128]) : {96'd0, be32(l3[8*16 +: 32])};
     s1_ip_length <= ip_length;
     s1_l3_header <= l3_header;
     s1_l4_slot <= l4_slot;
-    s1_byte0 <= l3[7:0];
-    s1_byte1 <= l3[15:8];
-    s1_checksum <= be16(l3[8*10 +: 16]);
-    s1_captured <= l2_captured;
+    s1_ipv6 <= h_ipv6;
+    s1_tags <= h_tags;
+    s1_pppoe <= h_pppoe;
+    s1_byte0 <= h_byte0;
+    s1_byte1 <= h_byte1;
+    s1_checksum <= h_checksum;
+    s1_captured <= h_captured;
     if (rst) begin
         s1_valid <= 1'b0;
     end
@@ -325,25 +591,29 @@ end
 
 // ---- stage 2a: ports, addresses ----------------------------------------------
 
-// the L4 ports and TCP data offset (L4 offset = 34 + 4 * slot, slot 0..12)
+// the L4 ports and TCP data offset (L4 offset = 34 + 4 * slot; an L4 header that fits the
+// window starts in slot 0..21)
 reg [31:0] window_ports;
 reg [3:0]  window_data_offset;
 
 always @* begin
     window_ports = 32'd0;
     window_data_offset = 4'd0;
-    for (i = 0; i < 13; i = i + 1) begin
-        if (s1_l4_slot == i[3:0]) begin
-            window_ports = padded[8*34 + 32*i +: 32];
-            window_data_offset = padded[8*(34+12) + 4 + 32*i +: 4];
+    for (i = 0; i < 22; i = i + 1) begin
+        if (s1_l4_slot == i[4:0]) begin
+            window_ports = l4_padded[8*34 + 32*i +: 32];
+            window_data_offset = l4_padded[8*(34+12) + 4 + 32*i +: 4];
         end
     end
 end
 
 reg         l4_valid = 1'b0;
 reg         l4_candidate = 1'b0;
+reg         l4_fragment = 1'b0;
+reg         l4_flow_ipv6 = 1'b0;
 reg         l4_ipv6 = 1'b0;
 reg [1:0]   l4_tags = 2'd0;
+reg         l4_pppoe = 1'b0;
 reg [7:0]   l4_proto = 8'd0;
 reg [31:0]  l4_ports = 32'd0;
 reg [3:0]   l4_data_offset = 4'd0;
@@ -357,7 +627,7 @@ reg         l4_tcp = 1'b0;
 reg [8:0]   l4_room = 9'd0;          // window bytes from the L4 header on (negative: none)
 reg [16:0]  l4_ip_payload = 17'd0;   // the IP length beyond the L3 header
 reg         l4_covers_l3 = 1'b0;     // the IP length covers the L3 header
-reg [3:0]   l4_l4_slot = 4'd0;
+reg [4:0]   l4_l4_slot = 5'd0;
 reg [7:0]   l4_byte0 = 8'd0;
 reg [7:0]   l4_byte1 = 8'd0;
 reg [15:0]  l4_checksum = 16'd0;
@@ -365,11 +635,14 @@ reg [15:0]  l4_checksum = 16'd0;
 always @(posedge clk) begin
     l4_valid <= s1_valid;
     l4_candidate <= s1_candidate;
+    l4_fragment <= s1_fragment;
+    l4_flow_ipv6 <= s1_flow_ipv6;
     l4_ipv6 <= s1_ipv6;
     l4_tags <= s1_tags;
+    l4_pppoe <= s1_pppoe;
     l4_proto <= s1_proto;
     l4_tcp <= s1_proto == 8'd6;
-    l4_room <= {1'b0, s1_captured} - (9'd34 + {3'd0, s1_l4_slot, 2'b00});
+    l4_room <= {1'b0, s1_captured} - (9'd34 + {2'd0, s1_l4_slot, 2'b00});
     l4_ports <= window_ports;
     l4_data_offset <= window_data_offset;
     l4_src <= fold(s1_src);
@@ -399,7 +672,7 @@ wire [5:0]  l4_header = is_tcp ? {data_offset, 2'b00} : 6'd8;
 // window bytes from the payload on: negative (bit 8) when the L4 header ends beyond the window
 wire [8:0]  payload_room = l4_room - {3'd0, l4_header};
 // payload offset = 42 + 4 * payload_slot
-wire [4:0]  payload_slot = {1'b0, l4_l4_slot} + (is_tcp ? {1'b0, data_offset} - 5'd2 : 5'd0);
+wire [5:0]  payload_slot = {1'b0, l4_l4_slot} + (is_tcp ? {2'b00, data_offset} - 6'd2 : 6'd0);
 wire [16:0] payload_length = l4_ip_payload - {11'd0, l4_header};
 // the IP length covers the L3 and L4 headers
 wire        covers_headers = l4_covers_l3 && l4_ip_payload >= {11'd0, l4_header};
@@ -412,8 +685,9 @@ wire        src_is_a = src_below || (&l4_word_same && sport <= dport);
 
 reg         s2_valid = 1'b0;
 reg         s2_parsed = 1'b0;
+reg         s2_fragment = 1'b0;
 reg [104:0] s2_key = 105'd0;
-reg [4:0]   s2_payload_slot = 5'd0;
+reg [5:0]   s2_payload_slot = 6'd0;
 reg [7:0]   s2_payload_room = 8'd0;
 reg [16:0]  s2_payload_length = 17'd0;
 reg [15:0]  s2_sport = 16'd0;
@@ -421,17 +695,19 @@ reg [15:0]  s2_dport = 16'd0;
 reg [7:0]   s2_proto = 8'd0;
 reg         s2_ipv6 = 1'b0;
 reg [1:0]   s2_tags = 2'd0;
+reg         s2_pppoe = 1'b0;
 reg [7:0]   s2_byte0 = 8'd0;
 reg [7:0]   s2_byte1 = 8'd0;
 reg [15:0]  s2_checksum = 16'd0;
 
 always @(posedge clk) begin
     s2_valid <= l4_valid;
-    s2_parsed <= parsed;
+    s2_parsed <= parsed && !l4_fragment;
+    s2_fragment <= l4_fragment;
     if (src_is_a) begin
-        s2_key <= {l4_ipv6, l4_proto, l4_src, sport, l4_dst, dport};
+        s2_key <= {l4_flow_ipv6, l4_proto, l4_src, sport, l4_dst, dport};
     end else begin
-        s2_key <= {l4_ipv6, l4_proto, l4_dst, dport, l4_src, sport};
+        s2_key <= {l4_flow_ipv6, l4_proto, l4_dst, dport, l4_src, sport};
     end
     s2_payload_slot <= payload_slot;
     s2_payload_room <= payload_room[7:0];
@@ -441,6 +717,7 @@ always @(posedge clk) begin
     s2_proto <= l4_proto;
     s2_ipv6 <= l4_ipv6;
     s2_tags <= l4_tags;
+    s2_pppoe <= l4_pppoe;
     s2_byte0 <= l4_byte0;
     s2_byte1 <= l4_byte1;
     s2_checksum <= l4_checksum;
@@ -459,8 +736,8 @@ reg [8*SIGNATURE_BYTES-1:0] payload;
 always @* begin
     payload = {8*SIGNATURE_BYTES{1'b0}};
     for (i = 0; i < 22; i = i + 1) begin
-        if (s2_payload_slot == i[4:0]) begin
-            payload = padded[8*42 + 32*i +: 8*SIGNATURE_BYTES];
+        if (s2_payload_slot == i[5:0]) begin
+            payload = l4_padded[8*42 + 32*i +: 8*SIGNATURE_BYTES];
         end
     end
     for (i = 0; i < SIGNATURE_BYTES; i = i + 1) begin
@@ -512,18 +789,19 @@ endgenerate
 
 reg                   sig_valid = 1'b0;
 reg                   sig_parsed = 1'b0;
+reg                   sig_fragment = 1'b0;
 reg [104:0]           sig_key = 105'd0;
 reg [BUCKET_BITS-1:0] sig_bucket = {BUCKET_BITS{1'b0}};
 reg [8*SIGNATURE_BYTES-1:0] sig_payload_bytes = {8*SIGNATURE_BYTES{1'b0}};
 reg                   sig_payload = 1'b0;
-reg                   sig_length_12 = 1'b0;
-reg                   sig_length_48 = 1'b0;
+reg [16:0]            sig_payload_length = 17'd0;
 reg [15:0]            sig_sport = 16'd0;
 reg [15:0]            sig_dport = 16'd0;
 reg                   sig_tcp = 1'b0;
 reg                   sig_udp = 1'b0;
 reg                   sig_ipv6 = 1'b0;
 reg [1:0]             sig_tags = 2'd0;
+reg                   sig_pppoe = 1'b0;
 reg [7:0]             sig_byte0 = 8'd0;
 reg [7:0]             sig_byte1 = 8'd0;
 reg [15:0]            sig_checksum = 16'd0;
@@ -531,18 +809,19 @@ reg [15:0]            sig_checksum = 16'd0;
 always @(posedge clk) begin
     sig_valid <= s2_valid;
     sig_parsed <= s2_parsed;
+    sig_fragment <= s2_fragment;
     sig_key <= s2_key;
     sig_bucket <= bucket;
     sig_payload_bytes <= payload;
     sig_payload <= s2_payload_length != 17'd0;
-    sig_length_12 <= s2_payload_length >= 17'd12;
-    sig_length_48 <= s2_payload_length >= 17'd48;
+    sig_payload_length <= s2_payload_length;
     sig_sport <= s2_sport;
     sig_dport <= s2_dport;
     sig_tcp <= s2_proto == 8'd6;
     sig_udp <= s2_proto == 8'd17;
     sig_ipv6 <= s2_ipv6;
     sig_tags <= s2_tags;
+    sig_pppoe <= s2_pppoe;
     sig_byte0 <= s2_byte0;
     sig_byte1 <= s2_byte1;
     sig_checksum <= s2_checksum;
@@ -562,18 +841,19 @@ vtc_signatures signatures (
     .udp(sig_udp),
     .sport(sig_sport),
     .dport(sig_dport),
-    .length_12(sig_length_12),
-    .length_48(sig_length_48),
+    .payload_length(sig_payload_length),
     .match(match)
 );
 
 reg                   cls_valid = 1'b0;
 reg                   cls_parsed = 1'b0;
+reg                   cls_fragment = 1'b0;
 reg [104:0]           cls_key = 105'd0;
 reg [BUCKET_BITS-1:0] cls_bucket = {BUCKET_BITS{1'b0}};
 reg                   cls_payload = 1'b0;
 reg                   cls_ipv6 = 1'b0;
 reg [1:0]             cls_tags = 2'd0;
+reg                   cls_pppoe = 1'b0;
 reg [7:0]             cls_byte0 = 8'd0;
 reg [7:0]             cls_byte1 = 8'd0;
 reg [15:0]            cls_checksum = 16'd0;
@@ -581,11 +861,13 @@ reg [15:0]            cls_checksum = 16'd0;
 always @(posedge clk) begin
     cls_valid <= sig_valid;
     cls_parsed <= sig_parsed;
+    cls_fragment <= sig_fragment;
     cls_key <= sig_key;
     cls_bucket <= sig_bucket;
     cls_payload <= sig_payload;
     cls_ipv6 <= sig_ipv6;
     cls_tags <= sig_tags;
+    cls_pppoe <= sig_pppoe;
     cls_byte0 <= sig_byte0;
     cls_byte1 <= sig_byte1;
     cls_checksum <= sig_checksum;
@@ -597,12 +879,14 @@ end
 always @(posedge clk) begin
     req_valid <= cls_valid;
     req_parsed <= cls_parsed;
+    req_fragment <= cls_fragment;
     req_key <= cls_key;
     req_bucket <= cls_bucket;
     req_payload <= cls_payload;
     req_match <= cls_payload ? match : 4'd0;
     req_ipv6 <= cls_ipv6;
     req_tags <= cls_tags;
+    req_pppoe <= cls_pppoe;
     req_byte0 <= cls_byte0;
     req_byte1 <= cls_byte1;
     req_checksum <= cls_checksum;

@@ -13,14 +13,14 @@
 /*
  * vTC signatures: which class one payload-carrying packet proves.
  *
- * Looks at the first 12 payload bytes, the L4 protocol, the ports and two
- * payload-length thresholds; when several classes match, the lowest class
- * number wins.  Which signatures match is registered and the lowest class
- * picked the cycle after (so that each half fits a 156.25 MHz cycle): match
- * is one cycle behind the inputs.  The rules were chosen against nDPI's verdicts
- * on the shared captures and are listed in hdl/README.md (vTC section) and
+ * Looks at the first 12 payload bytes, the L4 protocol, the ports and the
+ * payload length; each signature's match is registered and the lowest class
+ * number that matched is picked the cycle after (match is a cycle behind the
+ * inputs).  The rules were chosen against nDPI's verdicts on the shared
+ * captures and are listed in hdl/README.md (vTC section) and
  * hdl/tests/vtc_model.py (signature()).  Class numbers: 1 HTTP, 2 TLS,
- * 3 DNS, 4 SSH, 5 QUIC, 6 SIP, 7 RTP, 8 BitTorrent, 9 SMTP, 10 NTP; 0 none.
+ * 3 DNS, 4 SSH, 5 QUIC, 6 SIP, 7 RTP, 8 BitTorrent, 9 SMTP, 10 NTP, 11 STUN;
+ * 0 none.
  */
 
 `resetall
@@ -37,9 +37,8 @@ module vtc_signatures
     input  wire         udp,
     input  wire [15:0]  sport,
     input  wire [15:0]  dport,
-    // the payload is at least 12 / 48 bytes long
-    input  wire         length_12,
-    input  wire         length_48,
+    // the payload's length in bytes (the IP length beyond the headers)
+    input  wire [16:0]  payload_length,
     output reg  [3:0]   match
 );
 
@@ -58,21 +57,29 @@ wire [7:0]  p2 = text[79:72];
 wire [7:0]  p3 = text[71:64];
 wire [7:0]  p4 = text[63:56];
 wire [7:0]  p5 = text[55:48];
-wire [7:0]  p9 = text[23:16];
-wire [7:0]  p10 = text[15:8];
+wire [7:0]  p6 = text[47:40];
+wire [7:0]  p7 = text[39:32];
 wire [31:0] head = text[95:64];
 wire [31:0] head_upper = head & 32'hDFDFDFDF;
+// TCP's 2-byte length prefix (DNS, RFC 4571 RTP); STUN's message length
+wire [15:0] prefix = {p0, p1};
+wire [15:0] stun_length = {p2, p3};
 
 function has_port(input [15:0] source, input [15:0] destination, input [15:0] number);
     has_port = source == number || destination == number;
 endfunction
 
+// version 2, a static (0..34) or dynamic (96..127) payload type
+function rtp_header(input [1:0] version, input [6:0] payload_type);
+    rtp_header = version == 2'd2 && (payload_type <= 7'd34 || payload_type >= 7'd96);
+endfunction
+
 wire port_25 = has_port(sport, dport, 16'd25);
 wire port_53 = has_port(sport, dport, 16'd53);
 wire port_123 = has_port(sport, dport, 16'd123);
-wire port_443 = has_port(sport, dport, 16'd443);
 wire port_587 = has_port(sport, dport, 16'd587);
 wire port_5060 = has_port(sport, dport, 16'd5060);
+wire high_ports = sport >= 16'd1024 && dport >= 16'd1024;
 
 wire http_start = head == "GET " || head == "POST" || head == "HEAD" || head == "PUT "
     || head == "HTTP" || head == "DELE" || head == "OPTI" || head == "CONN" || head == "PATC";
@@ -80,35 +87,54 @@ wire sip_start = head == "SIP/" || head == "INVI" || head == "REGI" || head == "
     || head == "BYE " || head == "CANC" || head == "OPTI" || head == "NOTI" || head == "SUBS"
     || head == "MESS" || head == "INFO" || head == "PRAC" || head == "REFE" || head == "UPDA"
     || head == "PUBL";
-wire [6:0] rtp_type = p1[6:0];
+wire sip_keepalive = port_5060 && payload_length == 17'd5 && text[95:56] == "hello";
+// RFC 5389 (type's top bits 00, the magic cookie, a length that fits) or an RFC 3489 Binding
+// Request / Response / Error Response exactly as long as the payload
+wire [16:0] stun_end = {1'b0, stun_length} + 17'd20;
+wire stun_classic_type = prefix == 16'h0001 || prefix == 16'h0101 || prefix == 16'h0111;
+wire stun = (p0[7:6] == 2'b00 && text[63:32] == 32'h2112A442 && stun_end <= payload_length)
+    || (!(text[63:32] == 32'h2112A442) && stun_classic_type && stun_end == payload_length);
+// a long header (form and fixed bits) with v1, v2, an IETF draft or Google's Q0xx/T0xx; a
+// gQUIC public header (version flag, connection ID) with Q0xx/T0xx at byte 9
+wire quic_google_long = {p1, p2} == "Q0" || {p1, p2} == "T0";
+wire quic_long = p0[7:6] == 2'b11 && ({p1, p2, p3, p4} == 32'h00000001
+    || {p1, p2, p3, p4} == 32'h6B3343CF || {p1, p2, p3} == 24'hFF0000 || quic_google_long);
+wire quic_public = {p0[7], p0[3], p0[0]} == 3'b011
+    && (text[23:8] == "Q0" || text[23:8] == "T0");
+// BitTorrent over UDP: local service discovery, DHT (bencoded), uTP (version 1, type 0..4,
+// extension 0..2, a 20-byte header)
+wire bittorrent_udp = text == "BT-SEARCH * " || head == "d1:a" || head == "d1:r" || head == "d1:e"
+    || (payload_length >= 17'd20 && p0[3:0] == 4'd1 && p0[7:4] <= 4'd4 && p1 <= 8'd2 && !stun);
 
 wire is_http = tcp && !port_5060 && http_start;
 wire is_tls = tcp && ((p0 >= 8'h14 && p0 <= 8'h17 && p1 == 8'h03 && p2 <= 8'h04)
     || (p0[7] && p2 == 8'h01 && p3 == 8'h03 && p4 <= 8'h04));
-wire is_dns = udp && port_53 && length_12 && p2[6:3] == 4'd0 && p4 == 8'd0 && p5 == 8'd1;
+wire is_dns = port_53 && ((udp && payload_length >= 17'd12 && p2[6:3] == 4'd0 && p4 == 8'd0
+    && p5 == 8'd1) || (tcp && payload_length >= 17'd14 && prefix >= 16'd12 && p4[6:3] == 4'd0
+    && p6 == 8'd0 && p7 == 8'd1));
 wire is_ssh = tcp && head == "SSH-";
-wire is_quic = udp && ((p0[3] && p9 == "Q" && p10 == "0")
-    || (p0[7:6] == 2'b11 && {p1, p2, p3, p4} == 32'd1) || port_443);
-wire is_sip = (udp || (tcp && port_5060)) && sip_start;
-wire is_rtp = udp && length_12 && p0[7:6] == 2'b10 && (rtp_type <= 7'd34 || rtp_type >= 7'd96)
-    && sport >= 16'd1024 && dport >= 16'd1024;
-wire is_bittorrent = tcp && text == {8'h13, "BitTorrent "};
+wire is_quic = udp && (quic_long || quic_public);
+wire is_sip = ((udp || (tcp && port_5060)) && sip_start) || sip_keepalive;
+wire is_rtp = high_ports && ((udp && payload_length >= 17'd12 && rtp_header(p0[7:6], p1[6:0]))
+    || (tcp && payload_length >= 17'd14 && prefix >= 16'd12
+        && {1'b0, prefix} + 17'd2 <= payload_length && rtp_header(p2[7:6], p3[6:0])));
+wire is_bittorrent = (tcp && text == {8'h13, "BitTorrent "}) || (udp && bittorrent_udp);
 wire is_smtp = tcp && (head_upper == "EHLO" || head_upper == "HELO"
     || (head == "220 " && (port_25 || port_587)));
-wire is_ntp = udp && port_123 && length_48 && p0[5:3] >= 3'd1 && p0[5:3] <= 3'd4
+wire is_ntp = udp && port_123 && payload_length >= 17'd48 && p0[5:3] >= 3'd1 && p0[5:3] <= 3'd4
     && p0[2:0] != 3'd0;
 
 // bit c: class c's signature matches
-reg [10:1] matches_reg = 10'd0;
+reg [11:1] matches_reg = 11'd0;
 
 always @(posedge clk) begin
-    matches_reg <= {is_ntp, is_smtp, is_bittorrent, is_rtp, is_sip, is_quic, is_ssh, is_dns,
-                    is_tls, is_http};
+    matches_reg <= {stun, is_ntp, is_smtp, is_bittorrent, is_rtp, is_sip, is_quic, is_ssh,
+                    is_dns, is_tls, is_http};
 end
 
 always @* begin
     match = 4'd0;
-    for (n = 10; n >= 1; n = n - 1) begin
+    for (n = 11; n >= 1; n = n - 1) begin
         if (matches_reg[n]) begin
             match = n[3:0];
         end

@@ -10,10 +10,17 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The real nDPI captures as frame lists, and the variants the vTC must also
-handle.
+"""The real nDPI captures as frame lists, nDPI's ground truth for them, and
+the variants the vTC must also handle.
 
-None of the shared captures carries IPv6 or an 802.1ad outer tag, yet the vTC
+The captures are in two folders of the shared real data: pcaps/ndpi (nine
+Ethernet captures, what the cocotb suites and the agent tests replay) and
+pcaps/ndpi-more (seventeen more, some on loopback or "any" interfaces: the
+accuracy harness reads both).  Frames come from
+nova_fpga_devtools.captures, which turns every packet into the Ethernet
+frame a board would receive, as the demo's replay tool sends it.
+
+Few of the captures carry IPv6 and none an 802.1ad outer tag, yet the vTC
 parses both: the variants here rewrite the real frames (same flows, same
 payloads) so the module, its model and the accuracy test see those formats
 with real traffic inside.  Frames are built with scapy, so lengths,
@@ -28,7 +35,9 @@ import os
 import pathlib
 import re
 
-import dpkt
+from nova_fpga_devtools.captures import CaptureError  # noqa: F401
+from nova_fpga_devtools.captures import read_capture  # noqa: F401
+from nova_fpga_devtools.captures import read_frames  # noqa: F401
 from scapy.layers.inet import IP
 from scapy.layers.inet import TCP
 from scapy.layers.inet import UDP
@@ -42,7 +51,7 @@ from scapy.packet import Raw
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-#: The nine shared captures with nDPI's ground truth beside each
+#: The nine captures of pcaps/ndpi, with nDPI's ground truth beside each
 #: (<capture>.out).
 NDPI_CAPTURES = (
     'NTPv4.pcap',
@@ -55,10 +64,29 @@ NDPI_CAPTURES = (
     'smtp.pcap',
     'ssh.pcap',
 )
-
-#: pcap/pcapng link type of Ethernet (LINKTYPE_ETHERNET).
-LINKTYPE_ETHERNET = 1
-PCAPNG_MAGIC = b'\x0a\x0d\x0d\x0a'
+#: The seventeen of pcaps/ndpi-more (../shared/realdata/PROVENANCE.md).
+NDPI_MORE_CAPTURES = (
+    'NTPv3.pcap',
+    'bittorrent_tcp_miss.pcapng',
+    'bt_search.pcap',
+    'dns-exf.pcap',
+    'dns_dot.pcap',
+    'http_auth.pcap',
+    'ip_fragmented_garbage.pcap',
+    'ipv6_in_gtp.pcap',
+    'openvpn-tlscrypt.pcap',
+    'quic-34.pcap',
+    'quic-v2.pcapng',
+    'sip_hello.pcapng',
+    'stun_classic.pcap',
+    'stun_dtls_rtp.pcapng',
+    'tls_1.3_unidirectional_client.pcapng',
+    'whatsapp_voice_and_message.pcap',
+    'youtube_quic.pcap',
+)
+#: folder under pcaps/ -> its captures
+NDPI_FOLDERS = {'ndpi': NDPI_CAPTURES, 'ndpi-more': NDPI_MORE_CAPTURES}
+ETHERNET_HEADER_LEN = 14
 
 #: IPv4 addresses map into this documentation prefix: 2001:db8::a.b.c.d.
 IPV6_PREFIX = ipaddress.IPv6Address('2001:db8::')
@@ -71,21 +99,18 @@ TCP_PROTO = 6
 UDP_HEADER_LEN = 8
 
 
-class CaptureError(ValueError):
-    """A capture the vTC tests cannot use (not Ethernet, unreadable)."""
-
-
 def realdata_dir():
     """Where the shared real data lives: the same rule as tests/conftest.py."""
     return pathlib.Path(os.environ.get('NOVA_FPGA_REALDATA',
                                        ROOT.parent / 'shared' / 'realdata'))
 
 
-def ndpi_capture_paths():
-    """The nine shared nDPI captures; missing data is an error, never a skip.
+def ndpi_capture_paths(folder='ndpi'):
+    """The captures of one NDPI_FOLDERS folder; missing data is an error,
+    never a skip.
     """
-    directory = realdata_dir() / 'pcaps' / 'ndpi'
-    paths = [directory / name for name in NDPI_CAPTURES]
+    directory = realdata_dir() / 'pcaps' / folder
+    paths = [directory / name for name in NDPI_FOLDERS[folder]]
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         raise FileNotFoundError(
@@ -99,31 +124,6 @@ def ndpi_result_path(capture):
     return pathlib.Path(str(capture) + '.out')
 
 
-def read_frames(path):
-    """Ethernet frames of a pcap or pcapng file, in capture order (as captured:
-    a frame cut by the snap length stays cut).
-    """
-    with open(path, 'rb') as stream:
-        magic = stream.read(4)
-        stream.seek(0)
-        try:
-            if magic == PCAPNG_MAGIC:
-                reader = dpkt.pcapng.Reader(stream)
-            else:
-                reader = dpkt.pcap.Reader(stream)
-        except (ValueError, dpkt.Error) as exc:
-            raise CaptureError(
-                '%s is not a pcap or pcapng capture: %s' % (path, exc)
-            )
-        if reader.datalink() != LINKTYPE_ETHERNET:
-            raise CaptureError(
-                '%s: link type %d, not Ethernet (%d): the vTC takes '
-                'Ethernet frames only'
-                % (path, reader.datalink(), LINKTYPE_ETHERNET)
-            )
-        return [bytes(data) for _, data in reader]
-
-
 def ipv6_address(ipv4):
     """The IPv6 address an IPv4 address becomes in the IPv6 variant
     (injective).
@@ -131,6 +131,14 @@ def ipv6_address(ipv4):
     return ipaddress.IPv6Address(
         int(IPV6_PREFIX) | int(ipaddress.IPv4Address(ipv4))
     )
+
+
+def ipv6_variant_address(address):
+    """Where an address of a capture is in its IPv6 variant: an IPv4 one
+    through ipv6_address, an IPv6 one where it was.
+    """
+    address = ipaddress.ip_address(address)
+    return ipv6_address(address) if address.version == 4 else address
 
 
 def _is_fragment(ip):
@@ -161,17 +169,26 @@ def _as_ipv6(ip):
             / transport / Raw(load=segment[header_len:]))
 
 
+def ethernet(frame):
+    """scapy's dissection of a frame, or None for a frame shorter than an
+    Ethernet header (a runt: scapy cannot dissect a partial header, and no
+    network layer follows).
+    """
+    return Ether(frame) if len(frame) >= ETHERNET_HEADER_LEN else None
+
+
 def ipv6_variant(frames):
     """Every IPv4 TCP/UDP frame rewritten as IPv6 (addresses through
-    ipv6_address, VLAN tags and PPPoE kept); every other frame unchanged.
+    ipv6_address, VLAN tags and PPPoE kept); every other frame (runts
+    included) unchanged.
 
     IPv4 fragments stay as they are: their transport checksum covers the
     whole datagram, which one fragment does not carry.
     """
     out = []
     for frame in frames:
-        packet = Ether(frame)
-        ip = packet.getlayer(IP)
+        packet = ethernet(frame)
+        ip = None if packet is None else packet.getlayer(IP)
         if (ip is None or _is_fragment(ip)
                 or not isinstance(ip.payload, (TCP, UDP))):
             out.append(frame)
@@ -192,23 +209,29 @@ def ipv6_variant(frames):
 def qinq_variant(frames, outer=100, inner=200):
     """Every frame behind an 802.1ad outer tag (VLAN `outer`, TPID 0x88A8) and
     an 802.1Q inner tag (VLAN `inner`); tags already there stay inside them.
+    A frame shorter than an Ethernet header stays as it is.
     """
     if not (1 <= outer <= 4094 and 1 <= inner <= 4094):
         raise ValueError('VLAN IDs are 1-4094')
     out = []
     for frame in frames:
+        if len(frame) < ETHERNET_HEADER_LEN:
+            out.append(frame)  # a runt has no ethertype to tag in front of
+            continue
         packet = Ether(frame)
         tagged = (Ether(dst=packet.dst, src=packet.src, type=ETHERTYPE_8021AD)
                   / Dot1AD(vlan=outer, type=ETHERTYPE_8021Q)
                   / Dot1Q(vlan=inner, type=packet.type)
-                  / Raw(load=frame[14:]))
+                  / Raw(load=frame[ETHERNET_HEADER_LEN:]))
         out.append(bytes(tagged))
     return out
 
 
 #: One flow of nDPI's expected output: endpoints as nDPI prints them (client
-#: first), its protocol name ("DNS.WhatsApp": master.application), packets both
-#: ways.
+#: first), its transport as nDPI names it (TCP, UDP, ESP, ICMP, ...), its
+#: protocol name ("DNS.WhatsApp": master.application; an encapsulation
+#: prefix such as "GTP:" left out), packets both ways (one way for an
+#: `a -> b` flow).
 NdpiFlow = collections.namedtuple(
     'NdpiFlow',
     'number transport addr_1 port_1 addr_2 port_2 bidirectional vlan protocol '
@@ -217,12 +240,14 @@ NdpiFlow = collections.namedtuple(
 
 _ENDPOINT = r'(\[[0-9A-Fa-f:.]+\]|[0-9.]+):(\d+)'
 _FLOW_LINE = re.compile(
-    r'^\s+(\d+)\s+(TCP|UDP)\s+'
+    r'^\s+(\d+)\s+(\S+)\s+'
     + _ENDPOINT
     + r'\s+(<->|->)\s+'
     + _ENDPOINT
     + r'\s+(\[.*)$'
 )
+#: every flow line carries this field; a line with it must parse
+_PROTO_FIELD = '[proto: '
 _FIELD = re.compile(r'\[([A-Za-z /]+): ([^\]]*)\]')
 _PACKETS = re.compile(
     r'\[(\d+) pkts/\d+ bytes (?:<->|->) (\d+) pkts/\d+ bytes\]'
@@ -233,33 +258,38 @@ def _address(text):
     return ipaddress.ip_address(text.strip('[]'))
 
 
+def _flow(path, line):
+    match = _FLOW_LINE.match(line)
+    if not match:
+        raise ValueError('%s: cannot read flow line %r' % (path, line))
+    number, transport, a1, p1, arrow, a2, p2, rest = match.groups()
+    fields = dict(_FIELD.findall(rest))
+    packets = _PACKETS.search(rest)
+    if 'proto' not in fields or not packets:
+        raise ValueError('%s: cannot read flow line %r' % (path, line))
+    return NdpiFlow(
+        number=int(number), transport=transport,
+        addr_1=_address(a1), port_1=int(p1),
+        addr_2=_address(a2), port_2=int(p2),
+        bidirectional=arrow == '<->',
+        vlan=int(fields['VLAN']) if 'VLAN' in fields else None,
+        protocol=fields['proto'].split('/', 1)[1],
+        confidence=fields.get('Confidence', ''),
+        dpi_packets=int(fields.get('DPI packets', 0)),
+        packets=int(packets.group(1)) + int(packets.group(2)))
+
+
 def ndpi_flows(path):
-    """The TCP/UDP flows of an nDPI result file (<capture>.out), detected and
-    undetected.
+    """The flows of an nDPI result file (<capture>.out), detected and
+    undetected, of every transport.
 
     Lines look like `1  UDP 82.178.113.245:47255 <-> 82.178.158.181:53
     [VLAN: 785][proto: 5.142/DNS.WhatsApp]...[1 pkts/91 bytes <-> 1 pkts/219
-    bytes]`; IPv6 addresses are bracketed.
+    bytes]` or `1  ESP [2a01::1]:0 -> [2a01::4]:0 [VLAN: 2][proto:
+    GTP:79/IPSec]...[1 pkts/166 bytes -> 0 pkts/0 bytes]`; IPv6 addresses
+    are bracketed.  A line with a proto field that does not read so is an
+    error, so no flow is lost.
     """
-    flows = []
     with open(path, encoding='utf-8') as stream:
-        for line in stream:
-            match = _FLOW_LINE.match(line.rstrip('\n'))
-            if not match:
-                continue
-            number, transport, a1, p1, arrow, a2, p2, rest = match.groups()
-            fields = dict(_FIELD.findall(rest))
-            packets = _PACKETS.search(rest)
-            if 'proto' not in fields or not packets:
-                raise ValueError('%s: cannot read flow line %r' % (path, line))
-            flows.append(NdpiFlow(
-                number=int(number), transport=transport,
-                addr_1=_address(a1), port_1=int(p1),
-                addr_2=_address(a2), port_2=int(p2),
-                bidirectional=arrow == '<->',
-                vlan=int(fields['VLAN']) if 'VLAN' in fields else None,
-                protocol=fields['proto'].split('/', 1)[1],
-                confidence=fields.get('Confidence', ''),
-                dpi_packets=int(fields.get('DPI packets', 0)),
-                packets=int(packets.group(1)) + int(packets.group(2))))
-    return flows
+        return [_flow(path, line.rstrip('\n')) for line in stream
+                if _PROTO_FIELD in line]

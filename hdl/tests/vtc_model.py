@@ -18,10 +18,13 @@ ageing rules, so output frames and counters can be compared bit for bit
 (hdl/README.md, "The virtual Traffic Classifier", is the specification):
 
 - A frame is parsed from its first WINDOW_BYTES (128) bytes: Ethernet, up to
-  two 802.1Q/802.1ad tags, IPv4 (any IHL, not a fragment) or IPv6 (fixed
-  header), then TCP or UDP.  The L4 header must end inside the frame and
-  inside the window; the IP header's length must not put the frame beyond
-  max_frame_len.  Anything else is "unparsed": forwarded unchanged, counted.
+  two 802.1Q/802.1ad tags, a PPPoE session header, IPv4 (any IHL; a first
+  fragment is parsed on the bytes it carries, a later one is a FRAGMENT) or
+  IPv6 (fixed header), then TCP or UDP; a GTP-U G-PDU (UDP port 2152) is
+  decapsulated once, so the inner packet's addresses, ports and payload
+  count.  The L4 header must end inside the frame and inside the window;
+  the IP header's length must not put the frame beyond max_frame_len.
+  Anything else is "unparsed": forwarded unchanged, counted.
 - The flow key is bidirectional: the (address, port) pair that is smaller
   (address, then port, compared as unsigned integers) is endpoint a.  The
   table stores IPv6 addresses folded to 32 bits (XOR of the four words).
@@ -57,6 +60,7 @@ CLASSES = (
     'bittorrent',
     'smtp',
     'ntp',
+    'stun',
 )
 CLASS_NUMBER = {name: number for number, name in enumerate(CLASSES)}
 
@@ -65,6 +69,8 @@ FlowKey = collections.namedtuple(
 )
 
 WINDOW_BYTES = 128
+#: Ethernet + IPv4 + UDP headers: shorter frames are never parsed
+MIN_PARSE_BYTES = 42
 SIGNATURE_BYTES = 12
 WAYS = 4
 TIMESTAMP_BITS = 16
@@ -72,8 +78,17 @@ TIMESTAMP_BITS = 16
 POLICY_ENABLE = 0x80
 
 ETH_VLAN_TYPES = (0x8100, 0x88A8)
-ETH_IPV4, ETH_IPV6 = 0x0800, 0x86DD
+ETH_IPV4, ETH_IPV6, ETH_PPPOE_SESSION = 0x0800, 0x86DD, 0x8864
+#: PPP protocol numbers -> the ethertype they stand for
+PPP_PROTOCOLS = {0x0021: ETH_IPV4, 0x0057: ETH_IPV6}
+PPPOE_HEADER = 8  # PPPoE session header (6) + PPP protocol (2)
 TCP, UDP = 6, 17
+GTP_U_PORT = 2152
+GTP_G_PDU = 0xFF
+#: GTP-U extension headers longer than this (4-byte units) are not parsed
+GTP_MAX_EXTENSION_WORDS = 4
+#: parse() answers this for an IPv4 fragment other than the first
+FRAGMENT = 'fragment'
 
 HTTP_STARTS = (
     b'GET ',
@@ -103,12 +118,21 @@ SIP_STARTS = (
     b'UPDA',
     b'PUBL',
 )
+SIP_KEEPALIVE = b'hello'  # a SIP peer's keep-alive on port 5060
 BITTORRENT_START = b'\x13BitTorrent '  # the handshake's first 12 bytes
+BITTORRENT_LOCAL_DISCOVERY = b'BT-SEARCH * '  # BEP 14, UDP 6771
+#: DHT (BEP 5): a bencoded dictionary whose first key is y's payload a/r/e
+DHT_STARTS = (b'd1:a', b'd1:r', b'd1:e')
+STUN_COOKIE = b'\x21\x12\xa4\x42'
+#: RFC 3489 Binding Request / Response / Error Response
+STUN_CLASSIC_TYPES = (0x0001, 0x0101, 0x0111)
+STUN_HEADER = 20
+QUIC_VERSIONS = (b'\x00\x00\x00\x01', b'\x6b\x33\x43\xcf')  # v1, v2
 
 COUNTER_NAMES = (
     'FRAMES', 'BYTES', 'FLOWS_SEEN', 'FLOWS_CLASSIFIED', 'FLOW_OCCUPANCY',
     'FLOW_INSERTIONS', 'FLOW_EVICTIONS', 'FLOW_FAILED_INSERTIONS',
-    'UNPARSED_FRAMES', 'OVERSIZE_FRAMES',
+    'UNPARSED_FRAMES', 'OVERSIZE_FRAMES', 'FRAGMENT_FRAMES', 'FRAGMENT_BYTES',
 ) + tuple('CLASS_PACKETS_%s' % name.upper() for name in CLASSES) \
   + tuple('CLASS_BYTES_%s' % name.upper() for name in CLASSES) \
   + tuple('CLASS_FLOWS_%s' % name.upper() for name in CLASSES[1:])
@@ -154,49 +178,125 @@ def _be16(data, offset):
     return data[offset] << 8 | data[offset + 1]
 
 
-def parse(frame, max_frame_len=9018):
-    """Parsed fields of a frame, or None when the module forwards it unparsed.
+def _link(window):
+    """(L3 offset, ethertype) of the IP header the link layer carries: up to
+    two VLAN tags, then optionally a PPPoE session header (its PPP protocol
+    stands for the ethertype); None for a PPPoE frame that carries no IP.
     """
-    captured = min(len(frame), WINDOW_BYTES)
-    window = bytes(frame[:captured]) + bytes(WINDOW_BYTES + 64 - captured)
-    if captured < 14:
-        return None
     ethertype = _be16(window, 12)
     l3 = 14
     for _ in range(2):
         if ethertype in ETH_VLAN_TYPES:
             l3 += 4
             ethertype = _be16(window, l3 - 2)
+    if ethertype == ETH_PPPOE_SESSION:
+        ethertype = PPP_PROTOCOLS.get(_be16(window, l3 + 6))
+        if window[l3] != 0x11 or window[l3 + 1] != 0 or ethertype is None:
+            return None
+        l3 += PPPOE_HEADER
+    return l3, ethertype
+
+
+def _ip(window, l3, ethertype):
+    """(version, header length, IP length, protocol, source, destination,
+    fragment) of the IP header at l3, fragment = (MF, offset != 0); None
+    when it is not IPv4/IPv6.
+    """
     if ethertype == ETH_IPV4:
         if window[l3] >> 4 != 4 or window[l3] & 15 < 5:
             return None
-        if _be16(window, l3 + 6) & 0x3FFF:
-            return None  # a fragment (MF set or a fragment offset)
-        l3_header = (window[l3] & 15) * 4
-        ip_len = _be16(window, l3 + 2)
-        proto = window[l3 + 9]
-        src = int.from_bytes(window[l3 + 12:l3 + 16], 'big')
-        dst = int.from_bytes(window[l3 + 16:l3 + 20], 'big')
-        version = 4
-    elif ethertype == ETH_IPV6:
+        flags = _be16(window, l3 + 6)
+        return (4, (window[l3] & 15) * 4, _be16(window, l3 + 2),
+                window[l3 + 9],
+                int.from_bytes(window[l3 + 12:l3 + 16], 'big'),
+                int.from_bytes(window[l3 + 16:l3 + 20], 'big'),
+                (bool(flags & 0x2000), bool(flags & 0x1FFF)))
+    if ethertype == ETH_IPV6:
         if window[l3] >> 4 != 6:
             return None
-        l3_header = 40
-        ip_len = 40 + _be16(window, l3 + 4)
-        proto = window[l3 + 6]
-        src = int.from_bytes(window[l3 + 8:l3 + 24], 'big')
-        dst = int.from_bytes(window[l3 + 24:l3 + 40], 'big')
-        version = 6
-    else:
+        return (6, 40, 40 + _be16(window, l3 + 4), window[l3 + 6],
+                int.from_bytes(window[l3 + 8:l3 + 24], 'big'),
+                int.from_bytes(window[l3 + 24:l3 + 40], 'big'),
+                (False, False))
+    return None
+
+
+def _gtp_inner(window, l4):
+    """The L3 offset and ethertype of the packet a GTP-U G-PDU at UDP offset
+    l4 carries: version 1, PT 1, message type 0xFF; 4 more header bytes when
+    any of E/S/PN is set; with E and a next extension type, one extension
+    header (1..GTP_MAX_EXTENSION_WORDS words) that must end the chain.  None
+    when it is no G-PDU, (None, None) for a G-PDU the vTC does not unpack.
+    """
+    gtp = l4 + 8
+    flags = window[gtp]
+    if flags >> 4 != 0x3 or window[gtp + 1] != GTP_G_PDU:
         return None
-    l4 = l3 + l3_header
+    inner = gtp + 8
+    if flags & 0x07:
+        inner += 4
+    if flags & 0x04 and window[gtp + 11]:
+        words = window[gtp + 12]
+        if not 1 <= words <= GTP_MAX_EXTENSION_WORDS:
+            return None, None
+        inner += 4 * words
+        if window[inner - 1]:
+            return None, None  # a chain deeper than one extension header
+    version = window[inner] >> 4
+    ethertype = {4: ETH_IPV4, 6: ETH_IPV6}.get(version)
+    return (inner, ethertype) if ethertype else (None, None)
+
+
+def _l4_header(window, l4, proto):
     if proto == TCP:
-        l4_header = (window[l4 + 12] >> 4) * 4
-        if l4_header < 20:
-            return None
-    elif proto == UDP:
-        l4_header = 8
-    else:
+        header = (window[l4 + 12] >> 4) * 4
+        return header if header >= 20 else None
+    return 8 if proto == UDP else None
+
+
+def parse(frame, max_frame_len=9018):
+    """Parsed fields of a frame, FRAGMENT for an IPv4 fragment other than the
+    first, or None when the module forwards it unparsed.
+
+    A GTP-U G-PDU is parsed as the packet it carries (key, ports, payload),
+    but `l3` and `version` stay the outer IP header's: marking rewrites the
+    header the network sees.
+    """
+    captured = min(len(frame), WINDOW_BYTES)
+    window = bytes(frame[:captured]) + bytes(WINDOW_BYTES + 64 - captured)
+    if captured < MIN_PARSE_BYTES:
+        return None
+    link = _link(window)
+    if link is None:
+        return None
+    outer_l3, ethertype = link
+    outer = _ip(window, outer_l3, ethertype)
+    if outer is None:
+        return None
+    if outer[6][1]:
+        return FRAGMENT
+    if outer_l3 + outer[2] > max_frame_len:
+        return None
+    l3, ip = outer_l3, outer
+    if ip[3] == UDP and ip[6] == (False, False):
+        l4 = l3 + ip[1]
+        if GTP_U_PORT in (_be16(window, l4), _be16(window, l4 + 2)):
+            tunnel = _gtp_inner(window, l4)
+            if tunnel == (None, None):
+                return None
+            if tunnel:
+                l3 = tunnel[0]
+                if l3 + 28 > WINDOW_BYTES:
+                    return None  # no IP and UDP header would fit
+                ip = _ip(window, l3, tunnel[1])
+                if ip is None:
+                    return None
+                if ip[6][1]:
+                    return FRAGMENT
+    version, l3_header, ip_len, proto, src, dst, _ = ip
+    l4 = l3 + l3_header
+    l4_header = _l4_header(window, l4, proto)
+    if l4_header is None:
         return None
     if l4 + l4_header > captured or l3 + ip_len > max_frame_len:
         return None
@@ -213,8 +313,8 @@ def parse(frame, max_frame_len=9018):
     parsed.key = FlowKey(
         version, proto, address(a[0]), a[1], address(b[0]), b[1]
     )
-    parsed.l3 = l3
-    parsed.version = version
+    parsed.l3 = outer_l3
+    parsed.version = outer[0]
     parsed.payload_len = payload_len
     start = l4 + l4_header
     parsed.payload = window[start:start + SIGNATURE_BYTES]
@@ -268,37 +368,82 @@ def _starts(payload, prefixes):
     return payload[:4] in prefixes
 
 
+def _rtp_header(header):
+    """An RTP header's first two bytes: version 2, a static audio/video
+    payload type (0..34) or a dynamic one (96..127).
+    """
+    kind = header[1] & 0x7F
+    return header[0] & 0xC0 == 0x80 and (kind <= 34 or kind >= 96)
+
+
+def _stun(p, payload_len):
+    """A STUN message: RFC 5389 (type's top bits 00, the magic cookie, a
+    length that fits the payload) or a classic RFC 3489 Binding message whose
+    length is exactly the payload's after the 20-byte header.
+    """
+    length = _be16(p, 2)
+    if p[0] & 0xC0 == 0 and p[4:8] == STUN_COOKIE:
+        return length + STUN_HEADER <= payload_len
+    return (_be16(p, 0) in STUN_CLASSIC_TYPES
+            and length + STUN_HEADER == payload_len)
+
+
+def _quic(p):
+    """A QUIC long header (form and fixed bits) with a known version: v1, v2,
+    an IETF draft (0xff0000xx) or Google's Q0xx/T0xx; or a gQUIC public
+    header with the version flag, a connection ID and Q0xx/T0xx.
+    """
+    google = (b'Q0', b'T0')
+    if p[0] & 0xC0 == 0xC0:
+        return (p[1:5] in QUIC_VERSIONS or p[1:4] == b'\xff\x00\x00'
+                or p[1:3] in google)
+    return p[0] & 0x89 == 0x09 and p[9:11] in google
+
+
 def signature(parsed):
     """The class one payload-carrying packet proves (0 = none); the lowest
     class number wins.
     """
     p = parsed.payload
+    length = parsed.payload_len
     tcp, udp = parsed.key.proto == TCP, parsed.key.proto == UDP
     ports = (parsed.sport, parsed.dport)
+    high_ports = parsed.sport >= 1024 and parsed.dport >= 1024
     upper = bytes(byte & 0xDF for byte in p[:4])
+    prefix = _be16(p, 0)  # TCP's RFC 1035 / RFC 4571 2-byte length
+    stun = _stun(p, length)
     matches = {
         'http': tcp and 5060 not in ports and _starts(p, HTTP_STARTS),
         'tls': tcp and ((0x14 <= p[0] <= 0x17 and p[1] == 3 and p[2] <= 4)
                         or (p[0] & 0x80 and p[2] == 1 and p[3] == 3
                             and p[4] <= 4)),
-        'dns': (udp and 53 in ports and parsed.payload_len >= 12
-                and p[2] & 0x78 == 0 and p[4] == 0 and p[5] == 1),
+        'dns': 53 in ports and (
+            (udp and length >= 12 and p[2] & 0x78 == 0 and p[4] == 0
+             and p[5] == 1)
+            or (tcp and length >= 14 and prefix >= 12
+                and p[4] & 0x78 == 0 and p[6] == 0 and p[7] == 1)),
         'ssh': tcp and p[:4] == b'SSH-',
-        'quic': udp and ((p[0] & 0x08 and p[9] == ord('Q')
-                          and p[10] == ord('0'))
-                         or (p[0] & 0xC0 == 0xC0
-                             and p[1:5] == b'\x00\x00\x00\x01')
-                         or 443 in ports),
-        'sip': (udp or (tcp and 5060 in ports)) and _starts(p, SIP_STARTS),
-        'rtp': (udp and parsed.payload_len >= 12 and p[0] & 0xC0 == 0x80
-                and ((p[1] & 0x7F) <= 34 or (p[1] & 0x7F) >= 96)
-                and parsed.sport >= 1024 and parsed.dport >= 1024),
-        'bittorrent': tcp and p[:12] == BITTORRENT_START,
+        'quic': udp and _quic(p),
+        'sip': ((udp or (tcp and 5060 in ports)) and _starts(p, SIP_STARTS)
+                or (5060 in ports and length == len(SIP_KEEPALIVE)
+                    and p.startswith(SIP_KEEPALIVE))),
+        'rtp': high_ports and (
+            (udp and length >= 12 and _rtp_header(p[0:2]))
+            or (tcp and length >= 14 and prefix >= 12
+                and prefix + 2 <= length and _rtp_header(p[2:4]))),
+        'bittorrent': (
+            (tcp and p[:12] == BITTORRENT_START)
+            or (udp and (p[:12] == BITTORRENT_LOCAL_DISCOVERY
+                         or _starts(p, DHT_STARTS)
+                         or (length >= 20 and p[0] & 0x0F == 1
+                             and p[0] >> 4 <= 4 and p[1] <= 2
+                             and not stun)))),
         'smtp': tcp and (upper in (b'EHLO', b'HELO')
                          or (p[:4] == b'220 '
                              and (25 in ports or 587 in ports))),
-        'ntp': (udp and 123 in ports and parsed.payload_len >= 48
+        'ntp': (udp and 123 in ports and length >= 48
                 and 1 <= (p[0] >> 3) & 7 <= 4 and p[0] & 7 != 0),
+        'stun': stun,
     }
     for number, name in enumerate(CLASSES[1:], start=1):
         if matches[name]:
@@ -384,7 +529,7 @@ class VtcModel:
     @staticmethod
     def flow_key(frame):
         parsed = parse(frame)
-        return parsed.key if parsed else None
+        return parsed.key if isinstance(parsed, Parsed) else None
 
     @staticmethod
     def canonical(key):
@@ -466,6 +611,12 @@ class VtcModel:
             c['OVERSIZE_FRAMES'] += 1
         parsed = parse(frame, self.max_frame_len)
         out = frame
+        c['FRAMES'] += 1
+        c['BYTES'] += len(frame)
+        if parsed is FRAGMENT:
+            c['FRAGMENT_FRAMES'] += 1
+            c['FRAGMENT_BYTES'] += len(frame)
+            return out
         if parsed is None:
             c['UNPARSED_FRAMES'] += 1
             after = 0
@@ -477,6 +628,4 @@ class VtcModel:
         name = CLASSES[after].upper()
         c['CLASS_PACKETS_' + name] += 1
         c['CLASS_BYTES_' + name] += len(frame)
-        c['FRAMES'] += 1
-        c['BYTES'] += len(frame)
         return out

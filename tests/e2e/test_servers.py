@@ -19,6 +19,7 @@ import re
 import sys
 
 from nova_fpga.contract import placement
+from nova_fpga_devtools import captures
 from nova_fpga_devtools.localcloud import traffic
 from tests.conftest import realdata_path
 from tests.conftest import ROOT
@@ -99,13 +100,15 @@ def test_vtc_server_classifies_real_traffic_like_the_model(
 
     paths = [realdata_path('pcaps', 'ndpi', name) for name in CAPTURES]
     vlan = REFERENCE.region('rp1').vlan
-    sent, size = traffic.replay(paths, data_links[board].peer_if, vlan)
+    sent, size, cut_short = traffic.replay(paths, data_links[board].peer_if,
+                                           vlan)
+    assert not cut_short
     plane = cloud.wait_for_frames(board, 'rp1', server_id, sent)
     assert plane['frames_in'] == plane['frames_out'] == sent, plane
 
     model = VtcModel()
     for path in paths:
-        for frame in traffic.read_frames(path):
+        for frame in captures.read_frames(path):
             model.process(frame)
     expected = model_counters(model)
     assert expected['frames'] == sent and expected['bytes'] == size

@@ -42,6 +42,7 @@ VTC_TABLE_TESTS = (
 VTC_TESTS = (
     'registers_follow_the_contract',
     'real_captures_match_the_model',
+    'more_captures_match_the_model',
     'ipv6_and_qinq_variants_match_the_model',
     'policy_writes_change_marking',
     'long_frames_are_forwarded_and_counted',

@@ -18,11 +18,15 @@ localparam [AXIL_ADDR_WIDTH-1:0]
     REG_FLOW_FAILED_INSERTIONS = 'h194,
     REG_UNPARSED_FRAMES        = 'h198,
     REG_OVERSIZE_FRAMES        = 'h19C,
+    REG_FRAGMENT_FRAMES_LO     = 'h1A0,
+    REG_FRAGMENT_FRAMES_HI     = 'h1A4,
+    REG_FRAGMENT_BYTES_LO      = 'h1A8,
+    REG_FRAGMENT_BYTES_HI      = 'h1AC,
     REG_CLASS_FLOWS            = 'h1C0;
 localparam STATUS_TABLE_CLEARING = 2;
 localparam POLICY_ENABLE = 7;
 localparam POLICY_DSCP = 0;
 localparam POLICY_DSCP_WIDTH = 6;
-// classes: unknown, http, tls, dns, ssh, quic, sip, rtp, bittorrent, smtp, ntp
-localparam CLASSES = 11;
+// classes: unknown, http, tls, dns, ssh, quic, sip, rtp, bittorrent, smtp, ntp, stun
+localparam CLASSES = 12;
 /* verilator lint_on UNUSEDPARAM */

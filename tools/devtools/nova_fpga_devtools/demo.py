@@ -93,7 +93,8 @@ def _add_commands(subparsers):
         'scenario', help='the demo: deploy the vTC with the openstack CLI, '
         'send real traffic through it, show what it classified')
     scenario.add_argument('--pcaps', default=None,
-                          help='directory of captures (*.pcap) to replay '
+                          help='directory of captures (*.pcap, *.pcapng) '
+                               'to replay '
                                '(default: ../shared/realdata/pcaps/ndpi)')
 
 
@@ -257,11 +258,13 @@ def replay(conf):
         return 1
     vlan = shell.load(shell.REFERENCE).region(conf.command.region).vlan
     link = cloud.data_link(conf.command.board)
-    frames, size = traffic.replay(conf.command.captures, link.peer_if, vlan)
+    replayed = traffic.replay(conf.command.captures, link.peer_if, vlan)
+    for cut_short in replayed.cut_short:
+        print(cut_short, file=sys.stderr)
     print('sent %d frames (%d bytes) of %d capture(s) into %s\'s data '
           'interface (host end %s), VLAN %d = region %s' % (
-              frames, size, len(conf.command.captures), conf.command.board,
-              link.peer_if, vlan, conf.command.region))
+              replayed.frames, replayed.bytes, len(conf.command.captures),
+              conf.command.board, link.peer_if, vlan, conf.command.region))
     return 0
 
 

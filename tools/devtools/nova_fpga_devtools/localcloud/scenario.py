@@ -38,6 +38,8 @@ ROOT = nova_fpga_devtools.SOURCE
 #: where the demo looks for captures unless told otherwise
 DEFAULT_PCAPS = ROOT.parent / 'shared' / 'realdata' / 'pcaps' / 'ndpi'
 REALDATA_BITSTREAMS = ROOT.parent / 'shared' / 'realdata' / 'bitstreams'
+#: the files the demo replays from a --pcaps directory (the reader takes both)
+CAPTURE_PATTERNS = ('*.pcap', '*.pcapng')
 SERVER = 'vtc1'
 
 
@@ -90,9 +92,11 @@ class Scenario:
                                 % self.stack.clouds_file())
         self.out('Credentials: . %s   (admin; commands below are in %s)'
                  % (self.stack.credentials_file(), process.BIN))
-        captures = sorted(self.pcaps.glob('*.pcap'))
+        captures = sorted(path for pattern in CAPTURE_PATTERNS
+                          for path in self.pcaps.glob(pattern))
         if not captures:
-            raise ScenarioError('no captures (*.pcap) in %s: pass --pcaps DIR'
+            raise ScenarioError('no captures (*.pcap, *.pcapng) in %s: pass '
+                                '--pcaps DIR'
                                 % self.pcaps)
         self.out('Captures from %s (--pcaps DIR for another directory)'
                  % self.pcaps)

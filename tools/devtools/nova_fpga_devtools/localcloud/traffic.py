@@ -15,20 +15,23 @@
 The board's data plane steers a frame to a region by its outer 802.1Q tag
 (the region's VLAN in the shell manifest) and gives the module the frame
 without it; so a capture is replayed with that tag in front of each of its
-frames, exactly as a switch port in VLAN mode would deliver it.
+frames, exactly as a switch port in VLAN mode would deliver it.  Captures
+are read as the Ethernet frames a board receives (nova_fpga_devtools.captures:
+loopback, raw IP and cooked captures included).
 """
+import collections
 import struct
 
-from scapy.layers.l2 import Ether
+from scapy.packet import Raw
 from scapy.sendrecv import sendp
-from scapy.utils import rdpcap
+
+from nova_fpga_devtools import captures
 
 ETH_P_8021Q = 0x8100
 
-
-def read_frames(path):
-    """Ethernet frames of a pcap or pcapng capture."""
-    return [bytes(packet) for packet in rdpcap(str(path))]
+#: what replay sent: frames, bytes (without the tag), and for each capture
+#: file whose end cuts a record, what it cut off (the frames before it sent)
+Replayed = collections.namedtuple('Replayed', 'frames bytes cut_short')
 
 
 def tagged(frame, vlan):
@@ -37,9 +40,11 @@ def tagged(frame, vlan):
 
 def replay(paths, interface, vlan):
     """Send every frame of the captures, tagged with vlan, out of
-    interface; returns (frames, bytes) sent (bytes without the tag).
+    interface, byte for byte (never re-encoded by a scapy dissector).
     """
-    frames = [f for path in paths for f in read_frames(path)]
-    sendp([Ether(tagged(f, vlan)) for f in frames], iface=interface,
+    read = [captures.read_capture(path) for path in paths]
+    frames = [frame for capture in read for frame in capture.frames]
+    sendp([Raw(load=tagged(f, vlan)) for f in frames], iface=interface,
           verbose=False)
-    return len(frames), sum(len(f) for f in frames)
+    return Replayed(len(frames), sum(len(f) for f in frames),
+                    [c.cut_short for c in read if c.cut_short])

@@ -1,0 +1,229 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The vTC model's parser paths (PPPoE, GTP-U, IPv4 fragments) and its
+signatures, on real frames of the shared captures (hdl/tests/vtc_model.py;
+the cocotb suite proves the RTL equal to it).
+"""
+import ipaddress
+import sys
+
+import pytest
+from scapy.layers.inet import IP
+from scapy.layers.inet import TCP
+from scapy.layers.inet import UDP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+from scapy.utils import rdpcap
+
+from tests.conftest import realdata_path
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
+import vtc_captures  # noqa: E402
+import vtc_model  # noqa: E402
+
+pytestmark = pytest.mark.hdl
+
+
+def frames(name, folder='ndpi-more'):
+    return vtc_captures.read_frames(
+        realdata_path('pcaps', folder, name))
+
+
+def first_payload_frame(name, folder='ndpi-more', proto=None):
+    for frame in frames(name, folder):
+        parsed = vtc_model.parse(frame)
+        if (isinstance(parsed, vtc_model.Parsed) and parsed.payload_len
+                and proto in (None, parsed.key.proto)):
+            return frame
+    raise AssertionError('no payload in %s' % name)
+
+
+def klass(frame):
+    return vtc_model.CLASSES[vtc_model.signature(vtc_model.parse(frame))]
+
+
+def tcp_frame(payload, sport=40000, dport=50000):
+    return bytes(Ether() / IP(src='10.0.0.1', dst='10.0.0.2')
+                 / TCP(sport=sport, dport=dport, flags='PA') / Raw(payload))
+
+
+def udp_frame(payload, sport=40000, dport=50000):
+    return bytes(Ether() / IP(src='10.0.0.1', dst='10.0.0.2')
+                 / UDP(sport=sport, dport=dport) / Raw(payload))
+
+
+def not_ethernet(name):
+    """A NULL (BSD loopback) or Linux cooked capture's IP packets as
+    Ethernet frames.
+    """
+    out = []
+    for packet in rdpcap(str(realdata_path('pcaps', 'ndpi-more', name))):
+        raw = bytes(packet)
+        body = raw[4:] if packet.__class__.__name__ == 'Loopback' else raw[16:]
+        ip = IPv6(body) if body[0] >> 4 == 6 else IP(body)
+        out.append(bytes(Ether() / ip))
+    return out
+
+
+def test_a_later_fragment_is_counted_apart_never_in_a_class():
+    captured = frames('ip_fragmented_garbage.pcap')
+    later = [f for f in captured
+             if vtc_model.parse(f) is vtc_model.FRAGMENT]
+    assert len(later) == 1248
+    model = vtc_model.VtcModel()
+    for frame in captured:
+        model.process(frame)
+    c = model.counters
+    assert c['FRAGMENT_FRAMES'] == 1248
+    assert c['FRAGMENT_BYTES'] == sum(len(f) for f in later)
+    # the four first fragments carry 16 bytes of a TCP header: unparsed
+    assert c['UNPARSED_FRAMES'] == 4 and c['FLOWS_SEEN'] == 0
+    assert sum(c['CLASS_PACKETS_' + k.upper()] for k in vtc_model.CLASSES) \
+        + c['FRAGMENT_FRAMES'] == c['FRAMES'] == len(captured)
+
+
+def test_a_first_fragment_is_parsed_on_the_bytes_it_carries():
+    whole = first_payload_frame('dns-exf.pcap')
+    packet = Ether(whole)
+    packet[IP].flags = 'MF'
+    packet[IP].chksum = None
+    first = bytes(packet)
+    assert vtc_model.parse(first).key == vtc_model.parse(whole).key
+    assert klass(first) == 'dns'
+    packet[IP].frag = 185
+    assert vtc_model.parse(bytes(packet)) is vtc_model.FRAGMENT
+
+
+def test_a_pppoe_frame_is_parsed_and_marked_at_its_ip_header():
+    # QinQ-tagged (0x8100, 0x8100), then PPPoE (0x8864)
+    frame = [f for f in frames('dns.pcap', folder='ndpi')
+             if f[20:22] == b'\x88\x64'][0]
+    parsed = vtc_model.parse(frame)
+    assert parsed.l3 == 30 and parsed.version == 4
+    assert klass(frame) == 'dns'
+    model = vtc_model.VtcModel(policy={'dns': 46})
+    model.process(frame)
+    marked = model.process(frame)
+    assert Ether(marked)[IP].tos >> 2 == 46
+    header = marked[30:50]
+    assert vtc_model._ones_add(*(header[i] << 8 | header[i + 1]
+                                 for i in range(0, 20, 2))) == 0xFFFF
+
+
+def with_pdu_session_container(frame, chain=0):
+    """A GTP-U frame with the optional fields and one 5G PDU session
+    container extension header (next extension type `chain`) inserted.
+    """
+    packet = Ether(frame)
+    udp = packet[UDP]
+    gtp = bytes(udp.payload)
+    extended = (bytes([gtp[0] | 0x04]) + gtp[1:2]
+                + (int.from_bytes(gtp[2:4], 'big') + 8).to_bytes(2, 'big')
+                + gtp[4:8] + b'\x00\x00\x00\x85' + bytes([1, 0x10, 0x09, chain])
+                + gtp[8:])
+    udp.remove_payload()
+    udp.len = udp.chksum = None
+    packet[IP].len = packet[IP].chksum = None
+    return bytes(packet / Raw(extended))
+
+
+def test_gtp_u_is_decapsulated_and_marked_outside():
+    frame = frames('ipv6_in_gtp.pcap')[0]
+    parsed = vtc_model.parse(frame)
+    assert parsed.key.ip_version == 6 and parsed.key.proto == 17
+    assert {parsed.key.port_a, parsed.key.port_b} == {49120, 25658}
+    assert parsed.key.addr_a == ipaddress.ip_address(
+        '2607:fc20:4052:39e:490a:ea4d:17fe:e09c')
+    assert parsed.version == 4 and parsed.l3 == 22  # the outer, tagged twice
+    extended = with_pdu_session_container(frame)
+    again = vtc_model.parse(extended)
+    assert again.key == parsed.key and again.payload == parsed.payload
+    model = vtc_model.VtcModel(policy={'rtp': 34})
+    model.process(extended)
+    marked = model.process(extended)
+    assert Ether(marked)[IP].tos >> 2 == 34  # the outer header the network sees
+    assert marked[22 + 20 + 8:] == extended[22 + 20 + 8:]
+    # a deeper extension chain is not followed
+    assert vtc_model.parse(with_pdu_session_container(frame, chain=0x85)) \
+        is None
+    # the ESP packet inside the other frame is no TCP/UDP
+    assert vtc_model.parse(frames('ipv6_in_gtp.pcap')[1]) is None
+
+
+def test_openvpn_over_udp_is_not_quic_even_on_port_443():
+    captured = not_ethernet('openvpn-tlscrypt.pcap')
+    assert {klass(f) for f in captured
+            if vtc_model.parse(f).payload_len} == {'unknown'}
+    for frame in captured:
+        packet = Ether(frame)
+        packet[UDP].dport = packet[UDP].sport = 443
+        assert klass(bytes(packet)) != 'quic'
+
+
+@pytest.mark.parametrize('capture, proto, expected', [
+    ('stun_classic.pcap', 17, 'stun'),  # RFC 3489 Binding Request
+    ('stun_dtls_rtp.pcapng', 6, 'stun'),  # over TCP/3478, with the cookie
+    ('stun_dtls_rtp.pcapng', 17, 'stun'),
+    ('whatsapp_voice_and_message.pcap', 17, 'stun'),
+    ('whatsapp_voice_and_message.pcap', 6, 'unknown'),  # WhatsApp's own
+    ('quic-34.pcap', 17, 'quic'),  # IETF draft 34, port 4443
+    ('youtube_quic.pcap', 17, 'quic'),  # gQUIC Q035
+    ('bt_search.pcap', 17, 'bittorrent'),  # local service discovery
+    ('sip_hello.pcapng', 17, 'sip'),  # the keep-alive `hello`
+    ('NTPv3.pcap', 17, 'ntp'),
+    ('tls_1.3_unidirectional_client.pcapng', 6, 'tls'),
+])
+def test_signature_of_a_real_first_packet(capture, proto, expected):
+    assert klass(first_payload_frame(capture, proto=proto)) == expected
+
+
+def test_quic_v2_long_header_is_quic():
+    captured = not_ethernet('quic-v2.pcapng')
+    assert klass(captured[0]) == 'quic'
+
+
+def test_dns_and_rtp_over_tcp_have_their_length_prefix():
+    query = bytes(Ether(first_payload_frame('dns-exf.pcap'))[UDP].payload)
+    prefixed = len(query).to_bytes(2, 'big') + query
+    assert klass(tcp_frame(prefixed, dport=53)) == 'dns'
+    assert klass(tcp_frame(prefixed, dport=5353)) == 'unknown'
+    rtp = bytes(Ether(frames('stun_classic.pcap')[2])[UDP].payload)
+    assert klass(udp_frame(rtp)) == 'rtp'
+    assert klass(tcp_frame(len(rtp).to_bytes(2, 'big') + rtp)) == 'rtp'
+    assert klass(tcp_frame(b'\x80\x00' + rtp)) == 'unknown'  # no length
+    assert klass(tcp_frame(len(rtp).to_bytes(2, 'big') + rtp,
+                           dport=554)) == 'unknown'  # a port below 1024
+
+
+def test_bittorrent_over_udp():
+    dht = b'd1:ad2:id20:' + bytes(20) + b'e1:q4:ping1:t2:aa1:y1:qe'
+    assert klass(udp_frame(dht)) == 'bittorrent'
+    utp_syn = bytes([0x41, 0x00]) + bytes(18)
+    assert klass(udp_frame(utp_syn)) == 'bittorrent'
+    assert klass(udp_frame(utp_syn[:19])) == 'unknown'  # no uTP header
+    # a classic STUN Binding Response looks like uTP's first byte: STUN
+    response = bytes(Ether(frames('stun_classic.pcap')[1])[UDP].payload)
+    assert response[:2] == b'\x01\x01'
+    assert klass(udp_frame(response)) == 'stun'
+
+
+def test_stun_length_must_fit_the_payload():
+    request = bytes(Ether(frames('stun_classic.pcap')[0])[UDP].payload)
+    assert klass(udp_frame(request)) == 'stun'
+    assert klass(udp_frame(request + b'\x00' * 4)) == 'unknown'
+    cookie = bytes(Ether(first_payload_frame(
+        'whatsapp_voice_and_message.pcap', proto=17))[UDP].payload)
+    assert klass(udp_frame(cookie + b'\x00' * 4)) == 'stun'
+    assert klass(udp_frame(cookie[:-4])) == 'unknown'

@@ -90,10 +90,10 @@ module region_vtc #
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam BUCKET_BITS = $clog2(FLOW_TABLE_DEPTH / 4);
 // a beat leaves this many cycles after it came in: the window (128 bytes) plus the
-// parser and flow-table latency (the decision is there 21 cycles after the window's end:
-// the parser's request 13 cycles after it, the flow table's decision 7 after that, written
+// parser and flow-table latency (the decision is there 23 cycles after the window's end:
+// the parser's request 15 cycles after it, the flow table's decision 7 after that, written
 // into the decision FIFO 1 after that)
-localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 21;
+localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 23;
 localparam FIFO_ADDR_WIDTH = 6;
 localparam FIFO_DEPTH = 2 ** FIFO_ADDR_WIDTH;
 localparam FIFO_WIDTH = COUNT_WIDTH + 1 + KEEP_WIDTH + DATA_WIDTH;
@@ -111,6 +111,11 @@ wire rst = !aresetn;
 reg [FIFO_WIDTH-1:0]    fifo_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] fifo_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] fifo_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+reg [FIFO_ADDR_WIDTH:0] fifo_rd_next_ptr_reg = {{FIFO_ADDR_WIDTH{1'b0}}, 1'b1};  // read + 1
+// the head beat, read from the FIFO a cycle ahead: the beat at the read pointer, or the one
+// after it when a beat leaves (a beat is read a cycle or more after it was written: it is
+// due OUTPUT_DELAY cycles after)
+reg [FIFO_WIDTH-1:0]    head_reg = {FIFO_WIDTH{1'b0}};
 // whether a beat came in, for each of the last OUTPUT_DELAY - 1 cycles, and the write
 // pointer as it was OUTPUT_DELAY cycles ago: the beats before it are due
 reg [OUTPUT_DELAY-2:0]  arrived_reg = {(OUTPUT_DELAY-1){1'b0}};
@@ -135,11 +140,10 @@ always @* begin
     end
 end
 
-wire [FIFO_WIDTH-1:0]  head = fifo_mem[fifo_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
-wire [DATA_WIDTH-1:0]  head_data = head[DATA_WIDTH-1:0];
-wire [KEEP_WIDTH-1:0]  head_keep = head[DATA_WIDTH +: KEEP_WIDTH];
-wire                   head_last = head[DATA_WIDTH+KEEP_WIDTH];
-wire [COUNT_WIDTH-1:0] head_bytes = head[FIFO_WIDTH-1 -: COUNT_WIDTH];
+wire [DATA_WIDTH-1:0]  head_data = head_reg[DATA_WIDTH-1:0];
+wire [KEEP_WIDTH-1:0]  head_keep = head_reg[DATA_WIDTH +: KEEP_WIDTH];
+wire                   head_last = head_reg[DATA_WIDTH+KEEP_WIDTH];
+wire [COUNT_WIDTH-1:0] head_bytes = head_reg[FIFO_WIDTH-1 -: COUNT_WIDTH];
 // the head came in OUTPUT_DELAY or more cycles ago
 wire head_due = due_ptr_reg != fifo_rd_ptr_reg;
 
@@ -421,8 +425,11 @@ always @(posedge aclk) begin
                                                              req_pppoe};
         found_wr_ptr_reg <= found_wr_ptr_reg + 1'b1;
     end
+    head_reg <= pop ? fifo_mem[fifo_rd_next_ptr_reg[FIFO_ADDR_WIDTH-1:0]]
+        : fifo_mem[fifo_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
     if (pop) begin
-        fifo_rd_ptr_reg <= fifo_rd_ptr_reg + 1'b1;
+        fifo_rd_ptr_reg <= fifo_rd_next_ptr_reg;
+        fifo_rd_next_ptr_reg <= fifo_rd_next_ptr_reg + 1'b1;
         if (out_offset_reg < 8'd128) begin
             out_offset_reg <= out_offset_reg + KEEP_WIDTH[7:0];
         end
@@ -443,6 +450,7 @@ always @(posedge aclk) begin
     if (rst) begin
         fifo_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         fifo_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        fifo_rd_next_ptr_reg <= {{FIFO_ADDR_WIDTH{1'b0}}, 1'b1};
         fifo_full_reg <= 1'b0;
         arrived_reg <= {(OUTPUT_DELAY-1){1'b0}};
         due_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};

@@ -17,17 +17,17 @@
  * The window (the frame's first WINDOW_BYTES bytes, zero beyond its end) is
  * captured as the beats go by; at the window's end (the frame's last beat,
  * or its 128th byte) it is copied into a second register and parsed over
- * eleven pipeline stages, each small enough for a 156.25 MHz cycle: link
- * (tags, PPPoE, the outer IP header's first bytes), outer IP (fits,
+ * thirteen pipeline stages, each small enough for a 156.25 MHz cycle: link
+ * (tags, PPPoE), the outer IP header's first bytes, outer IP (fits,
  * fragment, outer L4 offset), GTP-U bytes, GTP-U (where the flow's IP header
  * is), flow IP header selected, flow IP fields, L4 (ports, address compare),
- * key (canonical key, lengths), payload (signature bytes, hash), signatures
- * (which match), class (the lowest that matches).  One request leaves per
- * frame, in frame order, 13 cycles after the window's end.  Only windows of
+ * key (canonical key, lengths), payload (signature bytes, hash), signature
+ * compares, signatures (which match), class (the lowest that matches).  One
+ * request leaves per frame, in frame order, 15 cycles after the window's end.  Only windows of
  * at least MIN_PARSE_BYTES are copied (the shortest TCP/UDP frame), so a copy
  * is held for at least that many beats (6 at 64 bits): the first six stages
- * read it (on cycles 1, 3 and 5 after it was taken), and the sixth copies it
- * once more for the L4 and payload stages (cycles 7 and 9).
+ * read it (on cycles 1, 2, 4 and 6 after it was taken), and the fourth copies
+ * it once more for the L4 and payload stages (cycles 8 and 10).
  * hdl/README.md (the vTC section) and hdl/tests/vtc_model.py define what is
  * parsed.
  */
@@ -250,15 +250,40 @@ wire [15:0] ppp_protocol = be16(tag2 ? padded[8*28 +: 16]
     : (tag1 ? padded[8*24 +: 16] : padded[8*20 +: 16]));
 wire        pppoe = link_type == 16'h8864;
 wire        pppoe_session = pppoe_start == 16'h0011;
+
+reg          la_valid = 1'b0;
+reg          la_full = 1'b0;
+reg [CAP_WIDTH-1:0] la_captured = {CAP_WIDTH{1'b0}};
+reg [1:0]    la_tags = 2'd0;
+reg          la_pppoe = 1'b0;
+reg          la_link_ipv4 = 1'b0;
+reg          la_link_ipv6 = 1'b0;
 // L3 offset = 14 + 4 * slot: the outer header's slot is 0..4 (two tags, PPPoE)
-wire [2:0]  outer_slot = {1'b0, tag2, tag1 && !tag2} + {1'b0, pppoe, 1'b0};
-// the outer L3 header's first 12 bytes (IPv4's TTL is not looked at)
+reg [2:0]    la_outer_slot = 3'd0;
+
+always @(posedge clk) begin
+    la_valid <= s0_valid;
+    la_full <= s0_full;
+    la_captured <= s0_captured;
+    la_tags <= {tag2, tag1 && !tag2};
+    la_pppoe <= pppoe;
+    la_link_ipv4 <= pppoe ? pppoe_session && ppp_protocol == 16'h0021 : link_type == 16'h0800;
+    la_link_ipv6 <= pppoe ? pppoe_session && ppp_protocol == 16'h0057 : link_type == 16'h86DD;
+    la_outer_slot <= {1'b0, tag2, tag1 && !tag2} + {1'b0, pppoe, 1'b0};
+    if (rst) begin
+        la_valid <= 1'b0;
+    end
+end
+
+// ---- stage 1b: the outer IP header's first 12 bytes --------------------------------
+
+// (IPv4's TTL is not looked at)
 reg  [95:0] outer;
 
 always @* begin
     outer = 96'd0;
     for (i = 0; i < 5; i = i + 1) begin
-        if (outer_slot == i[2:0]) begin
+        if (la_outer_slot == i[2:0]) begin
             outer = padded[8*14 + 32*i +: 96];
         end
     end
@@ -277,21 +302,21 @@ reg [95:0]   l2_outer = 96'd0;
 /* verilator lint_on UNUSEDSIGNAL */
 
 always @(posedge clk) begin
-    l2_valid <= s0_valid;
-    l2_full <= s0_full;
-    l2_captured <= s0_captured;
-    l2_tags <= {tag2, tag1 && !tag2};
-    l2_pppoe <= pppoe;
-    l2_link_ipv4 <= pppoe ? pppoe_session && ppp_protocol == 16'h0021 : link_type == 16'h0800;
-    l2_link_ipv6 <= pppoe ? pppoe_session && ppp_protocol == 16'h0057 : link_type == 16'h86DD;
-    l2_outer_slot <= outer_slot;
+    l2_valid <= la_valid;
+    l2_full <= la_full;
+    l2_captured <= la_captured;
+    l2_tags <= la_tags;
+    l2_pppoe <= la_pppoe;
+    l2_link_ipv4 <= la_link_ipv4;
+    l2_link_ipv6 <= la_link_ipv6;
+    l2_outer_slot <= la_outer_slot;
     l2_outer <= outer;
     if (rst) begin
         l2_valid <= 1'b0;
     end
 end
 
-// ---- stage 1b: the outer IP header ------------------------------------------------
+// ---- stage 1c: the outer IP header ------------------------------------------------
 
 wire [3:0]  outer_version = l2_outer[7:4];
 wire [3:0]  outer_ihl = l2_outer[3:0];
@@ -299,9 +324,20 @@ wire        outer_ipv4 = l2_link_ipv4 && outer_version == 4'd4 && outer_ihl >= 4
 wire        outer_ipv6 = l2_link_ipv6 && outer_version == 4'd6;
 wire        outer_more_fragments = l2_outer[8*6 + 5];
 wire [12:0] outer_fragment_offset = {l2_outer[8*6 +: 5], l2_outer[8*7 +: 8]};
-wire [16:0] outer_length = outer_ipv6 ? 17'd40 + {1'b0, be16(l2_outer[8*4 +: 16])}
-    : {1'b0, be16(l2_outer[8*2 +: 16])};
-wire [17:0] outer_end = 18'd14 + {13'd0, l2_outer_slot, 2'b00} + {1'b0, outer_length};
+
+// the Ethernet header (14 + 4 * slot bytes) plus an IP length (beyond `header` bytes) fits
+// MAX_FRAME_LEN: compared with a constant per slot, no adder before it
+function outer_fits(input [15:0] length, input [2:0] slot, input integer header);
+    integer n;
+    begin
+        outer_fits = 1'b0;
+        for (n = 0; n < 5; n = n + 1) begin
+            if (slot == n[2:0]) begin
+                outer_fits = {16'd0, length} <= MAX_FRAME_LEN - 14 - 4 * n - header;
+            end
+        end
+    end
+endfunction
 
 reg         o_valid = 1'b0;
 reg         o_fits = 1'b0;      // an outer IP header whose length keeps the frame in MAX_FRAME_LEN
@@ -322,7 +358,9 @@ reg [CAP_WIDTH-1:0] o_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
     o_valid <= l2_valid;
-    o_fits <= l2_full && (outer_ipv4 || outer_ipv6) && outer_end <= MAX_FRAME_LEN;
+    o_fits <= l2_full
+        && ((outer_ipv4 && outer_fits(be16(l2_outer[8*2 +: 16]), l2_outer_slot, 0))
+            || (outer_ipv6 && outer_fits(be16(l2_outer[8*4 +: 16]), l2_outer_slot, 40)));
     o_fragment <= l2_full && outer_ipv4 && outer_fragment_offset != 13'd0;
     o_whole <= outer_ipv6 || (!outer_more_fragments && outer_fragment_offset == 13'd0);
     o_link_ipv4 <= l2_link_ipv4;
@@ -343,7 +381,7 @@ always @(posedge clk) begin
     end
 end
 
-// ---- stage 1c: the GTP-U bytes ----------------------------------------------------
+// ---- stage 1d: the GTP-U bytes ----------------------------------------------------
 
 // the outer UDP header and the GTP-U bytes looked at, from the outer L4 offset (34 + 4 * slot,
 // slot 0..14): ports 0..3, flags 8, message type 9, next extension type 19, extension
@@ -377,6 +415,10 @@ always @* begin
     end
 end
 
+// the window once more, for the L4 and payload stages (they read it 4 and 6 cycles after
+// it is taken; it is taken 3 cycles after parse_window_reg, which holds a window 6 cycles)
+reg [WINDOW_BITS-1:0] l4_window_reg = {WINDOW_BITS{1'b0}};
+
 reg         g_valid = 1'b0;
 reg         g_fits = 1'b0;
 reg         g_fragment = 1'b0;
@@ -400,6 +442,9 @@ reg [CAP_WIDTH-1:0] g_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
     g_valid <= o_valid;
+    if (o_valid && o_fits) begin
+        l4_window_reg <= parse_window_reg;
+    end
     g_fits <= o_fits;
     g_fragment <= o_fragment;
     g_link_ipv4 <= o_link_ipv4;
@@ -425,7 +470,7 @@ always @(posedge clk) begin
     end
 end
 
-// ---- stage 1d: GTP-U, which IP header the flow is ---------------------------------
+// ---- stage 1e: GTP-U, which IP header the flow is ---------------------------------
 
 // an inner (GTP-U) header's slot is up to 21 (an inner IP + UDP header must fit the window)
 localparam [4:0] LAST_L3_SLOT = 5'd21;
@@ -474,7 +519,9 @@ always @(posedge clk) begin
     end
 end
 
-// ---- stage 1e: the flow's IP header (the outer one, or GTP-U's inner one) ----------
+// ---- stage 1f: the flow's IP header (the outer one, or GTP-U's inner one) ----------
+
+localparam [15:0] IP_ROOM = MAX_FRAME_LEN - 14;
 
 reg          h_valid = 1'b0;
 reg          h_fits = 1'b0;
@@ -483,8 +530,12 @@ reg          h_tunnel = 1'b0;
 reg          h_link_ipv4 = 1'b0;
 reg          h_link_ipv6 = 1'b0;
 reg [4:0]    h_l3_slot = 5'd0;
+// the IP length the frame has room for in MAX_FRAME_LEN behind the Ethernet header and what
+// comes before the flow's IP header (14 + 4 * slot bytes); the IPv6 payload length
+reg [15:0]   h_ip_room = 16'd0;
+reg [15:0]   h_ipv6_room = 16'd0;
 // its first 40 bytes (L3 offset = 14 + 4 * slot, slot 0..21; the TOS / traffic class byte is
-// the outer header's, stage 1b's).  A part-select: yosys makes it a shifter, 1,300 LUTs fewer
+// the outer header's, stage 1c's).  A part-select: yosys makes it a shifter, 1,300 LUTs fewer
 // than a multiplexer over the 22 slots
 reg [319:0]  h_l3 = 320'd0;
 reg          h_ipv6 = 1'b0;
@@ -494,9 +545,6 @@ reg [7:0]    h_byte0 = 8'd0;
 reg [7:0]    h_byte1 = 8'd0;
 reg [15:0]   h_checksum = 16'd0;
 reg [CAP_WIDTH-1:0] h_captured = {CAP_WIDTH{1'b0}};
-// the window once more, for the L4 and payload stages (taken as this stage's registers are
-// read: the next window replaces parse_window_reg no earlier)
-reg [WINDOW_BITS-1:0] l4_window_reg = {WINDOW_BITS{1'b0}};
 
 always @(posedge clk) begin
     h_valid <= t_valid;
@@ -506,6 +554,8 @@ always @(posedge clk) begin
     h_link_ipv4 <= t_link_ipv4;
     h_link_ipv6 <= t_link_ipv6;
     h_l3_slot <= t_l3_slot;
+    h_ip_room <= IP_ROOM - {9'd0, t_l3_slot, 2'b00};
+    h_ipv6_room <= IP_ROOM - 16'd40 - {9'd0, t_l3_slot, 2'b00};
     h_l3 <= padded[8*14 + 32*t_l3_slot +: 320];
     h_ipv6 <= t_ipv6;
     h_tags <= t_tags;
@@ -514,9 +564,6 @@ always @(posedge clk) begin
     h_byte1 <= t_byte1;
     h_checksum <= t_checksum;
     h_captured <= t_captured;
-    if (h_valid && h_fits) begin
-        l4_window_reg <= parse_window_reg;
-    end
     if (rst) begin
         h_valid <= 1'b0;
     end
@@ -524,7 +571,7 @@ end
 
 wire [L4_PADDED_BITS-1:0] l4_padded = {{(L4_PADDED_BITS-WINDOW_BITS){1'b0}}, l4_window_reg};
 
-// ---- stage 1f: the flow's IP header fields -----------------------------------------
+// ---- stage 1g: the flow's IP header fields -----------------------------------------
 
 /* verilator lint_off UNUSEDSIGNAL */
 wire [319:0] l3 = h_l3;
@@ -544,7 +591,8 @@ wire [16:0] ip_length = is_ipv6 ? 17'd40 + {1'b0, ipv6_payload_length} : {1'b0, 
 wire [5:0] l3_header = is_ipv6 ? 6'd40 : {ihl, 2'b00};
 // L4 offset = 34 + 4 * l4_slot
 wire [4:0] l4_slot = h_l3_slot + (is_ipv6 ? 5'd5 : {1'b0, ihl} - 5'd5);
-wire [17:0] ip_end = 18'd14 + {11'd0, h_l3_slot, 2'b00} + {1'b0, ip_length};
+// the IP length fits the room, IPv4 and IPv6 side by side
+wire ip_fits = is_ipv6 ? ipv6_payload_length <= h_ipv6_room : ipv4_length <= h_ip_room;
 wire inner_fragment = h_tunnel && is_ipv4 && ipv4_fragment_offset != 13'd0;
 
 reg         s1_valid = 1'b0;
@@ -568,7 +616,7 @@ reg [CAP_WIDTH-1:0] s1_captured = {CAP_WIDTH{1'b0}};
 always @(posedge clk) begin
     s1_valid <= h_valid;
     s1_candidate <= h_fits && (is_ipv4 || is_ipv6) && (proto == 8'd6 || proto == 8'd17)
-        && ip_end <= MAX_FRAME_LEN && !inner_fragment;
+        && ip_fits && !inner_fragment;
     s1_fragment <= h_fragment || (h_fits && inner_fragment);
     s1_flow_ipv6 <= is_ipv6;
     s1_proto <= proto;
@@ -830,9 +878,9 @@ always @(posedge clk) begin
     end
 end
 
-// ---- stage 3b, 3c: signatures (registered inside), class ----------------------
+// ---- stages 3b, 3c, 3d: signatures (compares, matches, class; registered inside) -
 
-wire [3:0] match;  // a cycle behind sig_*, with cls_*
+wire [3:0] match;  // two cycles behind sig_*, with cls_*
 
 vtc_signatures signatures (
     .clk(clk),
@@ -844,6 +892,37 @@ vtc_signatures signatures (
     .payload_length(sig_payload_length),
     .match(match)
 );
+
+reg                   mid_valid = 1'b0;
+reg                   mid_parsed = 1'b0;
+reg                   mid_fragment = 1'b0;
+reg [104:0]           mid_key = 105'd0;
+reg [BUCKET_BITS-1:0] mid_bucket = {BUCKET_BITS{1'b0}};
+reg                   mid_payload = 1'b0;
+reg                   mid_ipv6 = 1'b0;
+reg [1:0]             mid_tags = 2'd0;
+reg                   mid_pppoe = 1'b0;
+reg [7:0]             mid_byte0 = 8'd0;
+reg [7:0]             mid_byte1 = 8'd0;
+reg [15:0]            mid_checksum = 16'd0;
+
+always @(posedge clk) begin
+    mid_valid <= sig_valid;
+    mid_parsed <= sig_parsed;
+    mid_fragment <= sig_fragment;
+    mid_key <= sig_key;
+    mid_bucket <= sig_bucket;
+    mid_payload <= sig_payload;
+    mid_ipv6 <= sig_ipv6;
+    mid_tags <= sig_tags;
+    mid_pppoe <= sig_pppoe;
+    mid_byte0 <= sig_byte0;
+    mid_byte1 <= sig_byte1;
+    mid_checksum <= sig_checksum;
+    if (rst) begin
+        mid_valid <= 1'b0;
+    end
+end
 
 reg                   cls_valid = 1'b0;
 reg                   cls_parsed = 1'b0;
@@ -859,18 +938,18 @@ reg [7:0]             cls_byte1 = 8'd0;
 reg [15:0]            cls_checksum = 16'd0;
 
 always @(posedge clk) begin
-    cls_valid <= sig_valid;
-    cls_parsed <= sig_parsed;
-    cls_fragment <= sig_fragment;
-    cls_key <= sig_key;
-    cls_bucket <= sig_bucket;
-    cls_payload <= sig_payload;
-    cls_ipv6 <= sig_ipv6;
-    cls_tags <= sig_tags;
-    cls_pppoe <= sig_pppoe;
-    cls_byte0 <= sig_byte0;
-    cls_byte1 <= sig_byte1;
-    cls_checksum <= sig_checksum;
+    cls_valid <= mid_valid;
+    cls_parsed <= mid_parsed;
+    cls_fragment <= mid_fragment;
+    cls_key <= mid_key;
+    cls_bucket <= mid_bucket;
+    cls_payload <= mid_payload;
+    cls_ipv6 <= mid_ipv6;
+    cls_tags <= mid_tags;
+    cls_pppoe <= mid_pppoe;
+    cls_byte0 <= mid_byte0;
+    cls_byte1 <= mid_byte1;
+    cls_checksum <= mid_checksum;
     if (rst) begin
         cls_valid <= 1'b0;
     end

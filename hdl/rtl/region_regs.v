@@ -23,7 +23,9 @@
  * Offsets from 0x20 up are the module's own: the block passes
  * their reads and writes through on the user_* port (the module answers
  * in the same cycle, and user_*_err makes an offset it does not define
- * answer SLVERR), and pulses clear_counters for the module's own counters.
+ * answer SLVERR; with REGISTERED_READ the read address is held for three
+ * cycles and the module may answer through two register stages),
+ * and pulses clear_counters for the module's own counters.
  */
 
 `resetall
@@ -39,7 +41,9 @@ module region_regs #
     // register 0: the bitstream's UserID (0xFFFFFFFF = not declared)
     parameter [31:0] MODULE_ID = 32'hFFFFFFFF,
     // register 1: major << 16 | minor
-    parameter [31:0] MODULE_VERSION = 32'h00000000
+    parameter [31:0] MODULE_VERSION = 32'h00000000,
+    // 1: reads answered three cycles after they are taken (axil_reg_if)
+    parameter REGISTERED_READ = 0
 )
 (
     input  wire                       clk,
@@ -127,7 +131,8 @@ reg                        reg_rd_err;
 
 axil_reg_if #(
     .ADDR_WIDTH(AXIL_ADDR_WIDTH),
-    .DATA_WIDTH(32)
+    .DATA_WIDTH(32),
+    .REGISTERED_READ(REGISTERED_READ)
 )
 axil_reg_if_inst (
     .clk(clk),

@@ -90,13 +90,13 @@ module region_vtc #
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam BUCKET_BITS = $clog2(FLOW_TABLE_DEPTH / 4);
 // a beat leaves this many cycles after it came in: the window (128 bytes) plus the
-// parser and flow-table latency (the decision is there 10 cycles after the window's end)
-localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 10;
+// parser and flow-table latency (the decision is there 23 cycles after the window's end:
+// the parser's request 15 cycles after it, the flow table's decision 7 after that, written
+// into the decision FIFO 1 after that)
+localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 23;
 localparam FIFO_ADDR_WIDTH = 6;
 localparam FIFO_DEPTH = 2 ** FIFO_ADDR_WIDTH;
-localparam FIFO_WIDTH = 8 + 1 + KEEP_WIDTH + DATA_WIDTH;
-localparam [7:0] DELAY_CYCLES = OUTPUT_DELAY[7:0];
-localparam [FIFO_ADDR_WIDTH:0] DELAY_BEATS = OUTPUT_DELAY[FIFO_ADDR_WIDTH:0];
+localparam FIFO_WIDTH = COUNT_WIDTH + 1 + KEEP_WIDTH + DATA_WIDTH;
 
 // the vTC's own registers (byte offsets; region_regs answers 0x00-0x1C), the
 // POLICY bits and CLASSES (the number of classes), from the module catalogue.
@@ -106,26 +106,46 @@ localparam [FIFO_ADDR_WIDTH:0] DELAY_BEATS = OUTPUT_DELAY[FIFO_ADDR_WIDTH:0];
 
 wire rst = !aresetn;
 
-// ---- delay FIFO: every beat, stamped with the cycle it came in -------------
+// ---- delay FIFO: every beat, with its byte count ----------------------------
 
 reg [FIFO_WIDTH-1:0]    fifo_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] fifo_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] fifo_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
-reg [7:0]               cycle_reg = 8'd0;
+reg [FIFO_ADDR_WIDTH:0] fifo_rd_next_ptr_reg = {{FIFO_ADDR_WIDTH{1'b0}}, 1'b1};  // read + 1
+// the head beat, read from the FIFO a cycle ahead: the beat at the read pointer, or the one
+// after it when a beat leaves (a beat is read a cycle or more after it was written: it is
+// due OUTPUT_DELAY cycles after)
+reg [FIFO_WIDTH-1:0]    head_reg = {FIFO_WIDTH{1'b0}};
+// whether a beat came in, for each of the last OUTPUT_DELAY - 1 cycles, and the write
+// pointer as it was OUTPUT_DELAY cycles ago: the beats before it are due
+reg [OUTPUT_DELAY-2:0]  arrived_reg = {(OUTPUT_DELAY-1){1'b0}};
+reg [FIFO_ADDR_WIDTH:0] due_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 
 wire [FIFO_ADDR_WIDTH:0] fifo_count = fifo_wr_ptr_reg - fifo_rd_ptr_reg;
-wire fifo_full = fifo_count[FIFO_ADDR_WIDTH];
+// full, registered: set when the beats in the FIFO reach its depth, not counting the beat
+// that may leave in the same cycle (so the input may pause a cycle early, never late)
+reg  fifo_full_reg = 1'b0;
 wire in_beat = s_axis_tvalid && s_axis_tready;
 
-assign s_axis_tready = !fifo_full;
+assign s_axis_tready = !fifo_full_reg;
 
-wire [FIFO_WIDTH-1:0] head = fifo_mem[fifo_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
-wire [DATA_WIDTH-1:0] head_data = head[DATA_WIDTH-1:0];
-wire [KEEP_WIDTH-1:0] head_keep = head[DATA_WIDTH +: KEEP_WIDTH];
-wire                  head_last = head[DATA_WIDTH+KEEP_WIDTH];
-wire [7:0]            head_age = cycle_reg - head[FIFO_WIDTH-1 -: 8];
-// the head came in OUTPUT_DELAY cycles ago (or earlier: that many beats are behind it)
-wire head_due = head_age >= DELAY_CYCLES || fifo_count > DELAY_BEATS;
+reg [COUNT_WIDTH-1:0] in_bytes;
+integer i;
+integer c;
+
+always @* begin
+    in_bytes = {COUNT_WIDTH{1'b0}};
+    for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
+        in_bytes = in_bytes + {{(COUNT_WIDTH-1){1'b0}}, s_axis_tkeep[i]};
+    end
+end
+
+wire [DATA_WIDTH-1:0]  head_data = head_reg[DATA_WIDTH-1:0];
+wire [KEEP_WIDTH-1:0]  head_keep = head_reg[DATA_WIDTH +: KEEP_WIDTH];
+wire                   head_last = head_reg[DATA_WIDTH+KEEP_WIDTH];
+wire [COUNT_WIDTH-1:0] head_bytes = head_reg[FIFO_WIDTH-1 -: COUNT_WIDTH];
+// the head came in OUTPUT_DELAY or more cycles ago
+wire head_due = due_ptr_reg != fifo_rd_ptr_reg;
 
 // ---- classification --------------------------------------------------------
 
@@ -228,60 +248,128 @@ flow_table (
 
 // ---- decisions, one per frame in frame order --------------------------------
 
-// never overflows: a frame's decision arrives before its first beat leaves
-reg [31:0]              decision_mem [0:FIFO_DEPTH-1];
-reg [FIFO_ADDR_WIDTH:0] decision_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
-reg [FIFO_ADDR_WIDTH:0] decision_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+// the byte offsets a decision rewrites (NO_REWRITE, beyond every beat, for none), stored
+// with it: the rewrite then reads them from the decision memory as they are
+localparam [7:0] LANE_MASK = KEEP_WIDTH[7:0] - 8'd1;
+localparam [7:0] NO_REWRITE = 8'hFF & ~LANE_MASK;
+
 // what the parser found besides: {fragment, unparsed, PPPoE}, one per request, read with the
 // frame's decision (the request comes before the decision)
 reg [2:0]               found_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] found_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+reg [FIFO_ADDR_WIDTH:0] decision_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+
+wire [2:0] decision_found = found_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
+wire       decision_rewrite = decision[31];
+wire       decision_ipv6 = decision[30];
+wire [7:0] l3_offset = 8'd14 + {4'd0, decision[29:28], 2'b00} + {4'd0, decision_found[0], 3'b000};
+wire [7:0] position_a = !decision_rewrite ? NO_REWRITE : decision_ipv6 ? l3_offset : l3_offset + 8'd1;
+wire [7:0] position_b = !decision_rewrite ? NO_REWRITE
+    : decision_ipv6 ? l3_offset + 8'd1 : l3_offset + 8'd10;
+wire [7:0] position_c = !decision_rewrite || decision_ipv6 ? NO_REWRITE : l3_offset + 8'd11;
+
+// {fragment, unparsed, position_c, position_b, position_a, values, class} (the positions
+// stand for the decision's rewrite, ipv6, tags and PPPoE bits); never overflows: a frame's
+// decision arrives before its first beat leaves
+reg [53:0]              decision_mem [0:FIFO_DEPTH-1];
+reg [FIFO_ADDR_WIDTH:0] decision_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 
 wire        decision_ready = decision_wr_ptr_reg != decision_rd_ptr_reg;
-wire [31:0] current = decision_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
-wire        rewrite = current[31];
-wire        rewrite_ipv6 = current[30];
-wire [1:0]  rewrite_tags = current[29:28];
+wire [53:0] current = decision_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
+wire [7:0]  current_a = current[35:28];
+wire [7:0]  current_b = current[43:36];
+wire [7:0]  current_c = current[51:44];
 wire [3:0]  current_class = current[3:0];
-wire [2:0]  found = found_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
-wire        current_fragment = found[2];
-wire        current_unparsed = found[1];
-wire        current_pppoe = found[0];
+wire        current_unparsed = current[52];
+wire        current_fragment = current[53];
 
 // ---- output: the head beat, its DSCP bytes rewritten ------------------------
 
-wire out_valid = fifo_count != 0 && decision_ready && head_due;
+wire out_valid = head_due && decision_ready;
 wire out_ready;
 wire pop = out_valid && out_ready;
 
 reg  [7:0] out_offset_reg = 8'd0;  // byte offset of the head beat in its frame (saturates)
 reg  [23:0] out_frame_bytes_reg = 24'd0;
 
-wire [7:0] l3_offset = 8'd14 + {4'd0, rewrite_tags, 2'b00} + {4'd0, current_pppoe, 3'b000};
-wire [7:0] position_a = rewrite_ipv6 ? l3_offset : l3_offset + 8'd1;
-wire [7:0] position_b = rewrite_ipv6 ? l3_offset + 8'd1 : l3_offset + 8'd10;
-wire [7:0] position_c = l3_offset + 8'd11;
+// the head frame's rewrite, latched as its first beat leaves (the bytes rewritten, offset
+// 14 and up, are never in a first beat of at most 8 bytes): for each rewritten byte, the
+// offset of its beat and its lane, one-hot; and the lanes of the head beat that take each
+// value, worked out as the beat before it leaves, so the output reads registers only
+
+function [KEEP_WIDTH-1:0] lane(input [7:0] position);
+    lane = {{(KEEP_WIDTH-1){1'b0}}, 1'b1} << (position & LANE_MASK);
+endfunction
+
+reg [7:0]            rewrite_a_beat_reg = NO_REWRITE;
+reg [7:0]            rewrite_b_beat_reg = NO_REWRITE;
+reg [7:0]            rewrite_c_beat_reg = NO_REWRITE;
+reg [KEEP_WIDTH-1:0] rewrite_a_lane_reg = {KEEP_WIDTH{1'b0}};
+reg [KEEP_WIDTH-1:0] rewrite_b_lane_reg = {KEEP_WIDTH{1'b0}};
+reg [KEEP_WIDTH-1:0] rewrite_c_lane_reg = {KEEP_WIDTH{1'b0}};
+reg [23:0]           rewrite_value_reg = 24'd0;
+reg [KEEP_WIDTH-1:0] head_a_lanes_reg = {KEEP_WIDTH{1'b0}};
+reg [KEEP_WIDTH-1:0] head_b_lanes_reg = {KEEP_WIDTH{1'b0}};
+reg [KEEP_WIDTH-1:0] head_c_lanes_reg = {KEEP_WIDTH{1'b0}};
+
+// the lanes of a beat at beat offset `offset` that take a rewrite at `beat`, `lanes`
+function [KEEP_WIDTH-1:0] lanes_at(input [7:0] offset, input [7:0] beat,
+                                   input [KEEP_WIDTH-1:0] lanes);
+    lanes_at = offset == beat ? lanes : {KEEP_WIDTH{1'b0}};
+endfunction
+
+// the offset of the beat after the head beat (past the window, where nothing is rewritten,
+// it need not be exact)
+wire [7:0] next_offset = out_offset_reg + KEEP_WIDTH[7:0];
+
+always @(posedge aclk) begin
+    if (pop) begin
+        if (out_offset_reg == 8'd0) begin
+            rewrite_a_beat_reg <= current_a & ~LANE_MASK;
+            rewrite_b_beat_reg <= current_b & ~LANE_MASK;
+            rewrite_c_beat_reg <= current_c & ~LANE_MASK;
+            rewrite_a_lane_reg <= lane(current_a);
+            rewrite_b_lane_reg <= lane(current_b);
+            rewrite_c_lane_reg <= lane(current_c);
+            rewrite_value_reg <= current[27:4];
+            head_a_lanes_reg <= lanes_at(KEEP_WIDTH[7:0], current_a & ~LANE_MASK, lane(current_a));
+            head_b_lanes_reg <= lanes_at(KEEP_WIDTH[7:0], current_b & ~LANE_MASK, lane(current_b));
+            head_c_lanes_reg <= lanes_at(KEEP_WIDTH[7:0], current_c & ~LANE_MASK, lane(current_c));
+        end else begin
+            head_a_lanes_reg <= lanes_at(next_offset, rewrite_a_beat_reg, rewrite_a_lane_reg);
+            head_b_lanes_reg <= lanes_at(next_offset, rewrite_b_beat_reg, rewrite_b_lane_reg);
+            head_c_lanes_reg <= lanes_at(next_offset, rewrite_c_beat_reg, rewrite_c_lane_reg);
+        end
+        if (head_last) begin
+            head_a_lanes_reg <= {KEEP_WIDTH{1'b0}};
+            head_b_lanes_reg <= {KEEP_WIDTH{1'b0}};
+            head_c_lanes_reg <= {KEEP_WIDTH{1'b0}};
+        end
+    end
+    if (rst) begin
+        rewrite_a_beat_reg <= NO_REWRITE;
+        rewrite_b_beat_reg <= NO_REWRITE;
+        rewrite_c_beat_reg <= NO_REWRITE;
+        head_a_lanes_reg <= {KEEP_WIDTH{1'b0}};
+        head_b_lanes_reg <= {KEEP_WIDTH{1'b0}};
+        head_c_lanes_reg <= {KEEP_WIDTH{1'b0}};
+    end
+end
 
 reg [DATA_WIDTH-1:0] out_data;
-reg [COUNT_WIDTH-1:0] pop_bytes;
-reg [7:0] lane_offset;
-integer i;
 
 always @* begin
     out_data = head_data;
-    pop_bytes = {COUNT_WIDTH{1'b0}};
     for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
-        lane_offset = out_offset_reg + i[7:0];
-        if (rewrite && lane_offset == position_a) begin
-            out_data[8*i +: 8] = current[27:20];
+        if (head_a_lanes_reg[i]) begin
+            out_data[8*i +: 8] = rewrite_value_reg[23:16];
         end
-        if (rewrite && lane_offset == position_b) begin
-            out_data[8*i +: 8] = current[19:12];
+        if (head_b_lanes_reg[i]) begin
+            out_data[8*i +: 8] = rewrite_value_reg[15:8];
         end
-        if (rewrite && !rewrite_ipv6 && lane_offset == position_c) begin
-            out_data[8*i +: 8] = current[11:4];
+        if (head_c_lanes_reg[i]) begin
+            out_data[8*i +: 8] = rewrite_value_reg[7:0];
         end
-        pop_bytes = pop_bytes + {{(COUNT_WIDTH-1){1'b0}}, head_keep[i]};
     end
 end
 
@@ -304,17 +392,31 @@ out_reg (
     .m_axis_tlast(m_axis_tlast)
 );
 
-wire [23:0] popped_frame_bytes = out_frame_bytes_reg + {{(24-COUNT_WIDTH){1'b0}}, pop_bytes};
+// each beat that left, registered: its frame's bytes are summed from here, a cycle behind
+reg                   popped_reg = 1'b0;
+reg                   popped_last_reg = 1'b0;
+reg [COUNT_WIDTH-1:0] popped_bytes_reg = {COUNT_WIDTH{1'b0}};
+reg [3:0]             popped_class_reg = 4'd0;
+reg                   popped_fragment_reg = 1'b0;
+reg                   popped_unparsed_reg = 1'b0;
+
+wire [23:0] popped_frame_bytes = out_frame_bytes_reg
+    + {{(24-COUNT_WIDTH){1'b0}}, popped_bytes_reg};
 
 always @(posedge aclk) begin
-    cycle_reg <= cycle_reg + 8'd1;
     if (in_beat) begin
-        fifo_mem[fifo_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {cycle_reg, s_axis_tlast, s_axis_tkeep,
+        fifo_mem[fifo_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {in_bytes, s_axis_tlast, s_axis_tkeep,
                                                            s_axis_tdata};
         fifo_wr_ptr_reg <= fifo_wr_ptr_reg + 1'b1;
     end
+    fifo_full_reg <= fifo_count == FIFO_DEPTH || (fifo_count == FIFO_DEPTH - 1 && in_beat);
+    arrived_reg <= {arrived_reg[OUTPUT_DELAY-3:0], in_beat};
+    if (arrived_reg[OUTPUT_DELAY-2]) begin
+        due_ptr_reg <= due_ptr_reg + 1'b1;
+    end
     if (decision_valid) begin
-        decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= decision;
+        decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {decision_found[2:1],
+            position_c, position_b, position_a, decision[27:0]};
         decision_wr_ptr_reg <= decision_wr_ptr_reg + 1'b1;
     end
     if (req_valid) begin
@@ -323,25 +425,41 @@ always @(posedge aclk) begin
                                                              req_pppoe};
         found_wr_ptr_reg <= found_wr_ptr_reg + 1'b1;
     end
+    head_reg <= pop ? fifo_mem[fifo_rd_next_ptr_reg[FIFO_ADDR_WIDTH-1:0]]
+        : fifo_mem[fifo_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
     if (pop) begin
-        fifo_rd_ptr_reg <= fifo_rd_ptr_reg + 1'b1;
+        fifo_rd_ptr_reg <= fifo_rd_next_ptr_reg;
+        fifo_rd_next_ptr_reg <= fifo_rd_next_ptr_reg + 1'b1;
         if (out_offset_reg < 8'd128) begin
             out_offset_reg <= out_offset_reg + KEEP_WIDTH[7:0];
         end
-        out_frame_bytes_reg <= popped_frame_bytes;
         if (head_last) begin
             decision_rd_ptr_reg <= decision_rd_ptr_reg + 1'b1;
             out_offset_reg <= 8'd0;
-            out_frame_bytes_reg <= 24'd0;
         end
+    end
+    popped_reg <= pop;
+    popped_last_reg <= pop && head_last;
+    popped_bytes_reg <= head_bytes;
+    popped_class_reg <= current_class;
+    popped_fragment_reg <= current_fragment;
+    popped_unparsed_reg <= current_unparsed;
+    if (popped_reg) begin
+        out_frame_bytes_reg <= popped_last_reg ? 24'd0 : popped_frame_bytes;
     end
     if (rst) begin
         fifo_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         fifo_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        fifo_rd_next_ptr_reg <= {{FIFO_ADDR_WIDTH{1'b0}}, 1'b1};
+        fifo_full_reg <= 1'b0;
+        arrived_reg <= {(OUTPUT_DELAY-1){1'b0}};
+        due_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         decision_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         found_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         decision_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         out_offset_reg <= 8'd0;
+        popped_reg <= 1'b0;
+        popped_last_reg <= 1'b0;
         out_frame_bytes_reg <= 24'd0;
     end
 end
@@ -376,15 +494,17 @@ wire [3:0]                 user_wr_strb;
 reg                        user_wr_err;
 wire                       user_rd_en;
 wire [AXIL_ADDR_WIDTH-1:0] rd_word;
-reg  [31:0]                user_rd_data;
-reg                        user_rd_err;
+// reads are answered from registers (REGISTERED_READ)
+reg  [31:0]                user_rd_data = 32'd0;
+reg                        user_rd_err = 1'b0;
 wire                       clear_counters;
 
 region_regs #(
     .KEEP_WIDTH(KEEP_WIDTH),
     .AXIL_ADDR_WIDTH(AXIL_ADDR_WIDTH),
     .MODULE_ID(MODULE_ID),
-    .MODULE_VERSION(MODULE_VERSION)
+    .MODULE_VERSION(MODULE_VERSION),
+    .REGISTERED_READ(1)
 )
 regs (
     .clk(aclk),
@@ -474,33 +594,50 @@ endfunction
 wire write_policy = user_wr_en && is_policy(wr_word) && user_wr_strb[0];
 wire [63:0] read_fragment = is_fragment_bytes(rd_word) ? fragment_bytes_reg : fragment_frames_reg;
 
-// the per-class counters as 16 classes (the 4-bit class numbers), zeros beyond CLASSES
-wire [64*16-1:0] class_packets_all = {{(64*(16-CLASSES)){1'b0}}, class_packets};
-wire [64*16-1:0] class_bytes_all = {{(64*(16-CLASSES)){1'b0}}, class_bytes};
-wire [32*16-1:0] class_flows_all = {{(32*(16-CLASSES)){1'b0}}, class_flows};
-
 // one class's counters, selected for the register read and for the count on the output
 reg [63:0] read_packets;
 reg [63:0] read_bytes;
 reg [7:0]  read_policy;
 reg [31:0] read_flows;
-reg [63:0] current_packets;
-reg [63:0] current_bytes;
 
 always @* begin
-    read_packets = class_packets_all[64*counter_class(rd_word) +: 64];
-    read_bytes = class_bytes_all[64*counter_class(rd_word) +: 64];
-    read_policy = policy[8*policy_class(rd_word) +: 8];
-    read_flows = class_flows_all[32*policy_class(rd_word) +: 32];
-    current_packets = class_packets_all[64*current_class +: 64];
-    current_bytes = class_bytes_all[64*current_class +: 64];
+    read_packets = 64'd0;
+    read_bytes = 64'd0;
+    read_policy = 8'd0;
+    read_flows = 32'd0;
+    for (c = 0; c < CLASSES; c = c + 1) begin
+        if (counter_class(rd_word) == c[3:0]) begin
+            read_packets = class_packets[64*c +: 64];
+            read_bytes = class_bytes[64*c +: 64];
+        end
+        if (policy_class(rd_word) == c[3:0]) begin
+            read_policy = policy[8*c +: 8];
+            read_flows = class_flows[32*c +: 32];
+        end
+    end
 end
 
-// a frame leaves: counted in its class, or as a fragment
-wire        count_frame = pop && head_last && !current_fragment;
-wire        count_fragment = pop && head_last && current_fragment;
-wire [63:0] next_packets = current_packets + 64'd1;
-wire [63:0] next_bytes = current_bytes + {40'd0, popped_frame_bytes};
+// a frame that left, counted two cycles after in its class or as a fragment (and as unparsed):
+// each class adds to its own counters, so no class's count goes through a selector and the
+// adder in one cycle
+reg        count_frame_reg = 1'b0;
+reg        count_fragment_reg = 1'b0;
+reg        count_unparsed_reg = 1'b0;
+reg [3:0]  count_class_reg = 4'd0;
+reg [23:0] count_bytes_reg = 24'd0;
+
+always @(posedge aclk) begin
+    count_frame_reg <= popped_last_reg && !popped_fragment_reg;
+    count_fragment_reg <= popped_last_reg && popped_fragment_reg;
+    count_unparsed_reg <= popped_last_reg && popped_unparsed_reg;
+    count_class_reg <= popped_class_reg;
+    count_bytes_reg <= popped_frame_bytes;
+    if (rst) begin
+        count_frame_reg <= 1'b0;
+        count_fragment_reg <= 1'b0;
+        count_unparsed_reg <= 1'b0;
+    end
+end
 
 // per-class registers, each written only when its class is selected (an indexed write
 // into an array costs a demultiplexer per bit)
@@ -514,9 +651,9 @@ generate
         reg [31:0] class_flows_reg = 32'd0;
 
         always @(posedge aclk) begin
-            if (count_frame && current_class == CLASS) begin
-                class_packets_reg <= next_packets;
-                class_bytes_reg <= next_bytes;
+            if (count_frame_reg && count_class_reg == CLASS) begin
+                class_packets_reg <= class_packets_reg + 64'd1;
+                class_bytes_reg <= class_bytes_reg + {40'd0, count_bytes_reg};
             end
             if (event_classified && event_class == CLASS && CLASS != 4'd0) begin
                 class_flows_reg <= class_flows_reg + 32'd1;
@@ -542,40 +679,77 @@ generate
 endgenerate
 assign policy[127:8*CLASSES] = {(128-8*CLASSES){1'b0}};
 
+// reads go through two register stages (the address is held, REGISTERED_READ): first
+// each kind of register's value for the address, and which kind the address names
+reg [31:0] named_data;
+reg        named;
+
 always @* begin
     // writes to read-only registers are ignored; unmapped addresses are errors
     user_wr_err = !is_defined(wr_word);
 
-    user_rd_err = 1'b0;
-    user_rd_data = 32'd0;
-    if (is_policy(rd_word)) begin
-        user_rd_data = {24'd0, read_policy};
-    end else if (is_class_flows(rd_word)) begin
-        user_rd_data = read_flows;
-    end else if (is_class_packets(rd_word)) begin
-        user_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_packets[31:0];
-    end else if (is_class_bytes(rd_word)) begin
-        user_rd_data = rd_word[2] ? class_hi_snapshot_reg : read_bytes[31:0];
-    end else if (is_fragment_counter(rd_word)) begin
-        user_rd_data = rd_word == REG_FRAGMENT_FRAMES_HI || rd_word == REG_FRAGMENT_BYTES_HI
-            ? class_hi_snapshot_reg : read_fragment[31:0];
-    end else begin
-        case (rd_word)
-            REG_FLOW_TABLE_DEPTH: user_rd_data = FLOW_TABLE_DEPTH;
-            REG_INSPECT_PACKETS:  user_rd_data = INSPECT_PACKETS;
-            REG_FLOW_TIMEOUT:     user_rd_data = FLOW_TIMEOUT;
-            REG_TIMESTAMP:        user_rd_data = {16'd0, timestamp};
-            REG_FLOWS_SEEN:       user_rd_data = flows_seen_reg;
-            REG_FLOWS_CLASSIFIED: user_rd_data = flows_classified_reg;
-            REG_FLOW_OCCUPANCY:   user_rd_data = occupancy_reg;
-            REG_FLOW_INSERTIONS:  user_rd_data = insertions_reg;
-            REG_FLOW_EVICTIONS:   user_rd_data = evictions_reg;
-            REG_FLOW_FAILED_INSERTIONS: user_rd_data = failed_reg;
-            REG_UNPARSED_FRAMES:  user_rd_data = unparsed_reg;
-            REG_OVERSIZE_FRAMES:  user_rd_data = oversize_reg;
-            default:              user_rd_err = 1'b1;
-        endcase
-    end
+    named = 1'b1;
+    named_data = 32'd0;
+    case (rd_word)
+        REG_FLOW_TABLE_DEPTH: named_data = FLOW_TABLE_DEPTH;
+        REG_INSPECT_PACKETS:  named_data = INSPECT_PACKETS;
+        REG_FLOW_TIMEOUT:     named_data = FLOW_TIMEOUT;
+        REG_TIMESTAMP:        named_data = {16'd0, timestamp};
+        REG_FLOWS_SEEN:       named_data = flows_seen_reg;
+        REG_FLOWS_CLASSIFIED: named_data = flows_classified_reg;
+        REG_FLOW_OCCUPANCY:   named_data = occupancy_reg;
+        REG_FLOW_INSERTIONS:  named_data = insertions_reg;
+        REG_FLOW_EVICTIONS:   named_data = evictions_reg;
+        REG_FLOW_FAILED_INSERTIONS: named_data = failed_reg;
+        REG_UNPARSED_FRAMES:  named_data = unparsed_reg;
+        REG_OVERSIZE_FRAMES:  named_data = oversize_reg;
+        default:              named = 1'b0;
+    endcase
+end
+
+reg        rd_policy_reg = 1'b0;
+reg        rd_flows_reg = 1'b0;
+reg        rd_packets_reg = 1'b0;
+reg        rd_bytes_reg = 1'b0;
+reg        rd_named_reg = 1'b0;
+reg        rd_fragment_reg = 1'b0;
+reg [7:0]  rd_policy_data_reg = 8'd0;
+reg [31:0] rd_flows_data_reg = 32'd0;
+reg [63:0] rd_packets_data_reg = 64'd0;
+reg [63:0] rd_bytes_data_reg = 64'd0;
+reg [31:0] rd_named_data_reg = 32'd0;
+reg [63:0] rd_fragment_data_reg = 64'd0;
+
+always @(posedge aclk) begin
+    rd_policy_reg <= is_policy(rd_word);
+    rd_flows_reg <= is_class_flows(rd_word);
+    rd_packets_reg <= is_class_packets(rd_word);
+    rd_bytes_reg <= is_class_bytes(rd_word);
+    rd_named_reg <= named;
+    rd_fragment_reg <= is_fragment_counter(rd_word);
+    rd_policy_data_reg <= read_policy;
+    rd_flows_data_reg <= read_flows;
+    rd_packets_data_reg <= read_packets;
+    rd_bytes_data_reg <= read_bytes;
+    rd_named_data_reg <= named_data;
+    rd_fragment_data_reg <= read_fragment;
+end
+
+// then the value the address names (the kinds are disjoint), and the high word of the
+// 64-bit counter it names, taken with its low word
+reg [31:0] rd_high_reg = 32'd0;
+
+always @(posedge aclk) begin
+    rd_high_reg <= rd_packets_reg ? rd_packets_data_reg[63:32]
+        : (rd_bytes_reg ? rd_bytes_data_reg[63:32] : rd_fragment_data_reg[63:32]);
+    user_rd_err <= !(rd_policy_reg || rd_flows_reg || rd_packets_reg || rd_bytes_reg
+                     || rd_fragment_reg || rd_named_reg);
+    user_rd_data <= ({32{rd_policy_reg}} & {24'd0, rd_policy_data_reg})
+        | ({32{rd_flows_reg}} & rd_flows_data_reg)
+        | ({32{rd_packets_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_packets_data_reg[31:0]))
+        | ({32{rd_bytes_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_bytes_data_reg[31:0]))
+        | ({32{rd_fragment_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_fragment_data_reg[31:0]))
+        | ({32{rd_named_reg}} & rd_named_data_reg);
 end
 
 always @(posedge aclk) begin
@@ -585,22 +759,18 @@ always @(posedge aclk) begin
     insertions_reg <= insertions_reg + {31'd0, event_inserted};
     evictions_reg <= evictions_reg + {31'd0, event_evicted};
     failed_reg <= failed_reg + {31'd0, event_failed};
-    unparsed_reg <= unparsed_reg + {31'd0, count_frame && current_unparsed};
+    unparsed_reg <= unparsed_reg + {31'd0, count_unparsed_reg};
     oversize_reg <= oversize_reg + {31'd0, parser_oversize};
-    if (count_fragment) begin
+    if (count_fragment_reg) begin
         fragment_frames_reg <= fragment_frames_reg + 64'd1;
-        fragment_bytes_reg <= fragment_bytes_reg + {40'd0, popped_frame_bytes};
+        fragment_bytes_reg <= fragment_bytes_reg + {40'd0, count_bytes_reg};
     end
 
-    // reading a low word latches its high word, so a 64-bit value reads consistently
-    if (user_rd_en && is_class_packets(rd_word) && !rd_word[2]) begin
-        class_hi_snapshot_reg <= read_packets[63:32];
-    end
-    if (user_rd_en && is_class_bytes(rd_word) && !rd_word[2]) begin
-        class_hi_snapshot_reg <= read_bytes[63:32];
-    end
-    if (user_rd_en && (rd_word == REG_FRAGMENT_FRAMES_LO || rd_word == REG_FRAGMENT_BYTES_LO)) begin
-        class_hi_snapshot_reg <= read_fragment[63:32];
+    // reading a low word latches its high word, as it was when the low word was, so a
+    // 64-bit value reads consistently
+    if (user_rd_en && (is_class_packets(rd_word) || is_class_bytes(rd_word)
+                       || is_fragment_counter(rd_word)) && !rd_word[2]) begin
+        class_hi_snapshot_reg <= rd_high_reg;
     end
 
     if (clear_counters) begin

@@ -31,7 +31,9 @@ module vtc_flow_ram #
     input  wire [ADDR_WIDTH-1:0] wr_addr,
     input  wire [WIDTH-1:0]      wr_data,
     input  wire [ADDR_WIDTH-1:0] rd_addr,
-    output reg  [WIDTH-1:0]      rd_data = {WIDTH{1'b0}}
+    // no initial value: block RAM outputs have none, and one would put a
+    // multiplexer between the RAM and whatever registers its output
+    output reg  [WIDTH-1:0]      rd_data
 );
 
 reg [WIDTH-1:0] mem [0:(2**ADDR_WIDTH)-1];

@@ -15,10 +15,29 @@
  * ages, and decides how the frame leaves.
  *
  * 2**BUCKET_BITS buckets of 4 ways, one vtc_flow_ram per way, read in
- * parallel.  A request reads its bucket in its first cycle and is decided and
- * written back in the second, so the next request of any flow sees it:
- * vtc_parser sends parsed requests at least six cycles apart.  The answer
- * (marking, class) is worked out in the third.
+ * parallel.  A request goes through a pipeline, one stage per cycle, so that
+ * every stage fits a 156.25 MHz cycle (6.4 ns):
+ *   read     the ways' RAMs read the bucket (the request is registered);
+ *   entry    the RAM outputs are registered, with the timestamp and the
+ *            clearing flag the request is decided by;
+ *   compare  per way, the key in KEY_CHUNK-bit chunks, each equality
+ *            registered; free, expired and the inspection rule per way;
+ *   hit      per way, hit (all chunks equal); the lowest hit, free and
+ *            expired way, one-hot;
+ *   decide   the hit / insert / evict / fail decision: the entry to write,
+ *            the events (registered before they reach the counters), the
+ *            class before and after;
+ *   write    the entry is written back; the class's policy is looked up;
+ *   answer   the marking and the checksum: decision_valid.
+ * The events leave 5 cycles after the request, the decision 7.
+ * Hazards: a request reads its bucket at the end of its first cycle and
+ * writes it back 5 cycles later, so the next request of the same bucket (of
+ * the same flow or not) sees that write if it comes at least 6 cycles later.  Only parsed requests use the table
+ * (unparsed ones, which may come every cycle, read and write nothing), and
+ * vtc_parser parses only windows of at least MIN_PARSE_BYTES = 42 bytes,
+ * i.e. 6 beats at DATA_WIDTH 64 (more at narrower widths): table requests
+ * are at least 6 cycles apart, so no write needs forwarding.  A longer
+ * pipeline, or a shorter minimum frame, would need it.
  * Rules (hdl/README.md, hdl/tests/vtc_model.py): a hit inspects the packet
  * if the flow is still unknown and has been inspected fewer than
  * INSPECT_PACKETS times; a miss takes the lowest free way, else the lowest
@@ -57,36 +76,67 @@ module vtc_flow_table #
     // policy of class c in bits [8c+7:8c]: bit 7 enable, bits 5:0 DSCP
     input  wire [127:0]           policy,
 
-    // how the frame leaves: {rewrite, ipv6, tags[1:0], value_a, value_b, value_c, class[3:0]}
-    output reg                    decision_valid,
-    output reg  [31:0]            decision,
+    // how the frame leaves: {rewrite, ipv6, tags[1:0], value_a, value_b, value_c, class[3:0]},
+    // 7 cycles after the request
+    output reg                    decision_valid = 1'b0,
+    output reg  [31:0]            decision = 32'd0,
 
-    output reg                    event_unparsed,
-    output reg                    event_seen,
-    output reg                    event_classified,
-    output wire [3:0]             event_class,  // the class of event_classified's flow
-    output reg                    event_inserted,
-    output reg                    event_occupied,
-    output reg                    event_evicted,
-    output reg                    event_failed,
+    // what a request did to the table, 5 cycles after the request
+    output reg                    event_unparsed = 1'b0,
+    output reg                    event_seen = 1'b0,
+    output reg                    event_classified = 1'b0,
+    output reg  [3:0]             event_class = 4'd0,  // the class of event_classified's flow
+    output reg                    event_inserted = 1'b0,
+    output reg                    event_occupied = 1'b0,
+    output reg                    event_evicted = 1'b0,
+    output reg                    event_failed = 1'b0,
 
     output wire                   clearing,
     output wire [15:0]            timestamp
 );
 
 localparam WAYS = 4;
-localparam ENTRY_WIDTH = 130;
+localparam KEY_WIDTH = 105;
 localparam TICK_WIDTH = $clog2(FLOW_TICK_CYCLES);
 localparam TICK_LAST_CYCLE = FLOW_TICK_CYCLES - 1;
 localparam [TICK_WIDTH-1:0] TICK_LAST = TICK_LAST_CYCLE[TICK_WIDTH-1:0];
 localparam [15:0] TIMEOUT = FLOW_TIMEOUT[15:0];
 localparam [3:0] INSPECT_LIMIT = INSPECT_PACKETS[3:0];
 
-// entry fields
-localparam VALID = 129;
-localparam KEY_LSB = 24;
-localparam CLASS_LSB = 20;
-localparam INSPECTED_LSB = 16;
+// entry fields, from bit 0 up, each at the previous one's end (a new field goes
+// before VALID); ENTRY_WIDTH follows
+localparam LAST_SEEN_LSB = 0;
+localparam LAST_SEEN_WIDTH = 16;
+localparam INSPECTED_LSB = LAST_SEEN_LSB + LAST_SEEN_WIDTH;
+localparam INSPECTED_WIDTH = 4;
+localparam CLASS_LSB = INSPECTED_LSB + INSPECTED_WIDTH;
+localparam CLASS_WIDTH = 4;
+localparam KEY_LSB = CLASS_LSB + CLASS_WIDTH;
+localparam VALID = KEY_LSB + KEY_WIDTH;
+localparam ENTRY_WIDTH = VALID + 1;
+
+// the key compare: chunks of KEY_CHUNK bits (two 4-input LUT levels each) registered
+// in one stage, combined in the next
+localparam KEY_CHUNK = 8;
+localparam KEY_CHUNKS = (KEY_WIDTH + KEY_CHUNK - 1) / KEY_CHUNK;
+
+function [ENTRY_WIDTH-1:0] entry(input [KEY_WIDTH-1:0] key, input [CLASS_WIDTH-1:0] klass,
+                                 input [INSPECTED_WIDTH-1:0] inspected,
+                                 input [LAST_SEEN_WIDTH-1:0] last_seen);
+    begin
+        entry = {ENTRY_WIDTH{1'b0}};
+        entry[VALID] = 1'b1;
+        entry[KEY_LSB +: KEY_WIDTH] = key;
+        entry[CLASS_LSB +: CLASS_WIDTH] = klass;
+        entry[INSPECTED_LSB +: INSPECTED_WIDTH] = inspected;
+        entry[LAST_SEEN_LSB +: LAST_SEEN_WIDTH] = last_seen;
+    end
+endfunction
+
+// the lowest way of a set, one-hot (0 when the set is empty)
+function [WAYS-1:0] lowest(input [WAYS-1:0] set);
+    lowest = set & ~(set - 1'b1);
+endfunction
 
 // ---- time ---------------------------------------------------------------
 
@@ -128,40 +178,113 @@ always @(posedge clk) begin
     end
 end
 
-// ---- stage 1: read the bucket ---------------------------------------------
+// ---- the request as it moves down the pipeline ----------------------------
 
-reg                   s_valid = 1'b0;
-reg                   s_parsed = 1'b0;
-reg [104:0]           s_key = 105'd0;
-reg [BUCKET_BITS-1:0] s_bucket = {BUCKET_BITS{1'b0}};
-reg                   s_payload = 1'b0;
-reg [3:0]             s_match = 4'd0;
-reg                   s_ipv6 = 1'b0;
-reg [1:0]             s_tags = 2'd0;
-reg [7:0]             s_byte0 = 8'd0;
-reg [7:0]             s_byte1 = 8'd0;
-reg [15:0]            s_checksum = 16'd0;
+// its fields, stage by stage (rd_ read, en_ entry, cmp_ compare, hit_ hit, dec_ decide)
+reg                   rd_valid = 1'b0, en_valid = 1'b0, cmp_valid = 1'b0, hit_valid = 1'b0;
+reg                   rd_parsed = 1'b0, en_parsed = 1'b0, cmp_parsed = 1'b0, hit_parsed = 1'b0;
+reg [KEY_WIDTH-1:0]   rd_key = {KEY_WIDTH{1'b0}}, en_key = {KEY_WIDTH{1'b0}};
+reg [KEY_WIDTH-1:0]   cmp_key = {KEY_WIDTH{1'b0}}, hit_key = {KEY_WIDTH{1'b0}};
+reg [BUCKET_BITS-1:0] rd_bucket = {BUCKET_BITS{1'b0}}, en_bucket = {BUCKET_BITS{1'b0}};
+reg [BUCKET_BITS-1:0] cmp_bucket = {BUCKET_BITS{1'b0}}, hit_bucket = {BUCKET_BITS{1'b0}};
+reg                   rd_payload = 1'b0, en_payload = 1'b0, cmp_payload = 1'b0, hit_payload = 1'b0;
+reg [3:0]             rd_match = 4'd0, en_match = 4'd0, cmp_match = 4'd0, hit_match = 4'd0;
+// how the frame leaves needs these after the decision
+reg                   rd_ipv6 = 1'b0, en_ipv6 = 1'b0, cmp_ipv6 = 1'b0, hit_ipv6 = 1'b0, dec_ipv6 = 1'b0;
+reg [1:0]             rd_tags = 2'd0, en_tags = 2'd0, cmp_tags = 2'd0, hit_tags = 2'd0, dec_tags = 2'd0;
+// the bits of the L3 header's first two bytes that the rewrite keeps (IPv6: the version
+// and the traffic class's low bits; IPv4: the ECN bits)
+reg [7:4]             rd_byte0 = 4'd0, en_byte0 = 4'd0, cmp_byte0 = 4'd0, hit_byte0 = 4'd0, dec_byte0 = 4'd0;
+reg [5:0]             rd_byte1 = 6'd0, en_byte1 = 6'd0, cmp_byte1 = 6'd0, hit_byte1 = 6'd0, dec_byte1 = 6'd0;
+// the IPv4 checksum's one's complement sum without the new DSCP (RFC 1624 eq. 3:
+// ~HC + ~m + m' where m' = {byte0, DSCP, ECN}): its three terms added (read), folded (entry)
+reg [17:0]            rd_checksum_sum = 18'd0;
+reg [15:0]            en_checksum_base = 16'd0, cmp_checksum_base = 16'd0;
+reg [15:0]            hit_checksum_base = 16'd0, dec_checksum_base = 16'd0;
+// the timestamp and the clearing flag the request is decided by
+reg [15:0]            en_timestamp = 16'd0, cmp_timestamp = 16'd0, hit_timestamp = 16'd0;
+reg                   en_clearing = 1'b0, cmp_clearing = 1'b0, hit_clearing = 1'b0;
+
+wire [17:0] checksum_sum = {2'b00, ~req_checksum} + {2'b00, ~{req_byte0, req_byte1}}
+    + {2'b00, req_byte0, 6'd0, req_byte1[1:0]};
+wire [16:0] checksum_fold = {1'b0, rd_checksum_sum[15:0]} + {15'd0, rd_checksum_sum[17:16]};
+wire [15:0] checksum_base = checksum_fold[15:0] + {15'd0, checksum_fold[16]};
 
 always @(posedge clk) begin
-    s_valid <= req_valid;
-    s_parsed <= req_parsed;
-    s_key <= req_key;
-    s_bucket <= req_bucket;
-    s_payload <= req_payload;
-    s_match <= req_match;
-    s_ipv6 <= req_ipv6;
-    s_tags <= req_tags;
-    s_byte0 <= req_byte0;
-    s_byte1 <= req_byte1;
-    s_checksum <= req_checksum;
+    rd_valid <= req_valid;
+    rd_parsed <= req_parsed;
+    rd_key <= req_key;
+    rd_bucket <= req_bucket;
+    rd_payload <= req_payload;
+    rd_match <= req_match;
+    rd_ipv6 <= req_ipv6;
+    rd_tags <= req_tags;
+    rd_byte0 <= req_byte0[7:4];
+    rd_byte1 <= req_byte1[5:0];
+    rd_checksum_sum <= checksum_sum;
+
+    en_valid <= rd_valid;
+    en_parsed <= rd_parsed;
+    en_key <= rd_key;
+    en_bucket <= rd_bucket;
+    en_payload <= rd_payload;
+    en_match <= rd_match;
+    en_ipv6 <= rd_ipv6;
+    en_tags <= rd_tags;
+    en_byte0 <= rd_byte0;
+    en_byte1 <= rd_byte1;
+    en_checksum_base <= checksum_base;
+    en_timestamp <= timestamp_reg;
+    en_clearing <= clearing_reg;
+
+    cmp_valid <= en_valid;
+    cmp_parsed <= en_parsed;
+    cmp_key <= en_key;
+    cmp_bucket <= en_bucket;
+    cmp_payload <= en_payload;
+    cmp_match <= en_match;
+    cmp_ipv6 <= en_ipv6;
+    cmp_tags <= en_tags;
+    cmp_byte0 <= en_byte0;
+    cmp_byte1 <= en_byte1;
+    cmp_checksum_base <= en_checksum_base;
+    cmp_timestamp <= en_timestamp;
+    cmp_clearing <= en_clearing;
+
+    hit_valid <= cmp_valid;
+    hit_parsed <= cmp_parsed;
+    hit_key <= cmp_key;
+    hit_bucket <= cmp_bucket;
+    hit_payload <= cmp_payload;
+    hit_match <= cmp_match;
+    hit_ipv6 <= cmp_ipv6;
+    hit_tags <= cmp_tags;
+    hit_byte0 <= cmp_byte0;
+    hit_byte1 <= cmp_byte1;
+    hit_checksum_base <= cmp_checksum_base;
+    hit_timestamp <= cmp_timestamp;
+    hit_clearing <= cmp_clearing;
+
+    dec_ipv6 <= hit_ipv6;
+    dec_tags <= hit_tags;
+    dec_byte0 <= hit_byte0;
+    dec_byte1 <= hit_byte1;
+    dec_checksum_base <= hit_checksum_base;
+
     if (rst) begin
-        s_valid <= 1'b0;
+        rd_valid <= 1'b0;
+        en_valid <= 1'b0;
+        cmp_valid <= 1'b0;
+        hit_valid <= 1'b0;
     end
 end
 
+// ---- read: the bucket's ways ------------------------------------------------
+
 wire [WAYS*ENTRY_WIDTH-1:0] way_data;
-reg  [WAYS-1:0]        write_way;
-reg  [ENTRY_WIDTH-1:0] write_entry;
+reg  [WAYS-1:0]             write_way_reg = {WAYS{1'b0}};
+reg  [BUCKET_BITS-1:0]      write_bucket_reg = {BUCKET_BITS{1'b0}};
+reg  [ENTRY_WIDTH-1:0]      write_entry_reg = {ENTRY_WIDTH{1'b0}};
 
 genvar w;
 generate
@@ -172,153 +295,259 @@ generate
         )
         ram (
             .clk(clk),
-            .wr_en(clearing_reg || write_way[w]),
-            .wr_addr(clearing_reg ? clear_index_reg : s_bucket),
-            .wr_data(clearing_reg ? {ENTRY_WIDTH{1'b0}} : write_entry),
+            .wr_en(clearing_reg || write_way_reg[w]),
+            .wr_addr(clearing_reg ? clear_index_reg : write_bucket_reg),
+            .wr_data(clearing_reg ? {ENTRY_WIDTH{1'b0}} : write_entry_reg),
             .rd_addr(req_bucket),
             .rd_data(way_data[ENTRY_WIDTH*w +: ENTRY_WIDTH])
         );
     end
 endgenerate
 
-// ---- stage 2: decide, write back, answer ----------------------------------
+// ---- entry: the RAM outputs registered ----------------------------------------
 
-reg [WAYS-1:0] hit;
-reg [WAYS-1:0] free;
-reg [WAYS-1:0] expired;
-reg [15:0]     age;
+reg [WAYS*ENTRY_WIDTH-1:0] en_entries = {WAYS*ENTRY_WIDTH{1'b0}};
+
+always @(posedge clk) begin
+    en_entries <= way_data;
+end
+
+// ---- compare: key chunks, free, expired, inspection per way -----------------
+
+reg [KEY_CHUNK*KEY_CHUNKS-1:0] key_difference;  // zero-padded to whole chunks
+reg [WAYS*KEY_CHUNKS-1:0]      chunk_equal;
+reg [WAYS-1:0]                 entry_valid;
+reg [WAYS-1:0]                 entry_expired;
+reg [WAYS-1:0]                 entry_inspects;    // this packet is inspected if the way hits
+reg [WAYS*CLASS_WIDTH-1:0]     entry_class;
+reg [WAYS*INSPECTED_WIDTH-1:0] entry_inspected;   // after this packet, if the way hits
+reg [15:0]                     age;
+reg [ENTRY_WIDTH-1:0]          stored;
 integer n;
+integer k;
 
 always @* begin
     for (n = 0; n < WAYS; n = n + 1) begin
-        age = timestamp_reg - way_data[ENTRY_WIDTH*n +: 16];
-        hit[n] = way_data[ENTRY_WIDTH*n + VALID] && way_data[ENTRY_WIDTH*n + KEY_LSB +: 105] == s_key;
-        free[n] = !way_data[ENTRY_WIDTH*n + VALID];
-        expired[n] = way_data[ENTRY_WIDTH*n + VALID] && age > TIMEOUT;
+        stored = en_entries[ENTRY_WIDTH*n +: ENTRY_WIDTH];
+        key_difference = {KEY_CHUNK*KEY_CHUNKS{1'b0}};
+        key_difference[KEY_WIDTH-1:0] = stored[KEY_LSB +: KEY_WIDTH] ^ en_key;
+        for (k = 0; k < KEY_CHUNKS; k = k + 1) begin
+            chunk_equal[KEY_CHUNKS*n + k] = ~|key_difference[KEY_CHUNK*k +: KEY_CHUNK];
+        end
+        age = en_timestamp - stored[LAST_SEEN_LSB +: LAST_SEEN_WIDTH];
+        entry_valid[n] = stored[VALID];
+        entry_expired[n] = stored[VALID] && age > TIMEOUT;
+        entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] = stored[CLASS_LSB +: CLASS_WIDTH];
+        entry_inspects[n] = stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 && en_payload
+            && stored[INSPECTED_LSB +: INSPECTED_WIDTH] < INSPECT_LIMIT;
+        entry_inspected[INSPECTED_WIDTH*n +: INSPECTED_WIDTH] =
+            stored[INSPECTED_LSB +: INSPECTED_WIDTH] + {3'd0, entry_inspects[n]};
     end
 end
 
-// the lowest way of a set (3 when none of ways 0..2)
-/* verilator lint_off UNUSEDSIGNAL */
-function [1:0] lowest(input [WAYS-1:0] set);
-    lowest = set[0] ? 2'd0 : set[1] ? 2'd1 : set[2] ? 2'd2 : 2'd3;
-endfunction
-/* verilator lint_on UNUSEDSIGNAL */
+reg [WAYS*KEY_CHUNKS-1:0]      cmp_chunk_equal = {WAYS*KEY_CHUNKS{1'b0}};
+reg [WAYS-1:0]                 cmp_entry_valid = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_entry_expired = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_entry_inspects = {WAYS{1'b0}};
+reg [WAYS*CLASS_WIDTH-1:0]     cmp_entry_class = {WAYS*CLASS_WIDTH{1'b0}};
+reg [WAYS*INSPECTED_WIDTH-1:0] cmp_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}};
 
-wire [1:0] hit_way = lowest(hit);
-wire [3:0] hit_class = way_data[ENTRY_WIDTH*hit_way + CLASS_LSB +: 4];
-wire [3:0] hit_inspected = way_data[ENTRY_WIDTH*hit_way + INSPECTED_LSB +: 4];
-reg [3:0]             class_before;
-reg [3:0]             class_after;
-reg [3:0]             inspected;
-/* verilator lint_off UNUSEDSIGNAL */ // bit 6 is always 0
-reg [7:0]             class_policy;
-/* verilator lint_on UNUSEDSIGNAL */
-reg [5:0]             dscp;
-reg [7:0]             new_tos;
-reg [17:0]            checksum_sum;
-reg [16:0]            checksum_fold;
-reg [15:0]            new_checksum;
+always @(posedge clk) begin
+    cmp_chunk_equal <= chunk_equal;
+    cmp_entry_valid <= entry_valid;
+    cmp_entry_expired <= entry_expired;
+    cmp_entry_inspects <= entry_inspects;
+    cmp_entry_class <= entry_class;
+    cmp_entry_inspected <= entry_inspected;
+end
+
+// ---- hit: the lowest hit, free and expired way ------------------------------
+
+reg [WAYS-1:0] hit;
+
+always @* begin
+    for (n = 0; n < WAYS; n = n + 1) begin
+        hit[n] = cmp_entry_valid[n] && &cmp_chunk_equal[KEY_CHUNKS*n +: KEY_CHUNKS];
+    end
+end
+
+reg [WAYS-1:0]                 hit_way = {WAYS{1'b0}};      // one-hot, or 0: a miss
+reg [WAYS-1:0]                 hit_free_way = {WAYS{1'b0}};
+reg [WAYS-1:0]                 hit_expired_way = {WAYS{1'b0}};
+reg [WAYS-1:0]                 hit_entry_inspects = {WAYS{1'b0}};
+reg [WAYS*CLASS_WIDTH-1:0]     hit_entry_class = {WAYS*CLASS_WIDTH{1'b0}};
+reg [WAYS*INSPECTED_WIDTH-1:0] hit_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}};
+
+always @(posedge clk) begin
+    hit_way <= lowest(hit);
+    hit_free_way <= lowest(~cmp_entry_valid);
+    hit_expired_way <= lowest(cmp_entry_expired);
+    hit_entry_inspects <= cmp_entry_inspects;
+    hit_entry_class <= cmp_entry_class;
+    hit_entry_inspected <= cmp_entry_inspected;
+end
+
+// ---- decide -------------------------------------------------------------------
+
+// the hit way's fields (all zero on a miss)
+reg [CLASS_WIDTH-1:0]     hit_class;
+reg [INSPECTED_WIDTH-1:0] hit_inspected;
+reg                       hit_inspects;
+
+always @* begin
+    hit_class = {CLASS_WIDTH{1'b0}};
+    hit_inspected = {INSPECTED_WIDTH{1'b0}};
+    hit_inspects = 1'b0;
+    for (n = 0; n < WAYS; n = n + 1) begin
+        hit_class = hit_class | ({CLASS_WIDTH{hit_way[n]}} & hit_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH]);
+        hit_inspected = hit_inspected
+            | ({INSPECTED_WIDTH{hit_way[n]}} & hit_entry_inspected[INSPECTED_WIDTH*n +: INSPECTED_WIDTH]);
+        hit_inspects = hit_inspects | (hit_way[n] && hit_entry_inspects[n]);
+    end
+end
+
+reg [WAYS-1:0]            write_way;
+reg [CLASS_WIDTH-1:0]     class_before;
+reg [CLASS_WIDTH-1:0]     class_after;
+reg [INSPECTED_WIDTH-1:0] inspected;
+reg                       unparsed;
+reg                       seen;
+reg                       classified;
+reg                       inserted;
+reg                       occupied;
+reg                       evicted;
+reg                       failed;
 
 always @* begin
     write_way = {WAYS{1'b0}};
-    write_entry = {ENTRY_WIDTH{1'b0}};
-    class_before = 4'd0;
-    class_after = 4'd0;
-    inspected = 4'd0;
-    event_unparsed = 1'b0;
-    event_seen = 1'b0;
-    event_classified = 1'b0;
-    event_inserted = 1'b0;
-    event_occupied = 1'b0;
-    event_evicted = 1'b0;
-    event_failed = 1'b0;
+    class_before = {CLASS_WIDTH{1'b0}};
+    class_after = {CLASS_WIDTH{1'b0}};
+    inspected = {INSPECTED_WIDTH{1'b0}};
+    unparsed = 1'b0;
+    seen = 1'b0;
+    classified = 1'b0;
+    inserted = 1'b0;
+    occupied = 1'b0;
+    evicted = 1'b0;
+    failed = 1'b0;
 
-    if (!s_valid) begin
+    if (!hit_valid) begin
         // nothing to do
-    end else if (!s_parsed) begin
-        event_unparsed = 1'b1;
-    end else if (clearing_reg) begin
-        event_seen = 1'b1;
-        event_failed = 1'b1;
-    end else if (|hit) begin
+    end else if (!hit_parsed) begin
+        unparsed = 1'b1;
+    end else if (hit_clearing) begin
+        seen = 1'b1;
+        failed = 1'b1;
+    end else if (|hit_way) begin
         class_before = hit_class;
-        class_after = class_before;
+        class_after = hit_inspects ? hit_match : hit_class;
         inspected = hit_inspected;
-        if (class_before == 4'd0 && s_payload && inspected < INSPECT_LIMIT) begin
-            inspected = inspected + 4'd1;
-            class_after = s_match;
-            event_classified = s_match != 4'd0;
-        end
-        write_way[hit_way] = 1'b1;
-        write_entry = {1'b1, s_key, class_after, inspected, timestamp_reg};
+        classified = hit_inspects && hit_match != 4'd0;
+        write_way = hit_way;
     end else begin
-        event_seen = 1'b1;
-        if (s_payload && INSPECT_LIMIT != 4'd0) begin
-            class_after = s_match;
+        seen = 1'b1;
+        if (hit_payload && INSPECT_LIMIT != 4'd0) begin
+            class_after = hit_match;
             inspected = 4'd1;
-            event_classified = s_match != 4'd0;
+            classified = hit_match != 4'd0;
         end
-        write_entry = {1'b1, s_key, class_after, inspected, timestamp_reg};
-        if (|free) begin
-            write_way[lowest(free)] = 1'b1;
-            event_inserted = 1'b1;
-            event_occupied = 1'b1;
-        end else if (|expired) begin
-            write_way[lowest(expired)] = 1'b1;
-            event_inserted = 1'b1;
-            event_evicted = 1'b1;
+        if (|hit_free_way) begin
+            write_way = hit_free_way;
+            inserted = 1'b1;
+            occupied = 1'b1;
+        end else if (|hit_expired_way) begin
+            write_way = hit_expired_way;
+            inserted = 1'b1;
+            evicted = 1'b1;
         end else begin
             class_after = 4'd0;
-            event_classified = 1'b0;
-            event_failed = 1'b1;
+            classified = 1'b0;
+            failed = 1'b1;
         end
     end
 end
 
-assign event_class = class_after;
-
-// ---- stage 3: how the frame leaves ----------------------------------------
-
-reg        d_valid = 1'b0;
-reg [3:0]  d_before = 4'd0;
-reg [3:0]  d_after = 4'd0;
-reg        d_ipv6 = 1'b0;
-reg [1:0]  d_tags = 2'd0;
-reg [7:0]  d_byte0 = 8'd0;
-reg [7:0]  d_byte1 = 8'd0;
-reg [15:0] d_checksum = 16'd0;
+reg                   dec_valid = 1'b0;
+reg [CLASS_WIDTH-1:0] dec_before = {CLASS_WIDTH{1'b0}};
+reg [CLASS_WIDTH-1:0] dec_after = {CLASS_WIDTH{1'b0}};
 
 always @(posedge clk) begin
-    d_valid <= s_valid;
-    d_before <= class_before;
-    d_after <= class_after;
-    d_ipv6 <= s_ipv6;
-    d_tags <= s_tags;
-    d_byte0 <= s_byte0;
-    d_byte1 <= s_byte1;
-    d_checksum <= s_checksum;
+    dec_valid <= hit_valid;
+    dec_before <= class_before;
+    dec_after <= class_after;
+    write_way_reg <= write_way;
+    write_bucket_reg <= hit_bucket;
+    write_entry_reg <= entry(hit_key, class_after, inspected, hit_timestamp);
+    event_unparsed <= unparsed;
+    event_seen <= seen;
+    event_classified <= classified;
+    event_class <= class_after;
+    event_inserted <= inserted;
+    event_occupied <= occupied;
+    event_evicted <= evicted;
+    event_failed <= failed;
     if (rst) begin
-        d_valid <= 1'b0;
+        dec_valid <= 1'b0;
+        write_way_reg <= {WAYS{1'b0}};
+        event_unparsed <= 1'b0;
+        event_seen <= 1'b0;
+        event_classified <= 1'b0;
+        event_inserted <= 1'b0;
+        event_occupied <= 1'b0;
+        event_evicted <= 1'b0;
+        event_failed <= 1'b0;
     end
 end
 
-// DSCP marking by the class the flow had before this frame (RFC 1624 eq. 3 for the checksum)
-always @* begin
-    class_policy = policy[8*d_before +: 8];
-    dscp = class_policy[5:0];
-    new_tos = {dscp, d_byte1[1:0]};
-    checksum_sum = {2'b00, ~d_checksum} + {2'b00, ~{d_byte0, d_byte1}} + {2'b00, d_byte0, new_tos};
-    checksum_fold = {1'b0, checksum_sum[15:0]} + {15'd0, checksum_sum[17:16]};
-    new_checksum = ~(checksum_fold[15:0] + {15'd0, checksum_fold[16]});
+// ---- write: the class's policy ----------------------------------------------
 
-    decision_valid = d_valid;
-    if (d_ipv6) begin
-        decision = {d_before != 4'd0 && class_policy[7], 1'b1, d_tags,
-                    d_byte0[7:4], dscp[5:2], dscp[1:0], d_byte1[5:0], 8'd0, d_after};
+// DSCP marking by the class the flow had before this frame
+/* verilator lint_off UNUSEDSIGNAL */ // bit 6 is always 0
+wire [7:0] class_policy = policy[8*dec_before +: 8];
+/* verilator lint_on UNUSEDSIGNAL */
+
+reg        mark_valid = 1'b0;
+reg        mark_rewrite = 1'b0;
+reg [5:0]  mark_dscp = 6'd0;
+reg [3:0]  mark_after = 4'd0;
+reg        mark_ipv6 = 1'b0;
+reg [1:0]  mark_tags = 2'd0;
+reg [7:4]  mark_byte0 = 4'd0;
+reg [5:0]  mark_byte1 = 6'd0;
+reg [15:0] mark_checksum_base = 16'd0;
+
+always @(posedge clk) begin
+    mark_valid <= dec_valid;
+    mark_rewrite <= dec_before != 4'd0 && class_policy[7];
+    mark_dscp <= class_policy[5:0];
+    mark_after <= dec_after;
+    mark_ipv6 <= dec_ipv6;
+    mark_tags <= dec_tags;
+    mark_byte0 <= dec_byte0;
+    mark_byte1 <= dec_byte1;
+    mark_checksum_base <= dec_checksum_base;
+    if (rst) begin
+        mark_valid <= 1'b0;
+    end
+end
+
+// ---- answer: how the frame leaves -------------------------------------------
+
+// the checksum base plus the new DSCP, folded once more (the base is at most 0xFFFF)
+wire [16:0] marked_sum = {1'b0, mark_checksum_base} + {9'd0, mark_dscp, 2'b00};
+wire [15:0] new_checksum = ~(marked_sum[15:0] + {15'd0, marked_sum[16]});
+
+always @(posedge clk) begin
+    decision_valid <= mark_valid;
+    if (mark_ipv6) begin
+        decision <= {mark_rewrite, 1'b1, mark_tags, mark_byte0[7:4], mark_dscp[5:2],
+                     mark_dscp[1:0], mark_byte1[5:0], 8'd0, mark_after};
     end else begin
-        decision = {d_before != 4'd0 && class_policy[7], 1'b0, d_tags,
-                    new_tos, new_checksum, d_after};
+        decision <= {mark_rewrite, 1'b0, mark_tags, mark_dscp, mark_byte1[1:0], new_checksum,
+                     mark_after};
+    end
+    if (rst) begin
+        decision_valid <= 1'b0;
     end
 end
 

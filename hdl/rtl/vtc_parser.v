@@ -17,12 +17,17 @@
  * The window (the frame's first WINDOW_BYTES bytes, zero beyond its end) is
  * captured as the beats go by; at the window's end (the frame's last beat,
  * or its 128th byte) it is copied into a second register and parsed over
- * three pipeline stages: L2/L3 (tags, IPv4/IPv6 fields), L4 (ports, header
- * length, canonical key), payload (signature bytes, hash).  One request
- * leaves per frame, in frame order, a fixed PARSE_LATENCY cycles after the
- * window's end.  Only windows of at least MIN_PARSE_BYTES are copied (the
- * shortest TCP/UDP frame), so a copy is held for at least that many beats:
- * the stages may read it on the three cycles after it was taken.
+ * thirteen pipeline stages, each small enough for a 156.25 MHz cycle: link
+ * (tags, PPPoE), the outer IP header's first bytes, outer IP (fits,
+ * fragment, outer L4 offset), GTP-U bytes, GTP-U (where the flow's IP header
+ * is), flow IP header selected, flow IP fields, L4 (ports, address compare),
+ * key (canonical key, lengths), payload (signature bytes, hash), signature
+ * compares, signatures (which match), class (the lowest that matches).  One
+ * request leaves per frame, in frame order, 15 cycles after the window's end.  Only windows of
+ * at least MIN_PARSE_BYTES are copied (the shortest TCP/UDP frame), so a copy
+ * is held for at least that many beats (6 at 64 bits): the first six stages
+ * read it (on cycles 1, 2, 4 and 6 after it was taken), and the fourth copies
+ * it once more for the L4 and payload stages (cycles 8 and 10).
  * hdl/README.md (the vTC section) and hdl/tests/vtc_model.py define what is
  * parsed.
  */
@@ -78,8 +83,10 @@ localparam BEAT_INDEX_WIDTH = $clog2(WINDOW_BEATS + 1);
 localparam SIGNATURE_BYTES = 12;
 // Ethernet + IPv4 + UDP headers
 localparam MIN_PARSE_BYTES = 42;
-// the window padded with zeros far enough for any L3 (slot 0..31), L4 or payload offset
+// the window padded with zeros far enough for any L3 offset (slot 0..31); the copy the L4 and
+// payload stages read, for any L4 or payload offset
 localparam PADDED_BITS = WINDOW_BITS + 8 * 64;
+localparam L4_PADDED_BITS = WINDOW_BITS + 8 * 32;
 localparam LEN_WIDTH = $clog2(MAX_FRAME_LEN + 2);
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam CAP_WIDTH = 8;
@@ -150,15 +157,31 @@ generate
     end
 endgenerate
 wire window_end = in_beat && in_window && (in_tlast || beat_index_reg == WINDOW_END_BEAT);
-wire [CAP_WIDTH-1:0] captured = {{(CAP_WIDTH-BEAT_INDEX_WIDTH){1'b0}}, beat_index_reg} * BEAT_BYTES
-    + {{(CAP_WIDTH-COUNT_WIDTH){1'b0}}, beat_bytes};
-wire [LEN_WIDTH:0] frame_length = {1'b0, length_reg} + {{(LEN_WIDTH+1-COUNT_WIDTH){1'b0}}, beat_bytes};
+// the window holds MIN_PARSE_BYTES or more (captured >= MIN_PARSE_BYTES), decided without
+// adding: the MIN_PARSE_BYTES-th byte is byte FULL_BEAT_BYTES of beat FULL_BEAT
+localparam FULL_BEAT_INDEX = (MIN_PARSE_BYTES - 1) / KEEP_WIDTH;
+localparam FULL_BEAT_COUNT = MIN_PARSE_BYTES - FULL_BEAT_INDEX * KEEP_WIDTH;
+localparam [BEAT_INDEX_WIDTH-1:0] FULL_BEAT = FULL_BEAT_INDEX[BEAT_INDEX_WIDTH-1:0];
+localparam [COUNT_WIDTH-1:0] FULL_BEAT_BYTES = FULL_BEAT_COUNT[COUNT_WIDTH-1:0];
+wire long_enough = beat_index_reg > FULL_BEAT
+    || (beat_index_reg == FULL_BEAT && beat_bytes >= FULL_BEAT_BYTES);
+
+// the frame length is counted a cycle behind the beats (their byte counts registered)
+reg                   counted_beat_reg = 1'b0;
+reg                   counted_last_reg = 1'b0;
+reg [COUNT_WIDTH-1:0] counted_bytes_reg = {COUNT_WIDTH{1'b0}};
+wire [LEN_WIDTH:0] frame_length = {1'b0, length_reg}
+    + {{(LEN_WIDTH+1-COUNT_WIDTH){1'b0}}, counted_bytes_reg};
 
 // the window whose last beat is being written; bytes past `captured` are stale and
-// never looked at, except payload bytes, which are masked in stage 3
+// never looked at, except payload bytes, which are masked in the payload stage
 reg                   w_valid = 1'b0;
 reg                   w_full = 1'b0;
-reg [CAP_WIDTH-1:0]   w_captured = {CAP_WIDTH{1'b0}};
+reg [BEAT_INDEX_WIDTH-1:0] w_beat_index = {BEAT_INDEX_WIDTH{1'b0}};  // of its last beat
+reg [COUNT_WIDTH-1:0] w_beat_bytes = {COUNT_WIDTH{1'b0}};          // in its last beat
+// the bytes it holds
+wire [CAP_WIDTH-1:0] captured = {{(CAP_WIDTH-BEAT_INDEX_WIDTH){1'b0}}, w_beat_index} * BEAT_BYTES
+    + {{(CAP_WIDTH-COUNT_WIDTH){1'b0}}, w_beat_bytes};
 // stage 0: the window being parsed
 reg [WINDOW_BITS-1:0] parse_window_reg = {WINDOW_BITS{1'b0}};
 reg                   s0_valid = 1'b0;
@@ -171,23 +194,31 @@ always @(posedge clk) begin
         if (in_window) begin
             beat_index_reg <= beat_index_reg + 1'b1;
         end
+        if (in_tlast) begin
+            beat_index_reg <= {BEAT_INDEX_WIDTH{1'b0}};
+        end
+    end
+    counted_beat_reg <= in_beat;
+    counted_last_reg <= in_tlast;
+    counted_bytes_reg <= beat_bytes;
+    if (counted_beat_reg) begin
         if (frame_length > MAX_FRAME_LEN) begin
             length_reg <= {LEN_WIDTH{1'b1}};
         end else begin
             length_reg <= frame_length[LEN_WIDTH-1:0];
         end
-        if (in_tlast) begin
-            beat_index_reg <= {BEAT_INDEX_WIDTH{1'b0}};
+        if (counted_last_reg) begin
             length_reg <= {LEN_WIDTH{1'b0}};
             oversize <= frame_length > MAX_FRAME_LEN;
         end
     end
     w_valid <= window_end;
-    w_full <= window_end && captured >= MIN_PARSE_BYTES;
-    w_captured <= captured;
+    w_full <= window_end && long_enough;
+    w_beat_index <= beat_index_reg;
+    w_beat_bytes <= beat_bytes;
     s0_valid <= w_valid;
     s0_full <= w_full;
-    s0_captured <= w_captured;
+    s0_captured <= captured;
     if (w_full) begin
         parse_window_reg <= window;
     end
@@ -195,6 +226,7 @@ always @(posedge clk) begin
     if (rst) begin
         oversize <= 1'b0;
         beat_index_reg <= {BEAT_INDEX_WIDTH{1'b0}};
+        counted_beat_reg <= 1'b0;
         length_reg <= {LEN_WIDTH{1'b0}};
         w_valid <= 1'b0;
         w_full <= 1'b0;
@@ -204,18 +236,13 @@ end
 
 wire [PADDED_BITS-1:0] padded = {{(PADDED_BITS-WINDOW_BITS){1'b0}}, parse_window_reg};
 
-// ---- stage 1: link layer, the outer IP header -------------------------------
-
-// L3 offset = 14 + 4 * slot: the outer header's slot is 0..4 (two tags, PPPoE), an inner
-// (GTP-U) header's up to 21 (an inner IP + UDP header must fit the window)
-localparam [4:0] LAST_L3_SLOT = 5'd21;
+// ---- stage 1a: link layer ------------------------------------------------------
 
 wire [15:0] ethertype0 = be16(padded[8*12 +: 16]);
 wire [15:0] ethertype1 = be16(padded[8*16 +: 16]);
 wire [15:0] ethertype2 = be16(padded[8*20 +: 16]);
 wire        tag1 = is_vlan(ethertype0);
 wire        tag2 = tag1 && is_vlan(ethertype1);
-wire [1:0]  tags = {tag2, tag1 && !tag2};
 wire [15:0] link_type = tag2 ? ethertype2 : (tag1 ? ethertype1 : ethertype0);
 // after the tags: the PPPoE session header's version/type and code, and the PPP protocol
 wire [15:0] pppoe_start = tag2 ? padded[8*22 +: 16] : (tag1 ? padded[8*18 +: 16] : padded[8*14 +: 16]);
@@ -223,74 +250,138 @@ wire [15:0] ppp_protocol = be16(tag2 ? padded[8*28 +: 16]
     : (tag1 ? padded[8*24 +: 16] : padded[8*20 +: 16]));
 wire        pppoe = link_type == 16'h8864;
 wire        pppoe_session = pppoe_start == 16'h0011;
-wire        link_ipv4 = pppoe ? pppoe_session && ppp_protocol == 16'h0021 : link_type == 16'h0800;
-wire        link_ipv6 = pppoe ? pppoe_session && ppp_protocol == 16'h0057 : link_type == 16'h86DD;
-wire [2:0]  outer_slot = {1'b0, tags} + {1'b0, pppoe, 1'b0};
-// the outer L3 header's first 12 bytes (IPv4's TTL is not looked at)
-/* verilator lint_off UNUSEDSIGNAL */
+
+reg          la_valid = 1'b0;
+reg          la_full = 1'b0;
+reg [CAP_WIDTH-1:0] la_captured = {CAP_WIDTH{1'b0}};
+reg [1:0]    la_tags = 2'd0;
+reg          la_pppoe = 1'b0;
+reg          la_link_ipv4 = 1'b0;
+reg          la_link_ipv6 = 1'b0;
+// L3 offset = 14 + 4 * slot: the outer header's slot is 0..4 (two tags, PPPoE)
+reg [2:0]    la_outer_slot = 3'd0;
+
+always @(posedge clk) begin
+    la_valid <= s0_valid;
+    la_full <= s0_full;
+    la_captured <= s0_captured;
+    la_tags <= {tag2, tag1 && !tag2};
+    la_pppoe <= pppoe;
+    la_link_ipv4 <= pppoe ? pppoe_session && ppp_protocol == 16'h0021 : link_type == 16'h0800;
+    la_link_ipv6 <= pppoe ? pppoe_session && ppp_protocol == 16'h0057 : link_type == 16'h86DD;
+    la_outer_slot <= {1'b0, tag2, tag1 && !tag2} + {1'b0, pppoe, 1'b0};
+    if (rst) begin
+        la_valid <= 1'b0;
+    end
+end
+
+// ---- stage 1b: the outer IP header's first 12 bytes --------------------------------
+
+// (IPv4's TTL is not looked at)
 reg  [95:0] outer;
-/* verilator lint_on UNUSEDSIGNAL */
 
 always @* begin
     outer = 96'd0;
     for (i = 0; i < 5; i = i + 1) begin
-        if (outer_slot == i[2:0]) begin
+        if (la_outer_slot == i[2:0]) begin
             outer = padded[8*14 + 32*i +: 96];
         end
     end
 end
 
-wire [3:0]  outer_version = outer[7:4];
-wire [3:0]  outer_ihl = outer[3:0];
-wire        outer_ipv4 = link_ipv4 && outer_version == 4'd4 && outer_ihl >= 4'd5;
-wire        outer_ipv6 = link_ipv6 && outer_version == 4'd6;
-wire        outer_more_fragments = outer[8*6 + 5];
-wire [12:0] outer_fragment_offset = {outer[8*6 +: 5], outer[8*7 +: 8]};
-wire [16:0] outer_length = outer_ipv6 ? 17'd40 + {1'b0, be16(outer[8*4 +: 16])}
-    : {1'b0, be16(outer[8*2 +: 16])};
-wire [17:0] outer_end = 18'd14 + {13'd0, outer_slot, 2'b00} + {1'b0, outer_length};
-
-reg         s1_valid = 1'b0;
-reg         s1_fits = 1'b0;      // an outer IP header whose length keeps the frame in MAX_FRAME_LEN
-reg         s1_fragment = 1'b0;  // an IPv4 fragment other than the first
-reg         s1_whole = 1'b0;     // not a fragment at all
-reg         s1_link_ipv4 = 1'b0;
-reg         s1_link_ipv6 = 1'b0;
-reg         s1_outer_udp = 1'b0;
-reg         s1_ipv6 = 1'b0;
-reg [1:0]   s1_tags = 2'd0;
-reg         s1_pppoe = 1'b0;
-reg [2:0]   s1_l3_slot = 3'd0;
-reg [3:0]   s1_l4_slot = 4'd0;
-reg [7:0]   s1_byte0 = 8'd0;
-reg [7:0]   s1_byte1 = 8'd0;
-reg [15:0]  s1_checksum = 16'd0;
-reg [CAP_WIDTH-1:0] s1_captured = {CAP_WIDTH{1'b0}};
+reg          l2_valid = 1'b0;
+reg          l2_full = 1'b0;
+reg [CAP_WIDTH-1:0] l2_captured = {CAP_WIDTH{1'b0}};
+reg [1:0]    l2_tags = 2'd0;
+reg          l2_pppoe = 1'b0;
+reg          l2_link_ipv4 = 1'b0;
+reg          l2_link_ipv6 = 1'b0;
+reg [2:0]    l2_outer_slot = 3'd0;
+/* verilator lint_off UNUSEDSIGNAL */
+reg [95:0]   l2_outer = 96'd0;
+/* verilator lint_on UNUSEDSIGNAL */
 
 always @(posedge clk) begin
-    s1_valid <= s0_valid;
-    s1_fits <= s0_full && (outer_ipv4 || outer_ipv6) && outer_end <= MAX_FRAME_LEN;
-    s1_fragment <= s0_full && outer_ipv4 && outer_fragment_offset != 13'd0;
-    s1_whole <= outer_ipv6 || (!outer_more_fragments && outer_fragment_offset == 13'd0);
-    s1_link_ipv4 <= link_ipv4;
-    s1_link_ipv6 <= link_ipv6;
-    s1_outer_udp <= (outer_ipv6 ? outer[8*6 +: 8] : outer[8*9 +: 8]) == 8'd17;
-    s1_ipv6 <= outer_ipv6;
-    s1_tags <= tags;
-    s1_pppoe <= pppoe;
-    s1_l3_slot <= outer_slot;
-    // L4 offset = 34 + 4 * slot
-    s1_l4_slot <= {1'b0, outer_slot} + (outer_ipv6 ? 4'd5 : outer_ihl - 4'd5);
-    s1_byte0 <= outer[7:0];
-    s1_byte1 <= outer[15:8];
-    s1_checksum <= be16(outer[8*10 +: 16]);
-    s1_captured <= s0_captured;
+    l2_valid <= la_valid;
+    l2_full <= la_full;
+    l2_captured <= la_captured;
+    l2_tags <= la_tags;
+    l2_pppoe <= la_pppoe;
+    l2_link_ipv4 <= la_link_ipv4;
+    l2_link_ipv6 <= la_link_ipv6;
+    l2_outer_slot <= la_outer_slot;
+    l2_outer <= outer;
     if (rst) begin
-        s1_valid <= 1'b0;
+        l2_valid <= 1'b0;
     end
 end
 
-// ---- stage 2: GTP-U, which IP header the flow is ---------------------------
+// ---- stage 1c: the outer IP header ------------------------------------------------
+
+wire [3:0]  outer_version = l2_outer[7:4];
+wire [3:0]  outer_ihl = l2_outer[3:0];
+wire        outer_ipv4 = l2_link_ipv4 && outer_version == 4'd4 && outer_ihl >= 4'd5;
+wire        outer_ipv6 = l2_link_ipv6 && outer_version == 4'd6;
+wire        outer_more_fragments = l2_outer[8*6 + 5];
+wire [12:0] outer_fragment_offset = {l2_outer[8*6 +: 5], l2_outer[8*7 +: 8]};
+
+// the Ethernet header (14 + 4 * slot bytes) plus an IP length (beyond `header` bytes) fits
+// MAX_FRAME_LEN: compared with a constant per slot, no adder before it
+function outer_fits(input [15:0] length, input [2:0] slot, input integer header);
+    integer n;
+    begin
+        outer_fits = 1'b0;
+        for (n = 0; n < 5; n = n + 1) begin
+            if (slot == n[2:0]) begin
+                outer_fits = {16'd0, length} <= MAX_FRAME_LEN - 14 - 4 * n - header;
+            end
+        end
+    end
+endfunction
+
+reg         o_valid = 1'b0;
+reg         o_fits = 1'b0;      // an outer IP header whose length keeps the frame in MAX_FRAME_LEN
+reg         o_fragment = 1'b0;  // an IPv4 fragment other than the first
+reg         o_whole = 1'b0;     // not a fragment at all
+reg         o_link_ipv4 = 1'b0;
+reg         o_link_ipv6 = 1'b0;
+reg         o_outer_udp = 1'b0;
+reg         o_ipv6 = 1'b0;
+reg [1:0]   o_tags = 2'd0;
+reg         o_pppoe = 1'b0;
+reg [2:0]   o_l3_slot = 3'd0;
+reg [3:0]   o_l4_slot = 4'd0;
+reg [7:0]   o_byte0 = 8'd0;
+reg [7:0]   o_byte1 = 8'd0;
+reg [15:0]  o_checksum = 16'd0;
+reg [CAP_WIDTH-1:0] o_captured = {CAP_WIDTH{1'b0}};
+
+always @(posedge clk) begin
+    o_valid <= l2_valid;
+    o_fits <= l2_full
+        && ((outer_ipv4 && outer_fits(be16(l2_outer[8*2 +: 16]), l2_outer_slot, 0))
+            || (outer_ipv6 && outer_fits(be16(l2_outer[8*4 +: 16]), l2_outer_slot, 40)));
+    o_fragment <= l2_full && outer_ipv4 && outer_fragment_offset != 13'd0;
+    o_whole <= outer_ipv6 || (!outer_more_fragments && outer_fragment_offset == 13'd0);
+    o_link_ipv4 <= l2_link_ipv4;
+    o_link_ipv6 <= l2_link_ipv6;
+    o_outer_udp <= (outer_ipv6 ? l2_outer[8*6 +: 8] : l2_outer[8*9 +: 8]) == 8'd17;
+    o_ipv6 <= outer_ipv6;
+    o_tags <= l2_tags;
+    o_pppoe <= l2_pppoe;
+    o_l3_slot <= l2_outer_slot;
+    // L4 offset = 34 + 4 * slot
+    o_l4_slot <= {1'b0, l2_outer_slot} + (outer_ipv6 ? 4'd5 : outer_ihl - 4'd5);
+    o_byte0 <= l2_outer[7:0];
+    o_byte1 <= l2_outer[15:8];
+    o_checksum <= be16(l2_outer[8*10 +: 16]);
+    o_captured <= l2_captured;
+    if (rst) begin
+        o_valid <= 1'b0;
+    end
+end
+
+// ---- stage 1d: the GTP-U bytes ----------------------------------------------------
 
 // the outer UDP header and the GTP-U bytes looked at, from the outer L4 offset (34 + 4 * slot,
 // slot 0..14): ports 0..3, flags 8, message type 9, next extension type 19, extension
@@ -312,7 +403,7 @@ always @* begin
     gtp_words = 8'd0;
     gtp_chain_ends = 32'd0;
     for (i = 0; i < 15; i = i + 1) begin
-        if (s1_l4_slot == i[3:0]) begin
+        if (o_l4_slot == i[3:0]) begin
             outer_ports = padded[8*34 + 32*i +: 32];
             gtp_flags = padded[8*(34+8) + 32*i +: 8];
             gtp_type = padded[8*(34+9) + 32*i +: 8];
@@ -324,63 +415,166 @@ always @* begin
     end
 end
 
-wire        gtp_port = be16(outer_ports[15:0]) == 16'd2152 || be16(outer_ports[31:16]) == 16'd2152;
-// a G-PDU (version 1, PT 1, type 0xFF) in a whole UDP packet on port 2152
-wire        gtp = s1_fits && s1_whole && s1_outer_udp && gtp_port && gtp_flags[7:4] == 4'h3
-    && gtp_type == 8'hFF;
-wire        gtp_optional = gtp_flags[2:0] != 3'd0;
-wire        gtp_extension = gtp_flags[2] && gtp_next != 8'd0;
-wire [1:0]  gtp_chain_index = gtp_words[1:0] - 2'd1;
-wire [7:0]  gtp_chain_end = gtp_chain_ends[8*gtp_chain_index +: 8];
-wire        gtp_unpacked = !gtp_extension
-    || (gtp_words >= 8'd1 && gtp_words <= 8'd4 && gtp_chain_end == 8'd0);
-// inner L3 offset = outer L4 offset (34 + 4 * slot) + 16 (UDP, GTP) + 4 (optional fields)
-// + 4 * extension words = 14 + 4 * (slot + 9 + ...)
-wire [5:0]  inner_slot = {2'b00, s1_l4_slot} + 6'd9 + {5'd0, gtp_optional}
-    + (gtp_extension ? {3'd0, gtp_words[2:0]} : 6'd0);
+// the window once more, for the L4 and payload stages (they read it 4 and 6 cycles after
+// it is taken; it is taken 3 cycles after parse_window_reg, which holds a window 6 cycles)
+reg [WINDOW_BITS-1:0] l4_window_reg = {WINDOW_BITS{1'b0}};
 
-reg         s2_valid = 1'b0;
-reg         s2_fits = 1'b0;
-reg         s2_fragment = 1'b0;
-reg         s2_tunnel = 1'b0;
-reg         s2_link_ipv4 = 1'b0;
-reg         s2_link_ipv6 = 1'b0;
-reg [4:0]   s2_l3_slot = 5'd0;
-reg         s2_ipv6 = 1'b0;
-reg [1:0]   s2_tags = 2'd0;
-reg         s2_pppoe = 1'b0;
-reg [7:0]   s2_byte0 = 8'd0;
-reg [7:0]   s2_byte1 = 8'd0;
-reg [15:0]  s2_checksum = 16'd0;
-reg [CAP_WIDTH-1:0] s2_captured = {CAP_WIDTH{1'b0}};
+reg         g_valid = 1'b0;
+reg         g_fits = 1'b0;
+reg         g_fragment = 1'b0;
+reg         g_link_ipv4 = 1'b0;
+reg         g_link_ipv6 = 1'b0;
+// a G-PDU (version 1, PT 1, type 0xFF) in a whole UDP packet on port 2152
+reg         g_gtp = 1'b0;
+reg         g_optional = 1'b0;   // sequence number, N-PDU number or extension present
+reg         g_extension = 1'b0;  // an extension header follows
+reg [7:0]   g_words = 8'd0;
+reg [31:0]  g_chain_ends = 32'd0;
+reg [2:0]   g_l3_slot = 3'd0;
+reg [3:0]   g_l4_slot = 4'd0;
+reg         g_ipv6 = 1'b0;
+reg [1:0]   g_tags = 2'd0;
+reg         g_pppoe = 1'b0;
+reg [7:0]   g_byte0 = 8'd0;
+reg [7:0]   g_byte1 = 8'd0;
+reg [15:0]  g_checksum = 16'd0;
+reg [CAP_WIDTH-1:0] g_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
-    s2_valid <= s1_valid;
-    s2_fits <= s1_fits && (!gtp || (gtp_unpacked && inner_slot <= {1'b0, LAST_L3_SLOT}));
-    s2_fragment <= s1_fragment;
-    s2_tunnel <= gtp;
-    s2_link_ipv4 <= s1_link_ipv4;
-    s2_link_ipv6 <= s1_link_ipv6;
-    s2_l3_slot <= gtp ? inner_slot[4:0] : {2'b00, s1_l3_slot};
-    s2_ipv6 <= s1_ipv6;
-    s2_tags <= s1_tags;
-    s2_pppoe <= s1_pppoe;
-    s2_byte0 <= s1_byte0;
-    s2_byte1 <= s1_byte1;
-    s2_checksum <= s1_checksum;
-    s2_captured <= s1_captured;
+    g_valid <= o_valid;
+    if (o_valid && o_fits) begin
+        l4_window_reg <= parse_window_reg;
+    end
+    g_fits <= o_fits;
+    g_fragment <= o_fragment;
+    g_link_ipv4 <= o_link_ipv4;
+    g_link_ipv6 <= o_link_ipv6;
+    g_gtp <= o_fits && o_whole && o_outer_udp
+        && (be16(outer_ports[15:0]) == 16'd2152 || be16(outer_ports[31:16]) == 16'd2152)
+        && gtp_flags[7:4] == 4'h3 && gtp_type == 8'hFF;
+    g_optional <= gtp_flags[2:0] != 3'd0;
+    g_extension <= gtp_flags[2] && gtp_next != 8'd0;
+    g_words <= gtp_words;
+    g_chain_ends <= gtp_chain_ends;
+    g_l3_slot <= o_l3_slot;
+    g_l4_slot <= o_l4_slot;
+    g_ipv6 <= o_ipv6;
+    g_tags <= o_tags;
+    g_pppoe <= o_pppoe;
+    g_byte0 <= o_byte0;
+    g_byte1 <= o_byte1;
+    g_checksum <= o_checksum;
+    g_captured <= o_captured;
     if (rst) begin
-        s2_valid <= 1'b0;
+        g_valid <= 1'b0;
     end
 end
 
-// ---- stage 3: the flow's IP header (the outer one, or GTP-U's inner one) ---
+// ---- stage 1e: GTP-U, which IP header the flow is ---------------------------------
 
+// an inner (GTP-U) header's slot is up to 21 (an inner IP + UDP header must fit the window)
+localparam [4:0] LAST_L3_SLOT = 5'd21;
+
+wire [1:0]  gtp_chain_index = g_words[1:0] - 2'd1;
+wire [7:0]  gtp_chain_end = g_chain_ends[8*gtp_chain_index +: 8];
+wire        gtp_unpacked = !g_extension
+    || (g_words >= 8'd1 && g_words <= 8'd4 && gtp_chain_end == 8'd0);
+// inner L3 offset = outer L4 offset (34 + 4 * slot) + 16 (UDP, GTP) + 4 (optional fields)
+// + 4 * extension words = 14 + 4 * (slot + 9 + ...)
+wire [5:0]  inner_slot = {2'b00, g_l4_slot} + 6'd9 + {5'd0, g_optional}
+    + (g_extension ? {3'd0, g_words[2:0]} : 6'd0);
+
+reg         t_valid = 1'b0;
+reg         t_fits = 1'b0;
+reg         t_fragment = 1'b0;
+reg         t_tunnel = 1'b0;
+reg         t_link_ipv4 = 1'b0;
+reg         t_link_ipv6 = 1'b0;
+reg [4:0]   t_l3_slot = 5'd0;
+reg         t_ipv6 = 1'b0;
+reg [1:0]   t_tags = 2'd0;
+reg         t_pppoe = 1'b0;
+reg [7:0]   t_byte0 = 8'd0;
+reg [7:0]   t_byte1 = 8'd0;
+reg [15:0]  t_checksum = 16'd0;
+reg [CAP_WIDTH-1:0] t_captured = {CAP_WIDTH{1'b0}};
+
+always @(posedge clk) begin
+    t_valid <= g_valid;
+    t_fits <= g_fits && (!g_gtp || (gtp_unpacked && inner_slot <= {1'b0, LAST_L3_SLOT}));
+    t_fragment <= g_fragment;
+    t_tunnel <= g_gtp;
+    t_link_ipv4 <= g_link_ipv4;
+    t_link_ipv6 <= g_link_ipv6;
+    t_l3_slot <= g_gtp ? inner_slot[4:0] : {2'b00, g_l3_slot};
+    t_ipv6 <= g_ipv6;
+    t_tags <= g_tags;
+    t_pppoe <= g_pppoe;
+    t_byte0 <= g_byte0;
+    t_byte1 <= g_byte1;
+    t_checksum <= g_checksum;
+    t_captured <= g_captured;
+    if (rst) begin
+        t_valid <= 1'b0;
+    end
+end
+
+// ---- stage 1f: the flow's IP header (the outer one, or GTP-U's inner one) ----------
+
+localparam [15:0] IP_ROOM = MAX_FRAME_LEN - 14;
+
+reg          h_valid = 1'b0;
+reg          h_fits = 1'b0;
+reg          h_fragment = 1'b0;
+reg          h_tunnel = 1'b0;
+reg          h_link_ipv4 = 1'b0;
+reg          h_link_ipv6 = 1'b0;
+reg [4:0]    h_l3_slot = 5'd0;
+// the IP length the frame has room for in MAX_FRAME_LEN behind the Ethernet header and what
+// comes before the flow's IP header (14 + 4 * slot bytes); the IPv6 payload length
+reg [15:0]   h_ip_room = 16'd0;
+reg [15:0]   h_ipv6_room = 16'd0;
 // its first 40 bytes (L3 offset = 14 + 4 * slot, slot 0..21; the TOS / traffic class byte is
-// the outer header's, stage 1's).  A part-select: yosys makes it a shifter, 1,300 LUTs fewer
+// the outer header's, stage 1c's).  A part-select: yosys makes it a shifter, 1,300 LUTs fewer
 // than a multiplexer over the 22 slots
+reg [319:0]  h_l3 = 320'd0;
+reg          h_ipv6 = 1'b0;
+reg [1:0]    h_tags = 2'd0;
+reg          h_pppoe = 1'b0;
+reg [7:0]    h_byte0 = 8'd0;
+reg [7:0]    h_byte1 = 8'd0;
+reg [15:0]   h_checksum = 16'd0;
+reg [CAP_WIDTH-1:0] h_captured = {CAP_WIDTH{1'b0}};
+
+always @(posedge clk) begin
+    h_valid <= t_valid;
+    h_fits <= t_fits;
+    h_fragment <= t_fragment;
+    h_tunnel <= t_tunnel;
+    h_link_ipv4 <= t_link_ipv4;
+    h_link_ipv6 <= t_link_ipv6;
+    h_l3_slot <= t_l3_slot;
+    h_ip_room <= IP_ROOM - {9'd0, t_l3_slot, 2'b00};
+    h_ipv6_room <= IP_ROOM - 16'd40 - {9'd0, t_l3_slot, 2'b00};
+    h_l3 <= padded[8*14 + 32*t_l3_slot +: 320];
+    h_ipv6 <= t_ipv6;
+    h_tags <= t_tags;
+    h_pppoe <= t_pppoe;
+    h_byte0 <= t_byte0;
+    h_byte1 <= t_byte1;
+    h_checksum <= t_checksum;
+    h_captured <= t_captured;
+    if (rst) begin
+        h_valid <= 1'b0;
+    end
+end
+
+wire [L4_PADDED_BITS-1:0] l4_padded = {{(L4_PADDED_BITS-WINDOW_BITS){1'b0}}, l4_window_reg};
+
+// ---- stage 1g: the flow's IP header fields -----------------------------------------
+
 /* verilator lint_off UNUSEDSIGNAL */
-wire [319:0] l3 = padded[8*14 + 32*s2_l3_slot +: 320];
+wire [319:0] l3 = h_l3;
 /* verilator lint_on UNUSEDSIGNAL */
 
 wire [3:0]  ip_version = l3[7:4];
@@ -390,168 +584,221 @@ wire [12:0] ipv4_fragment_offset = {l3[8*6 +: 5], l3[8*7 +: 8]};
 wire [15:0] ipv6_payload_length = be16(l3[8*4 +: 16]);
 
 // an inner header's version stands for the ethertype
-wire is_ipv4 = (s2_tunnel || s2_link_ipv4) && ip_version == 4'd4 && ihl >= 4'd5;
-wire is_ipv6 = (s2_tunnel || s2_link_ipv6) && ip_version == 4'd6;
+wire is_ipv4 = (h_tunnel || h_link_ipv4) && ip_version == 4'd4 && ihl >= 4'd5;
+wire is_ipv6 = (h_tunnel || h_link_ipv6) && ip_version == 4'd6;
 wire [7:0] proto = is_ipv6 ? l3[8*6 +: 8] : l3[8*9 +: 8];
 wire [16:0] ip_length = is_ipv6 ? 17'd40 + {1'b0, ipv6_payload_length} : {1'b0, ipv4_length};
 wire [5:0] l3_header = is_ipv6 ? 6'd40 : {ihl, 2'b00};
 // L4 offset = 34 + 4 * l4_slot
-wire [4:0] l4_slot = s2_l3_slot + (is_ipv6 ? 5'd5 : {1'b0, ihl} - 5'd5);
-wire [17:0] ip_end = 18'd14 + {11'd0, s2_l3_slot, 2'b00} + {1'b0, ip_length};
+wire [4:0] l4_slot = h_l3_slot + (is_ipv6 ? 5'd5 : {1'b0, ihl} - 5'd5);
+// the IP length fits the room, IPv4 and IPv6 side by side
+wire ip_fits = is_ipv6 ? ipv6_payload_length <= h_ipv6_room : ipv4_length <= h_ip_room;
+wire inner_fragment = h_tunnel && is_ipv4 && ipv4_fragment_offset != 13'd0;
 
-reg         s3_valid = 1'b0;
-reg         s3_candidate = 1'b0;
-reg         s3_fragment = 1'b0;
-reg         s3_flow_ipv6 = 1'b0;
-reg [7:0]   s3_proto = 8'd0;
-reg [127:0] s3_src = 128'd0;
-reg [127:0] s3_dst = 128'd0;
-reg [16:0]  s3_ip_length = 17'd0;
-reg [5:0]   s3_l3_header = 6'd0;
-reg [4:0]   s3_l4_slot = 5'd0;
-reg         s3_ipv6 = 1'b0;
-reg [1:0]   s3_tags = 2'd0;
-reg         s3_pppoe = 1'b0;
-reg [7:0]   s3_byte0 = 8'd0;
-reg [7:0]   s3_byte1 = 8'd0;
-reg [15:0]  s3_checksum = 16'd0;
-reg [CAP_WIDTH-1:0] s3_captured = {CAP_WIDTH{1'b0}};
+reg         s1_valid = 1'b0;
+reg         s1_candidate = 1'b0;
+reg         s1_fragment = 1'b0;
+reg         s1_flow_ipv6 = 1'b0;
+reg [7:0]   s1_proto = 8'd0;
+reg [127:0] s1_src = 128'd0;
+reg [127:0] s1_dst = 128'd0;
+reg [16:0]  s1_ip_length = 17'd0;
+reg [5:0]   s1_l3_header = 6'd0;
+reg [4:0]   s1_l4_slot = 5'd0;
+reg         s1_ipv6 = 1'b0;
+reg [1:0]   s1_tags = 2'd0;
+reg         s1_pppoe = 1'b0;
+reg [7:0]   s1_byte0 = 8'd0;
+reg [7:0]   s1_byte1 = 8'd0;
+reg [15:0]  s1_checksum = 16'd0;
+reg [CAP_WIDTH-1:0] s1_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
-    s3_valid <= s2_valid;
-    s3_candidate <= s2_fits && (is_ipv4 || is_ipv6) && (proto == 8'd6 || proto == 8'd17)
-        && ip_end <= MAX_FRAME_LEN && !(s2_tunnel && is_ipv4 && ipv4_fragment_offset != 13'd0);
-    s3_fragment <= s2_fragment
-        || (s2_fits && s2_tunnel && is_ipv4 && ipv4_fragment_offset != 13'd0);
-    s3_flow_ipv6 <= is_ipv6;
-    s3_proto <= proto;
-    s3_src <= is_ipv6 ? be128(l3[8*8 +: 128]) : {96'd0, be32(l3[8*12 +: 32])};
-    s3_dst <= is_ipv6 ? be128(l3[8*24 +: 128]) : {96'd0, be32(l3[8*16 +: 32])};
-    s3_ip_length <= ip_length;
-    s3_l3_header <= l3_header;
-    s3_l4_slot <= l4_slot;
-    s3_ipv6 <= s2_ipv6;
-    s3_tags <= s2_tags;
-    s3_pppoe <= s2_pppoe;
-    s3_byte0 <= s2_byte0;
-    s3_byte1 <= s2_byte1;
-    s3_checksum <= s2_checksum;
-    s3_captured <= s2_captured;
+    s1_valid <= h_valid;
+    s1_candidate <= h_fits && (is_ipv4 || is_ipv6) && (proto == 8'd6 || proto == 8'd17)
+        && ip_fits && !inner_fragment;
+    s1_fragment <= h_fragment || (h_fits && inner_fragment);
+    s1_flow_ipv6 <= is_ipv6;
+    s1_proto <= proto;
+    s1_src <= is_ipv6 ? be128(l3[8*8 +: 128]) : {96'd0, be32(l3[8*12 +: 32])};
+    s1_dst <= is_ipv6 ? be128(l3[8*24 +: 128]) : {96'd0, be32(l3[8*16 +: 32])};
+    s1_ip_length <= ip_length;
+    s1_l3_header <= l3_header;
+    s1_l4_slot <= l4_slot;
+    s1_ipv6 <= h_ipv6;
+    s1_tags <= h_tags;
+    s1_pppoe <= h_pppoe;
+    s1_byte0 <= h_byte0;
+    s1_byte1 <= h_byte1;
+    s1_checksum <= h_checksum;
+    s1_captured <= h_captured;
     if (rst) begin
-        s3_valid <= 1'b0;
+        s1_valid <= 1'b0;
     end
 end
 
-// ---- stage 4: ports, L4 header, canonical key -----------------------------
+// ---- stage 2a: ports, addresses ----------------------------------------------
 
 // the L4 ports and TCP data offset (L4 offset = 34 + 4 * slot; an L4 header that fits the
 // window starts in slot 0..21)
-reg [31:0] ports;
-reg [3:0]  data_offset;
+reg [31:0] window_ports;
+reg [3:0]  window_data_offset;
 
 always @* begin
-    ports = 32'd0;
-    data_offset = 4'd0;
+    window_ports = 32'd0;
+    window_data_offset = 4'd0;
     for (i = 0; i < 22; i = i + 1) begin
-        if (s3_l4_slot == i[4:0]) begin
-            ports = padded[8*34 + 32*i +: 32];
-            data_offset = padded[8*(34+12) + 4 + 32*i +: 4];
+        if (s1_l4_slot == i[4:0]) begin
+            window_ports = l4_padded[8*34 + 32*i +: 32];
+            window_data_offset = l4_padded[8*(34+12) + 4 + 32*i +: 4];
         end
     end
 end
-wire [15:0] sport = be16(ports[15:0]);
-wire [15:0] dport = be16(ports[31:16]);
-wire        is_tcp = s3_proto == 8'd6;
-wire [5:0]  l4_header = is_tcp ? {data_offset, 2'b00} : 6'd8;
-wire [8:0]  payload_offset = 9'd34 + {2'b00, s3_l4_slot, 2'b00} + {3'b000, l4_header};
-// payload offset = 42 + 4 * payload_slot
-wire [5:0]  payload_slot = {1'b0, s3_l4_slot} + (is_tcp ? {2'b00, data_offset} - 6'd2 : 6'd0);
-wire [16:0] headers = {11'd0, s3_l3_header} + {11'd0, l4_header};
-wire [16:0] payload_length = s3_ip_length - headers;
-wire        parsed = s3_candidate && (!is_tcp || data_offset >= 4'd5)
-    && payload_offset <= {1'b0, s3_captured} && s3_ip_length >= headers;
-// the (address, port) that compares lower is endpoint a
-wire        src_is_a = {s3_src, sport} <= {s3_dst, dport};
 
-reg         s4_valid = 1'b0;
-reg         s4_parsed = 1'b0;
-reg         s4_fragment = 1'b0;
-reg [104:0] s4_key = 105'd0;
-reg [5:0]   s4_payload_slot = 6'd0;
-reg [16:0]  s4_payload_length = 17'd0;
-reg [15:0]  s4_sport = 16'd0;
-reg [15:0]  s4_dport = 16'd0;
-reg [7:0]   s4_proto = 8'd0;
-reg         s4_ipv6 = 1'b0;
-reg [1:0]   s4_tags = 2'd0;
-reg         s4_pppoe = 1'b0;
-reg [7:0]   s4_byte0 = 8'd0;
-reg [7:0]   s4_byte1 = 8'd0;
-reg [15:0]  s4_checksum = 16'd0;
-reg [CAP_WIDTH-1:0] s4_captured = {CAP_WIDTH{1'b0}};
+reg         l4_valid = 1'b0;
+reg         l4_candidate = 1'b0;
+reg         l4_fragment = 1'b0;
+reg         l4_flow_ipv6 = 1'b0;
+reg         l4_ipv6 = 1'b0;
+reg [1:0]   l4_tags = 2'd0;
+reg         l4_pppoe = 1'b0;
+reg [7:0]   l4_proto = 8'd0;
+reg [31:0]  l4_ports = 32'd0;
+reg [3:0]   l4_data_offset = 4'd0;
+reg [31:0]  l4_src = 32'd0;          // folded
+reg [31:0]  l4_dst = 32'd0;
+// the addresses compared a 32-bit word at a time (a 128-bit compare is too long a carry
+// chain for one cycle): word n of the source below / equal to the destination's
+reg [3:0]   l4_word_below = 4'd0;
+reg [3:0]   l4_word_same = 4'd0;
+reg         l4_tcp = 1'b0;
+reg [8:0]   l4_room = 9'd0;          // window bytes from the L4 header on (negative: none)
+reg [16:0]  l4_ip_payload = 17'd0;   // the IP length beyond the L3 header
+reg         l4_covers_l3 = 1'b0;     // the IP length covers the L3 header
+reg [4:0]   l4_l4_slot = 5'd0;
+reg [7:0]   l4_byte0 = 8'd0;
+reg [7:0]   l4_byte1 = 8'd0;
+reg [15:0]  l4_checksum = 16'd0;
 
 always @(posedge clk) begin
-    s4_valid <= s3_valid;
-    s4_parsed <= parsed && !s3_fragment;
-    s4_fragment <= s3_fragment;
-    if (src_is_a) begin
-        s4_key <= {s3_flow_ipv6, s3_proto, fold(s3_src), sport, fold(s3_dst), dport};
-    end else begin
-        s4_key <= {s3_flow_ipv6, s3_proto, fold(s3_dst), dport, fold(s3_src), sport};
+    l4_valid <= s1_valid;
+    l4_candidate <= s1_candidate;
+    l4_fragment <= s1_fragment;
+    l4_flow_ipv6 <= s1_flow_ipv6;
+    l4_ipv6 <= s1_ipv6;
+    l4_tags <= s1_tags;
+    l4_pppoe <= s1_pppoe;
+    l4_proto <= s1_proto;
+    l4_tcp <= s1_proto == 8'd6;
+    l4_room <= {1'b0, s1_captured} - (9'd34 + {2'd0, s1_l4_slot, 2'b00});
+    l4_ports <= window_ports;
+    l4_data_offset <= window_data_offset;
+    l4_src <= fold(s1_src);
+    l4_dst <= fold(s1_dst);
+    for (i = 0; i < 4; i = i + 1) begin
+        l4_word_below[i] <= s1_src[32*i +: 32] < s1_dst[32*i +: 32];
+        l4_word_same[i] <= s1_src[32*i +: 32] == s1_dst[32*i +: 32];
     end
-    s4_payload_slot <= payload_slot;
-    s4_payload_length <= payload_length;
-    s4_sport <= sport;
-    s4_dport <= dport;
-    s4_proto <= s3_proto;
-    s4_ipv6 <= s3_ipv6;
-    s4_tags <= s3_tags;
-    s4_pppoe <= s3_pppoe;
-    s4_byte0 <= s3_byte0;
-    s4_byte1 <= s3_byte1;
-    s4_checksum <= s3_checksum;
-    s4_captured <= s3_captured;
+    l4_ip_payload <= s1_ip_length - {11'd0, s1_l3_header};
+    l4_covers_l3 <= s1_ip_length >= {11'd0, s1_l3_header};
+    l4_l4_slot <= s1_l4_slot;
+    l4_byte0 <= s1_byte0;
+    l4_byte1 <= s1_byte1;
+    l4_checksum <= s1_checksum;
     if (rst) begin
-        s4_valid <= 1'b0;
+        l4_valid <= 1'b0;
     end
 end
 
-// ---- stage 5: signatures and hash ------------------------------------------
+// ---- stage 2b: L4 header, canonical key -------------------------------------
+
+wire [15:0] sport = be16(l4_ports[15:0]);
+wire [15:0] dport = be16(l4_ports[31:16]);
+wire [3:0]  data_offset = l4_data_offset;
+wire        is_tcp = l4_tcp;
+wire [5:0]  l4_header = is_tcp ? {data_offset, 2'b00} : 6'd8;
+// window bytes from the payload on: negative (bit 8) when the L4 header ends beyond the window
+wire [8:0]  payload_room = l4_room - {3'd0, l4_header};
+// payload offset = 42 + 4 * payload_slot
+wire [5:0]  payload_slot = {1'b0, l4_l4_slot} + (is_tcp ? {2'b00, data_offset} - 6'd2 : 6'd0);
+wire [16:0] payload_length = l4_ip_payload - {11'd0, l4_header};
+// the IP length covers the L3 and L4 headers
+wire        covers_headers = l4_covers_l3 && l4_ip_payload >= {11'd0, l4_header};
+wire        parsed = l4_candidate && (!is_tcp || data_offset >= 4'd5)
+    && !payload_room[8] && covers_headers;
+// the (address, port) that compares lower is endpoint a
+wire        src_below = l4_word_below[3] || (l4_word_same[3] && (l4_word_below[2]
+    || (l4_word_same[2] && (l4_word_below[1] || (l4_word_same[1] && l4_word_below[0])))));
+wire        src_is_a = src_below || (&l4_word_same && sport <= dport);
+
+reg         s2_valid = 1'b0;
+reg         s2_parsed = 1'b0;
+reg         s2_fragment = 1'b0;
+reg [104:0] s2_key = 105'd0;
+reg [5:0]   s2_payload_slot = 6'd0;
+reg [7:0]   s2_payload_room = 8'd0;
+reg [16:0]  s2_payload_length = 17'd0;
+reg [15:0]  s2_sport = 16'd0;
+reg [15:0]  s2_dport = 16'd0;
+reg [7:0]   s2_proto = 8'd0;
+reg         s2_ipv6 = 1'b0;
+reg [1:0]   s2_tags = 2'd0;
+reg         s2_pppoe = 1'b0;
+reg [7:0]   s2_byte0 = 8'd0;
+reg [7:0]   s2_byte1 = 8'd0;
+reg [15:0]  s2_checksum = 16'd0;
+
+always @(posedge clk) begin
+    s2_valid <= l4_valid;
+    s2_parsed <= parsed && !l4_fragment;
+    s2_fragment <= l4_fragment;
+    if (src_is_a) begin
+        s2_key <= {l4_flow_ipv6, l4_proto, l4_src, sport, l4_dst, dport};
+    end else begin
+        s2_key <= {l4_flow_ipv6, l4_proto, l4_dst, dport, l4_src, sport};
+    end
+    s2_payload_slot <= payload_slot;
+    s2_payload_room <= payload_room[7:0];
+    s2_payload_length <= payload_length;
+    s2_sport <= sport;
+    s2_dport <= dport;
+    s2_proto <= l4_proto;
+    s2_ipv6 <= l4_ipv6;
+    s2_tags <= l4_tags;
+    s2_pppoe <= l4_pppoe;
+    s2_byte0 <= l4_byte0;
+    s2_byte1 <= l4_byte1;
+    s2_checksum <= l4_checksum;
+
+    if (rst) begin
+        s2_valid <= 1'b0;
+    end
+end
+
+// ---- stage 3a: payload bytes, hash -------------------------------------------
 
 // payload offset = 42 + 4 * slot; a parsed frame's payload starts inside the window
-// (slot 0..21); bytes past the frame's end read 0
+// (slot 0..21); bytes past the frame's end (past the room the window has) read 0
 reg [8*SIGNATURE_BYTES-1:0] payload;
-reg [8:0] payload_offset_byte;
 
 always @* begin
     payload = {8*SIGNATURE_BYTES{1'b0}};
     for (i = 0; i < 22; i = i + 1) begin
-        if (s4_payload_slot == i[5:0]) begin
-            payload = padded[8*42 + 32*i +: 8*SIGNATURE_BYTES];
+        if (s2_payload_slot == i[5:0]) begin
+            payload = l4_padded[8*42 + 32*i +: 8*SIGNATURE_BYTES];
         end
     end
     for (i = 0; i < SIGNATURE_BYTES; i = i + 1) begin
-        payload_offset_byte = 9'd42 + {1'b0, s4_payload_slot, 2'b00} + i[8:0];
-        if (payload_offset_byte >= {1'b0, s4_captured}) begin
+        if (i[7:0] >= s2_payload_room) begin
             payload[8*i +: 8] = 8'd0;
         end
     end
 end
-wire       carries_payload = s4_payload_length != 17'd0;
-wire [3:0] match;
-
-vtc_signatures signatures (
-    .payload(payload),
-    .tcp(s4_proto == 8'd6),
-    .udp(s4_proto == 8'd17),
-    .sport(s4_sport),
-    .dport(s4_dport),
-    .payload_length(s4_payload_length),
-    .match(match)
-);
 
 // bucket hash of the canonical key (vtc_model.bucket_index): the low bits of the
-// CRC-32 (polynomial 0x04C11DB7, register preset to ones, key MSB first, no final XOR)
+// CRC-32 (polynomial 0x04C11DB7, register preset to ones, key MSB first, no final XOR).
+// The CRC is affine in the key: each bit is a constant XORed with a fixed set of key
+// bits (its taps), one balanced XOR tree instead of 105 chained steps.
 function [31:0] crc32(input [104:0] data);
     integer n;
     reg feedback;
@@ -564,24 +811,164 @@ function [31:0] crc32(input [104:0] data);
     end
 endfunction
 
-/* verilator lint_off UNUSEDSIGNAL */ // the low BUCKET_BITS are the bucket
-wire [31:0] key_crc = crc32(s4_key);
-/* verilator lint_on UNUSEDSIGNAL */
+localparam [31:0] CRC_OF_ZERO = crc32(105'd0);
+
+// the key bits CRC bit crc_bit depends on
+function [104:0] crc_taps(input [4:0] crc_bit);
+    integer n;
+    reg [31:0] crc;
+    begin
+        for (n = 0; n < 105; n = n + 1) begin
+            crc = crc32(105'd1 << n) ^ CRC_OF_ZERO;
+            crc_taps[n] = crc[crc_bit];
+        end
+    end
+endfunction
+
+wire [BUCKET_BITS-1:0] bucket;
+
+generate
+    for (g = 0; g < BUCKET_BITS; g = g + 1) begin : bucket_bit
+        localparam [4:0] CRC_BIT = g;
+        localparam [104:0] TAPS = crc_taps(CRC_BIT);
+        assign bucket[g] = CRC_OF_ZERO[g] ^ ^(s2_key & TAPS);
+    end
+endgenerate
+
+reg                   sig_valid = 1'b0;
+reg                   sig_parsed = 1'b0;
+reg                   sig_fragment = 1'b0;
+reg [104:0]           sig_key = 105'd0;
+reg [BUCKET_BITS-1:0] sig_bucket = {BUCKET_BITS{1'b0}};
+reg [8*SIGNATURE_BYTES-1:0] sig_payload_bytes = {8*SIGNATURE_BYTES{1'b0}};
+reg                   sig_payload = 1'b0;
+reg [16:0]            sig_payload_length = 17'd0;
+reg [15:0]            sig_sport = 16'd0;
+reg [15:0]            sig_dport = 16'd0;
+reg                   sig_tcp = 1'b0;
+reg                   sig_udp = 1'b0;
+reg                   sig_ipv6 = 1'b0;
+reg [1:0]             sig_tags = 2'd0;
+reg                   sig_pppoe = 1'b0;
+reg [7:0]             sig_byte0 = 8'd0;
+reg [7:0]             sig_byte1 = 8'd0;
+reg [15:0]            sig_checksum = 16'd0;
 
 always @(posedge clk) begin
-    req_valid <= s4_valid;
-    req_parsed <= s4_parsed;
-    req_fragment <= s4_fragment;
-    req_key <= s4_key;
-    req_bucket <= key_crc[BUCKET_BITS-1:0];
-    req_payload <= carries_payload;
-    req_match <= carries_payload ? match : 4'd0;
-    req_ipv6 <= s4_ipv6;
-    req_tags <= s4_tags;
-    req_pppoe <= s4_pppoe;
-    req_byte0 <= s4_byte0;
-    req_byte1 <= s4_byte1;
-    req_checksum <= s4_checksum;
+    sig_valid <= s2_valid;
+    sig_parsed <= s2_parsed;
+    sig_fragment <= s2_fragment;
+    sig_key <= s2_key;
+    sig_bucket <= bucket;
+    sig_payload_bytes <= payload;
+    sig_payload <= s2_payload_length != 17'd0;
+    sig_payload_length <= s2_payload_length;
+    sig_sport <= s2_sport;
+    sig_dport <= s2_dport;
+    sig_tcp <= s2_proto == 8'd6;
+    sig_udp <= s2_proto == 8'd17;
+    sig_ipv6 <= s2_ipv6;
+    sig_tags <= s2_tags;
+    sig_pppoe <= s2_pppoe;
+    sig_byte0 <= s2_byte0;
+    sig_byte1 <= s2_byte1;
+    sig_checksum <= s2_checksum;
+    if (rst) begin
+        sig_valid <= 1'b0;
+    end
+end
+
+// ---- stages 3b, 3c, 3d: signatures (compares, matches, class; registered inside) -
+
+wire [3:0] match;  // two cycles behind sig_*, with cls_*
+
+vtc_signatures signatures (
+    .clk(clk),
+    .payload(sig_payload_bytes),
+    .tcp(sig_tcp),
+    .udp(sig_udp),
+    .sport(sig_sport),
+    .dport(sig_dport),
+    .payload_length(sig_payload_length),
+    .match(match)
+);
+
+reg                   mid_valid = 1'b0;
+reg                   mid_parsed = 1'b0;
+reg                   mid_fragment = 1'b0;
+reg [104:0]           mid_key = 105'd0;
+reg [BUCKET_BITS-1:0] mid_bucket = {BUCKET_BITS{1'b0}};
+reg                   mid_payload = 1'b0;
+reg                   mid_ipv6 = 1'b0;
+reg [1:0]             mid_tags = 2'd0;
+reg                   mid_pppoe = 1'b0;
+reg [7:0]             mid_byte0 = 8'd0;
+reg [7:0]             mid_byte1 = 8'd0;
+reg [15:0]            mid_checksum = 16'd0;
+
+always @(posedge clk) begin
+    mid_valid <= sig_valid;
+    mid_parsed <= sig_parsed;
+    mid_fragment <= sig_fragment;
+    mid_key <= sig_key;
+    mid_bucket <= sig_bucket;
+    mid_payload <= sig_payload;
+    mid_ipv6 <= sig_ipv6;
+    mid_tags <= sig_tags;
+    mid_pppoe <= sig_pppoe;
+    mid_byte0 <= sig_byte0;
+    mid_byte1 <= sig_byte1;
+    mid_checksum <= sig_checksum;
+    if (rst) begin
+        mid_valid <= 1'b0;
+    end
+end
+
+reg                   cls_valid = 1'b0;
+reg                   cls_parsed = 1'b0;
+reg                   cls_fragment = 1'b0;
+reg [104:0]           cls_key = 105'd0;
+reg [BUCKET_BITS-1:0] cls_bucket = {BUCKET_BITS{1'b0}};
+reg                   cls_payload = 1'b0;
+reg                   cls_ipv6 = 1'b0;
+reg [1:0]             cls_tags = 2'd0;
+reg                   cls_pppoe = 1'b0;
+reg [7:0]             cls_byte0 = 8'd0;
+reg [7:0]             cls_byte1 = 8'd0;
+reg [15:0]            cls_checksum = 16'd0;
+
+always @(posedge clk) begin
+    cls_valid <= mid_valid;
+    cls_parsed <= mid_parsed;
+    cls_fragment <= mid_fragment;
+    cls_key <= mid_key;
+    cls_bucket <= mid_bucket;
+    cls_payload <= mid_payload;
+    cls_ipv6 <= mid_ipv6;
+    cls_tags <= mid_tags;
+    cls_pppoe <= mid_pppoe;
+    cls_byte0 <= mid_byte0;
+    cls_byte1 <= mid_byte1;
+    cls_checksum <= mid_checksum;
+    if (rst) begin
+        cls_valid <= 1'b0;
+    end
+end
+
+always @(posedge clk) begin
+    req_valid <= cls_valid;
+    req_parsed <= cls_parsed;
+    req_fragment <= cls_fragment;
+    req_key <= cls_key;
+    req_bucket <= cls_bucket;
+    req_payload <= cls_payload;
+    req_match <= cls_payload ? match : 4'd0;
+    req_ipv6 <= cls_ipv6;
+    req_tags <= cls_tags;
+    req_pppoe <= cls_pppoe;
+    req_byte0 <= cls_byte0;
+    req_byte1 <= cls_byte1;
+    req_checksum <= cls_checksum;
     if (rst) begin
         req_valid <= 1'b0;
     end

@@ -13,9 +13,11 @@
 /*
  * vTC signatures: which class one payload-carrying packet proves.
  *
- * Combinational.  Looks at the first 12 payload bytes, the L4 protocol, the
- * ports and the payload length; when several classes match, the lowest class
- * number wins.  The rules were chosen against nDPI's verdicts on the shared
+ * Looks at the first 12 payload bytes, the L4 protocol, the ports and the
+ * payload length over three cycles, each short enough for 156.25 MHz: the
+ * byte, port and length compares (registered), each signature's match from
+ * them (registered), the lowest class number that matched (match is two
+ * cycles behind the inputs).  The rules were chosen against nDPI's verdicts on the shared
  * captures and are listed in hdl/README.md (vTC section) and
  * hdl/tests/vtc_model.py (signature()).  Class numbers: 1 HTTP, 2 TLS,
  * 3 DNS, 4 SSH, 5 QUIC, 6 SIP, 7 RTP, 8 BitTorrent, 9 SMTP, 10 NTP, 11 STUN;
@@ -28,6 +30,8 @@
 
 module vtc_signatures
 (
+    input  wire         clk,
+
     // payload byte n in bits [8n+7:8n]
     input  wire [95:0]  payload,
     input  wire         tcp,
@@ -84,13 +88,9 @@ wire sip_start = head == "SIP/" || head == "INVI" || head == "REGI" || head == "
     || head == "BYE " || head == "CANC" || head == "OPTI" || head == "NOTI" || head == "SUBS"
     || head == "MESS" || head == "INFO" || head == "PRAC" || head == "REFE" || head == "UPDA"
     || head == "PUBL";
-wire sip_keepalive = port_5060 && payload_length == 17'd5 && text[95:56] == "hello";
-// RFC 5389 (type's top bits 00, the magic cookie, a length that fits) or an RFC 3489 Binding
-// Request / Response / Error Response exactly as long as the payload
 wire [16:0] stun_end = {1'b0, stun_length} + 17'd20;
 wire stun_classic_type = prefix == 16'h0001 || prefix == 16'h0101 || prefix == 16'h0111;
-wire stun = (p0[7:6] == 2'b00 && text[63:32] == 32'h2112A442 && stun_end <= payload_length)
-    || (!(text[63:32] == 32'h2112A442) && stun_classic_type && stun_end == payload_length);
+wire stun_cookie = text[63:32] == 32'h2112A442;
 // a long header (form and fixed bits) with v1, v2, an IETF draft or Google's Q0xx/T0xx; a
 // gQUIC public header (version flag, connection ID) with Q0xx/T0xx at byte 9
 wire quic_google_long = {p1, p2} == "Q0" || {p1, p2} == "T0";
@@ -98,42 +98,112 @@ wire quic_long = p0[7:6] == 2'b11 && ({p1, p2, p3, p4} == 32'h00000001
     || {p1, p2, p3, p4} == 32'h6B3343CF || {p1, p2, p3} == 24'hFF0000 || quic_google_long);
 wire quic_public = {p0[7], p0[3], p0[0]} == 3'b011
     && (text[23:8] == "Q0" || text[23:8] == "T0");
+
+// ---- cycle 1: the compares ----------------------------------------------------
+
+reg tcp_reg = 1'b0;
+reg udp_reg = 1'b0;
+reg port_53_reg = 1'b0;
+reg port_123_reg = 1'b0;
+reg port_mail_reg = 1'b0;      // 25 or 587
+reg port_5060_reg = 1'b0;
+reg high_ports_reg = 1'b0;
+reg length_5_reg = 1'b0;       // the payload length is 5, at least 12, 14, 20, 48
+reg length_12_reg = 1'b0;
+reg length_14_reg = 1'b0;
+reg length_20_reg = 1'b0;
+reg length_48_reg = 1'b0;
+reg http_start_reg = 1'b0;
+reg sip_start_reg = 1'b0;
+reg hello_reg = 1'b0;
+reg tls_reg = 1'b0;
+reg dns_udp_reg = 1'b0;        // the DNS header checks, over UDP / over TCP
+reg dns_tcp_reg = 1'b0;
+reg ssh_reg = 1'b0;
+reg quic_reg = 1'b0;
+reg rtp_udp_reg = 1'b0;        // an RTP header at byte 0 / after a length prefix >= 12
+reg rtp_tcp_reg = 1'b0;
+reg rtp_tcp_fits_reg = 1'b0;   // the prefix's length fits the payload
+reg stun_rfc5389_reg = 1'b0;
+reg stun_rfc3489_reg = 1'b0;
+reg bittorrent_tcp_reg = 1'b0;
 // BitTorrent over UDP: local service discovery, DHT (bencoded), uTP (version 1, type 0..4,
 // extension 0..2, a 20-byte header)
-wire bittorrent_udp = text == "BT-SEARCH * " || head == "d1:a" || head == "d1:r" || head == "d1:e"
-    || (payload_length >= 17'd20 && p0[3:0] == 4'd1 && p0[7:4] <= 4'd4 && p1 <= 8'd2 && !stun);
+reg bittorrent_text_reg = 1'b0;
+reg utp_reg = 1'b0;
+reg hello_smtp_reg = 1'b0;     // EHLO / HELO
+reg greeting_reg = 1'b0;       // 220
+reg ntp_reg = 1'b0;
 
-wire is_http = tcp && !port_5060 && http_start;
-wire is_tls = tcp && ((p0 >= 8'h14 && p0 <= 8'h17 && p1 == 8'h03 && p2 <= 8'h04)
-    || (p0[7] && p2 == 8'h01 && p3 == 8'h03 && p4 <= 8'h04));
-wire is_dns = port_53 && ((udp && payload_length >= 17'd12 && p2[6:3] == 4'd0 && p4 == 8'd0
-    && p5 == 8'd1) || (tcp && payload_length >= 17'd14 && prefix >= 16'd12 && p4[6:3] == 4'd0
-    && p6 == 8'd0 && p7 == 8'd1));
-wire is_ssh = tcp && head == "SSH-";
-wire is_quic = udp && (quic_long || quic_public);
-wire is_sip = ((udp || (tcp && port_5060)) && sip_start) || sip_keepalive;
-wire is_rtp = high_ports && ((udp && payload_length >= 17'd12 && rtp_header(p0[7:6], p1[6:0]))
-    || (tcp && payload_length >= 17'd14 && prefix >= 16'd12
-        && {1'b0, prefix} + 17'd2 <= payload_length && rtp_header(p2[7:6], p3[6:0])));
-wire is_bittorrent = (tcp && text == {8'h13, "BitTorrent "}) || (udp && bittorrent_udp);
-wire is_smtp = tcp && (head_upper == "EHLO" || head_upper == "HELO"
-    || (head == "220 " && (port_25 || port_587)));
-wire is_ntp = udp && port_123 && payload_length >= 17'd48 && p0[5:3] >= 3'd1 && p0[5:3] <= 3'd4
-    && p0[2:0] != 3'd0;
+always @(posedge clk) begin
+    tcp_reg <= tcp;
+    udp_reg <= udp;
+    port_53_reg <= port_53;
+    port_123_reg <= port_123;
+    port_mail_reg <= port_25 || port_587;
+    port_5060_reg <= port_5060;
+    high_ports_reg <= high_ports;
+    length_5_reg <= payload_length == 17'd5;
+    length_12_reg <= payload_length >= 17'd12;
+    length_14_reg <= payload_length >= 17'd14;
+    length_20_reg <= payload_length >= 17'd20;
+    length_48_reg <= payload_length >= 17'd48;
+    http_start_reg <= http_start;
+    sip_start_reg <= sip_start;
+    hello_reg <= text[95:56] == "hello";
+    tls_reg <= (p0 >= 8'h14 && p0 <= 8'h17 && p1 == 8'h03 && p2 <= 8'h04)
+        || (p0[7] && p2 == 8'h01 && p3 == 8'h03 && p4 <= 8'h04);
+    dns_udp_reg <= p2[6:3] == 4'd0 && p4 == 8'd0 && p5 == 8'd1;
+    dns_tcp_reg <= prefix >= 16'd12 && p4[6:3] == 4'd0 && p6 == 8'd0 && p7 == 8'd1;
+    ssh_reg <= head == "SSH-";
+    quic_reg <= quic_long || quic_public;
+    rtp_udp_reg <= rtp_header(p0[7:6], p1[6:0]);
+    rtp_tcp_reg <= prefix >= 16'd12 && rtp_header(p2[7:6], p3[6:0]);
+    rtp_tcp_fits_reg <= {1'b0, prefix} + 17'd2 <= payload_length;
+    stun_rfc5389_reg <= p0[7:6] == 2'b00 && stun_cookie && stun_end <= payload_length;
+    stun_rfc3489_reg <= !stun_cookie && stun_classic_type && stun_end == payload_length;
+    bittorrent_tcp_reg <= text == {8'h13, "BitTorrent "};
+    bittorrent_text_reg <= text == "BT-SEARCH * " || head == "d1:a" || head == "d1:r"
+        || head == "d1:e";
+    utp_reg <= p0[3:0] == 4'd1 && p0[7:4] <= 4'd4 && p1 <= 8'd2;
+    hello_smtp_reg <= head_upper == "EHLO" || head_upper == "HELO";
+    greeting_reg <= head == "220 ";
+    ntp_reg <= p0[5:3] >= 3'd1 && p0[5:3] <= 3'd4 && p0[2:0] != 3'd0;
+end
+
+// ---- cycle 2: the signatures ----------------------------------------------------
+
+wire stun = stun_rfc5389_reg || stun_rfc3489_reg;
+wire is_http = tcp_reg && !port_5060_reg && http_start_reg;
+wire is_tls = tcp_reg && tls_reg;
+wire is_dns = port_53_reg && ((udp_reg && length_12_reg && dns_udp_reg)
+    || (tcp_reg && length_14_reg && dns_tcp_reg));
+wire is_ssh = tcp_reg && ssh_reg;
+wire is_quic = udp_reg && quic_reg;
+wire is_sip = ((udp_reg || (tcp_reg && port_5060_reg)) && sip_start_reg)
+    || (port_5060_reg && length_5_reg && hello_reg);
+wire is_rtp = high_ports_reg && ((udp_reg && length_12_reg && rtp_udp_reg)
+    || (tcp_reg && length_14_reg && rtp_tcp_reg && rtp_tcp_fits_reg));
+wire is_bittorrent = (tcp_reg && bittorrent_tcp_reg) || (udp_reg && (bittorrent_text_reg
+    || (length_20_reg && utp_reg && !stun)));
+wire is_smtp = tcp_reg && (hello_smtp_reg || (greeting_reg && port_mail_reg));
+wire is_ntp = udp_reg && port_123_reg && length_48_reg && ntp_reg;
+
+// bit c: class c's signature matches
+reg [11:1] matches_reg = 11'd0;
+
+always @(posedge clk) begin
+    matches_reg <= {stun, is_ntp, is_smtp, is_bittorrent, is_rtp, is_sip, is_quic, is_ssh,
+                    is_dns, is_tls, is_http};
+end
 
 always @* begin
-    if (is_http) match = 4'd1;
-    else if (is_tls) match = 4'd2;
-    else if (is_dns) match = 4'd3;
-    else if (is_ssh) match = 4'd4;
-    else if (is_quic) match = 4'd5;
-    else if (is_sip) match = 4'd6;
-    else if (is_rtp) match = 4'd7;
-    else if (is_bittorrent) match = 4'd8;
-    else if (is_smtp) match = 4'd9;
-    else if (is_ntp) match = 4'd10;
-    else if (stun) match = 4'd11;
-    else match = 4'd0;
+    match = 4'd0;
+    for (n = 11; n >= 1; n = n - 1) begin
+        if (matches_reg[n]) begin
+            match = n[3:0];
+        end
+    end
 end
 
 endmodule

@@ -48,6 +48,7 @@ VTC_TESTS = (
     'long_frames_are_forwarded_and_counted',
     'one_beat_per_cycle_at_a_fixed_latency',
     'inspection_stops_after_inspect_packets',
+    'back_to_back_shortest_frames_see_each_others_writes',
 )
 #: at 32 bits, all but the longest replay (the variants replay seven of the
 #: nine captures)

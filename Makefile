@@ -19,10 +19,13 @@ setup:
 demo: setup
 	tools/demo
 
-# nova's functional harness patches process-wide state (eventlet, global
-# CONF): it runs in a pytest process of its own, as nova runs it under stestr.
+# The HDL tests are single-threaded simulations and syntheses that share
+# nothing: two at a time (pytest-xdist), one per core.  nova's functional
+# harness patches process-wide state (eventlet, global CONF): it runs in a
+# pytest process of its own, as nova runs it under stestr.
 test: setup pep8
-	.venv/bin/python -m pytest tests --ignore=tests/functional
+	.venv/bin/python -m pytest tests/hdl -n 2
+	.venv/bin/python -m pytest tests --ignore=tests/functional --ignore=tests/hdl
 	.venv/bin/python -m pytest tests/functional
 
 # flake8 with OpenStack's hacking rules (tox.ini)

@@ -29,6 +29,10 @@ REALDATA = pathlib.Path(os.environ.get(
 
 #: Lines tests want printed in the summary (figures such as fuzz counts).
 REPORT = []
+#: the user property a figure travels in: with pytest-xdist a test runs in a
+#: worker, and only its report (user properties included) reaches the
+#: process that prints the summary
+FIGURE = 'figure'
 
 
 def realdata_path(*parts):
@@ -41,8 +45,16 @@ def realdata_path(*parts):
 
 
 @pytest.fixture
-def report():
-    return REPORT.append
+def report(request):
+    def add(line):
+        request.node.user_properties.append((FIGURE, line))
+    return add
+
+
+def pytest_runtest_logreport(report):
+    if report.when == 'teardown':
+        REPORT.extend(value for name, value in report.user_properties
+                      if name == FIGURE)
 
 
 def pytest_terminal_summary(terminalreporter):

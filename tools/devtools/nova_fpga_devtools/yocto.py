@@ -42,7 +42,6 @@ device-tree overlay source are generated here too.
 import argparse
 import email.parser
 import hashlib
-import importlib.metadata
 import io
 import json
 import os
@@ -58,7 +57,6 @@ import tomllib
 import urllib.request
 import zipfile
 
-from packaging import markers
 from packaging import requirements
 from packaging import utils as pkg_utils
 
@@ -251,7 +249,8 @@ def normalize(name):
 
 def recipe_name(distribution):
     """python3-<name>, as openembedded-core names them (python-dateutil is
-    python3-dateutil)."""
+    python3-dateutil).
+    """
     name = normalize(distribution)
     if name.startswith('python-'):
         name = name[len('python-'):]
@@ -281,7 +280,8 @@ def run(command, **kwargs):
 
 def build_sdist(out_dir):
     """The project's source distribution (what the agent recipe builds
-    from), written with this environment's setuptools, no network."""
+    from), written with this environment's setuptools, no network.
+    """
     out_dir = pathlib.Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     code = ('import sys; from setuptools import build_meta; '
@@ -300,7 +300,8 @@ def build_sdist(out_dir):
 
 def board_venv(where):
     """A virtualenv with the board role only: nova-fpga from its sdist,
-    pinned by constraints.txt (pip's cache and index)."""
+    pinned by constraints.txt (pip's cache and index).
+    """
     where = pathlib.Path(where)
     sdist = build_sdist(where / 'dist')
     venv = where / 'venv'
@@ -320,7 +321,8 @@ def probe(venv):
 def requirements_of(found):
     """{normalized name: [normalized names it requires on the board]}
     of every distribution the board role installs (Requires-Dist under
-    the board's Python, no extras)."""
+    the board's Python, no extras).
+    """
     needs = {}
     for name, info in found['installed'].items():
         reqs = set()
@@ -392,7 +394,8 @@ class Sdist:
 
 def licence_of(pkg_info, lic_text):
     """The SPDX licence of an sdist, from its metadata (and the text of
-    its licence file for BSD)."""
+    its licence file for BSD).
+    """
     expression = pkg_info.get('License-Expression')
     if expression:
         key = expression.strip().lower()
@@ -443,8 +446,8 @@ def read_sdist(name, version):
         lic_path = candidates[0] if candidates else None
     if lic_path is not None:
         lic_text = sdist.read(lic_path)
-        chksum = 'file://%s;md5=%s' % (lic_path,
-                                        hashlib.md5(lic_text).hexdigest())
+        chksum = 'file://%s;md5=%s' % (
+            lic_path, hashlib.md5(lic_text).hexdigest())
     else:
         # no licence file: PKG-INFO's own License line, as the
         # openembedded-core recipes of such sdists do
@@ -497,7 +500,8 @@ def _list(variable, items, op='='):
 def render_recipe(meta, rdepends, unused=()):
     """A recipe, python3-<name>_<version>.bb, for one sdist: RDEPENDS on
     what it requires that a board imports; the rest of its Requires-Dist
-    (`unused`) is named in a comment."""
+    (`unused`) is named in a comment.
+    """
     name = normalize(meta['name'])
     backend = BACKENDS.get(meta['backend'])
     if backend is None:
@@ -523,8 +527,8 @@ def render_recipe(meta, rdepends, unused=()):
         '# from the sdist %s on PyPI; do not edit.' % meta['filename'],
         'SUMMARY = "%s"' % summary,
         'DESCRIPTION = "%s %s from PyPI, the version nova-fpga\'s '
-        'constraints.txt pins: %s."' % (meta['name'], meta['version'],
-                                          summary),
+        'constraints.txt pins: %s."' % (
+            meta['name'], meta['version'], summary),
         'HOMEPAGE = "https://pypi.org/project/%s/"' % name,
         'SECTION = "devel/python"',
         'LICENSE = "%s"' % meta['licence'],
@@ -568,7 +572,8 @@ def render_recipe(meta, rdepends, unused=()):
 
 def render_uv_build_setup():
     """setup.py of a pure-Python module whose sdist builds with uv_build:
-    name, version and module from the sdist's own metadata."""
+    name, version and module from the sdist's own metadata.
+    """
     header = pathlib.Path(__file__).read_text().split('\n\n')[0]
     return header + '''
 
@@ -601,12 +606,12 @@ def render_agent_inc(names):
         MARKER,
         '# The Python distributions the agent imports on a board, found by',
         '# running it (nova_fpga_devtools.yocto), each from a recipe of this',
-        '# layer; and the standard library: the agent imports some 130 of its',
-        '# modules, from asyncio, ctypes, email, multiprocessing and xml to',
-        '# zoneinfo (oslo.*, eventlet and kombu among them), spread over most of',
-        "# openembedded-core's python3-* packages: python3-modules is all of",
-        '# them but tests, tkinter and idle.  sudo runs the privsep helper (the',
-        '# sudoers rule).',
+        '# layer; and the standard library: the agent imports some 130 of',
+        '# its modules, from asyncio, ctypes, email, multiprocessing and xml',
+        '# to zoneinfo (oslo.*, eventlet and kombu among them), spread over',
+        "# most of openembedded-core's python3-* packages: python3-modules",
+        '# is all of them but tests, tkinter and idle.  sudo runs the',
+        '# privsep helper (the sudoers rule).',
     ]
     return '\n'.join(lines + _list('RDEPENDS:${PN}', sorted(
         [recipe_name(n) for n in names] + AGENT_RDEPENDS), '+=')) + '\n'
@@ -614,7 +619,8 @@ def render_agent_inc(names):
 
 def expected(found, sdists, pinned):
     """{path in the layer: text} of every generated file, and the
-    distributions the layer provides {normalized name: version}."""
+    distributions the layer provides {normalized name: version}.
+    """
     needs = requirements_of(found)
     board = imported(found)
     files, provided = {}, {}
@@ -633,8 +639,8 @@ def expected(found, sdists, pinned):
         if meta is None or meta['version'] != pinned[name]:
             raise LayerError('%s %s: not in sdists.json (run make '
                              'board-layer)' % (name, pinned[name]))
-        path = PYTHON_RECIPES / ('%s_%s.bb' % (recipe_name(name),
-                                                meta['version']))
+        path = PYTHON_RECIPES / ('%s_%s.bb' % (
+            recipe_name(name), meta['version']))
         files[str(path)] = render_recipe(
             meta, [r for r in needs[name] if r in board],
             [r for r in needs[name] if r not in board])
@@ -653,7 +659,8 @@ def expected(found, sdists, pinned):
 
 def generated_in_layer(layer=LAYER):
     """Layer files this module wrote (recipes and the agent's .inc carry
-    its marker; the shell files are listed by name)."""
+    its marker; the shell files are listed by name).
+    """
     found = set()
     for path in layer.rglob('*'):
         if path.is_file() and path.suffix in ('.bb', '.inc'):

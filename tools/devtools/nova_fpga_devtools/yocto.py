@@ -432,22 +432,22 @@ def read_sdist(name, version):
         raise LayerError('%s: sha256 differs from the index' % filename)
     sdist = Sdist(filename, data)
     pkg_info = email.parser.BytesParser().parsebytes(sdist.read('PKG-INFO'))
-    # the licence text among the declared licence files (eventlet's and
-    # dateutil's declare AUTHORS first)
+    # the licence texts among the declared licence files (eventlet's and
+    # dateutil's declare AUTHORS too; greenlet's MIT and PSF-2.0 texts are
+    # two files): each one's md5
     declared = [path for path in pkg_info.get_all('License-File') or ()
                 if sdist.read(path) is not None]
-    declared.sort(key=lambda path: not LICENCE_FILES.match(
-        path.rsplit('/', 1)[-1]))
-    lic_path = declared[0] if declared else None
-    if lic_path is None:
-        candidates = sorted(p.split('/', 1)[1] for p in sdist.members
-                            if p.count('/') == 1 and
-                            LICENCE_FILES.match(p.split('/', 1)[1]))
-        lic_path = candidates[0] if candidates else None
-    if lic_path is not None:
-        lic_text = sdist.read(lic_path)
-        chksum = 'file://%s;md5=%s' % (
-            lic_path, hashlib.md5(lic_text).hexdigest())
+    texts = [path for path in declared
+             if LICENCE_FILES.match(path.rsplit('/', 1)[-1])] or declared[:1]
+    if not texts:
+        texts = sorted(p.split('/', 1)[1] for p in sdist.members
+                       if p.count('/') == 1 and
+                       LICENCE_FILES.match(p.split('/', 1)[1]))[:1]
+    if texts:
+        lic_text = b''.join(sdist.read(path) for path in texts)
+        chksum = ' '.join('file://%s;md5=%s' % (
+            path, hashlib.md5(sdist.read(path)).hexdigest())
+            for path in texts)
     else:
         # no licence file: PKG-INFO's own License line, as the
         # openembedded-core recipes of such sdists do
@@ -532,9 +532,13 @@ def render_recipe(meta, rdepends, unused=()):
         'HOMEPAGE = "https://pypi.org/project/%s/"' % name,
         'SECTION = "devel/python"',
         'LICENSE = "%s"' % meta['licence'],
-        'LIC_FILES_CHKSUM = "%s"' % meta['lic_files_chksum'],
-        '',
     ]
+    chksums = meta['lic_files_chksum'].split()
+    if len(chksums) == 1:
+        lines.append('LIC_FILES_CHKSUM = "%s"' % chksums[0])
+    else:
+        lines += _list('LIC_FILES_CHKSUM', chksums)
+    lines.append('')
     lines += _list('DEPENDS', sorted(set(depends)))
     if depends:
         lines.append('')

@@ -171,7 +171,8 @@ def board(tmp_path_factory):
         '%s %s' % (name, found['installed'][name]['version'])
         for name in sorted(found['imported'], key=str.lower)
         if name != 'nova-fpga'))
-    return {'found': found, 'sdist': next((top / 'dist').glob('*.tar.gz'))}
+    return {'found': found, 'venv': venv,
+            'sdist': next((top / 'dist').glob('*.tar.gz'))}
 
 
 def test_probe_ran_what_a_board_runs(board):
@@ -225,6 +226,11 @@ def test_generated_files_are_current(board):
                                      yocto.pins())
     assert yocto.differences(files) == []
     assert set(provided) == set(yocto.imported(board['found']))
+
+
+def test_check_command_says_current(board, capsys):
+    assert yocto.main(['--check', '--venv', str(board['venv'])]) == 0
+    assert capsys.readouterr().out == ''
 
 
 def test_check_catches_a_changed_pin_or_an_edited_recipe(board, tmp_path):

@@ -31,7 +31,10 @@ take it without bitbake.
   variables set as a scarthgap build sets them, install the real full
   bitstream (a Zynq-7020 stand-in from the shared real data), the compiled
   overlay, the manifest where the README's agent.conf points, and the
-  project's own unit, sample configuration and sudoers rule from its sdist.
+  project's own unit, sample configuration and sudoers rule from its sdist;
+- that sdist builds as the agent recipe's setuptools3 builds it
+  (setup.py bdist_wheel) with scarthgap's setuptools 69.1.1 and wheel
+  0.42.0.
 """
 import os
 import pathlib
@@ -40,6 +43,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import zipfile
 
 import fdt
 import pytest
@@ -69,6 +73,9 @@ BITBAKE_DIRS = {
     'localstatedir': '/var', 'bindir': '/usr/bin',
     'systemd_system_unitdir': '/lib/systemd/system',
 }
+#: openembedded-core scarthgap's setuptools and wheel, what setuptools3
+#: builds the agent with
+SCARTHGAP_SETUPTOOLS = ('setuptools==69.1.1', 'wheel==0.42.0')
 #: runtime packages of openembedded-core the layer's recipes name
 OE_CORE_PACKAGES = set(yocto.AGENT_RDEPENDS)
 
@@ -360,3 +367,31 @@ def test_agent_recipe_installs_the_projects_own_files(board, tmp_path):
     assert 'ExecStart=/usr/bin/nova-fpga-agent ' in unit
     assert 'User=nova-fpga' in unit
     assert '--gid nova-fpga' in AGENT_RECIPE.read_text()
+
+
+def test_agent_builds_with_scarthgaps_setuptools(board, tmp_path):
+    """What the agent recipe's setuptools3 runs (setup.py bdist_wheel) on
+    the sdist, with scarthgap's setuptools and wheel: the wheel has the
+    agent, the CRC extension and the console script."""
+    venv = tmp_path / 'venv'
+    subprocess.run([sys.executable, '-m', 'venv', '--without-pip', venv],
+                   check=True, timeout=120)
+    subprocess.run([sys.executable, '-m', 'pip', '--python',
+                    venv / 'bin' / 'python', 'install', '-q', '--no-input',
+                    *SCARTHGAP_SETUPTOOLS], check=True, timeout=300)
+    with tarfile.open(board['sdist']) as t:
+        t.extractall(tmp_path, filter='data')
+    src = next(tmp_path.glob('nova_fpga-*'))
+    done = subprocess.run([venv / 'bin' / 'python', 'setup.py',
+                           'bdist_wheel'], cwd=src, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    wheel = next((src / 'dist').glob('nova_fpga-*.whl'))
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        entry_points = next(z.read(n).decode() for n in names
+                            if n.endswith('.dist-info/entry_points.txt'))
+    assert 'nova_fpga_agent/service.py' in names
+    assert [n for n in names if n.startswith('nova_fpga/bitstream/_crc')
+            and n.endswith('.so')]
+    assert 'nova-fpga-agent = nova_fpga_agent.service:main' in entry_points

@@ -372,7 +372,8 @@ def test_agent_recipe_installs_the_projects_own_files(board, tmp_path):
 def test_agent_builds_with_scarthgaps_setuptools(board, tmp_path):
     """What the agent recipe's setuptools3 runs (setup.py bdist_wheel) on
     the sdist, with scarthgap's setuptools and wheel: the wheel has the
-    agent, the CRC extension and the console script."""
+    agent, the CRC extension and the console script.
+    """
     venv = tmp_path / 'venv'
     subprocess.run([sys.executable, '-m', 'venv', '--without-pip', venv],
                    check=True, timeout=120)

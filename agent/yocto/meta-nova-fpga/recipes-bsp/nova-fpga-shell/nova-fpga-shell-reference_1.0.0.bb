@@ -15,8 +15,9 @@ DEPENDS = "dtc-native"
 
 # reference_xc7z020.json and .dtso are generated in a nova-fpga checkout
 # ("make board-layer"); shell.bit is the shell's full bitstream, which the
-# operator supplies from a bbappend (README.md of this layer, "The shell's
-# bitstream"): a Vivado build of hdl/vivado, not part of this layer.
+# operator supplies from a bbappend (README.md of this layer, step 5, "The
+# shell's bitstream and manifest"): a Vivado build of hdl/vivado, not part
+# of this layer.
 SRC_URI = "\
     file://reference_xc7z020.json \
     file://reference_xc7z020.dtso \

@@ -11,7 +11,8 @@
 # under the License.
 
 # The two commands of the README.  Both set up what they need first.
-.PHONY: demo test setup bench timing pep8 generate devstack-check
+.PHONY: demo test setup bench timing pep8 generate devstack-check board-sdist \
+	board-layer
 
 setup:
 	tools/setup-env
@@ -52,6 +53,19 @@ timing: setup
 # the Vivado module table, hdl/README.md's tables, the partition wrappers.
 generate: setup
 	.venv/bin/python hdl/generate.py
+
+# The board's source distribution, what the Yocto layer's agent recipe
+# builds from (agent/yocto/meta-nova-fpga/README.md): dist/nova_fpga-*.tar.gz
+board-sdist: setup
+	.venv/bin/python -c 'from nova_fpga_devtools import yocto; print(yocto.build_sdist("dist"))'
+
+# What agent/yocto/meta-nova-fpga is generated from: a recipe for each Python
+# distribution the agent imports on a board (its sdist read from PyPI, kept
+# in tools/devtools/nova_fpga_devtools/sdists.json), the agent recipe's
+# RDEPENDS, the reference shell's manifest and overlay source.
+# tests/yocto checks the result is current (no network).
+board-layer: setup
+	.venv/bin/python -m nova_fpga_devtools.yocto
 
 # A real DevStack run with this checkout's plugin (not in CI: it takes long;
 # root; a lab root under /var/tmp/devstack-lab, reused): tools/devstack-check

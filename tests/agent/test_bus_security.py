@@ -205,6 +205,14 @@ def test_board_isolation_and_an_agent_that_still_serves(
     finally:
         reports.stop()
         reports.wait()
+    # a report heard on board A's vhost counts for board A only: one
+    # claiming to be board B's (A could publish it) is dropped
+    report = boards.by_name['bb'].reports[-1].to_dict()
+    for only, heard in (('ba', False), ('bb', True)):
+        quiet = FakeBoards(BOARDS)
+        listener.ReportEndpoint(quiet, only=only).info(
+            {}, api.REPORT_PUBLISHER % 'bb', api.REPORT_EVENT, report, {})
+        assert quiet.by_name['bb'].heard.is_set() == heard
 
     files = bus.ca.files('ba')
     own = bus.board_vhost('ba')

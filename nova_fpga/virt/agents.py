@@ -21,11 +21,13 @@ oslo.messaging settings, whatever nova's own bus uses.
 """
 from oslo_config import cfg
 from oslo_context import context as oslo_context
+from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_messaging import opts as messaging_opts
 
 from nova_fpga.contract import agent_api
 
+LOG = logging.getLogger(__name__)
 #: Errors an agent raises that oslo.messaging re-creates on our side.
 ALLOWED_EXMODS = ['nova_fpga.contract.agent_api']
 RABBIT = 'oslo_messaging_rabbit'
@@ -35,10 +37,14 @@ def bus_conf(conf):
     """The configuration oslo.messaging reads for the agents' bus: nova's,
     or, with [zynq] ssl, one of its own whose [oslo_messaging_rabbit]
     carries the [zynq] TLS settings (nova's [oslo_messaging_rabbit] is its
-    own bus's).
+    own bus's; the agents' bus takes oslo.messaging's defaults for the
+    rest of that group).
     """
     if not conf.zynq.ssl:
         return conf
+    if not conf.zynq.ssl_ca_file:
+        LOG.warning('[zynq] ssl without ssl_ca_file: the agents\' bus '
+                    'server certificate is not verified')
     bus = cfg.ConfigOpts()
     for group, opts in messaging_opts.list_opts():
         bus.register_opts(opts, group=group)

@@ -34,11 +34,23 @@ function nova_fpga_boards {
     echo "${names[*]}"
 }
 
-# The agents' bus as user (rabbit://user:password@host:5672/vhost)
+# The agents' bus as user (rabbit://user:password@host:5672/vhost); a
+# board's own vhost when a board is given
 function nova_fpga_transport_url {
     local user=$1
     local password=$2
-    echo "rabbit://$user:$password@$RABBIT_HOST:5672/$NOVA_FPGA_VHOST"
+    local board=${3:-}
+    local vhost=$NOVA_FPGA_VHOST
+    if [[ -n "$board" ]]; then
+        vhost=$(nova_fpga_board_vhost $board)
+    fi
+    echo "rabbit://$user:$password@$RABBIT_HOST:5672/$vhost"
+}
+
+# A board's own vhost on the agents' bus (nova_fpga.deployment's name)
+function nova_fpga_board_vhost {
+    "$NOVA_FPGA_BIN/nova-fpga-config" board-vhost --vhost "$NOVA_FPGA_VHOST" \
+        --board "$1"
 }
 
 # Apply `nova-fpga-config ARGS` to an ini file: iniset each option, iniadd
@@ -81,24 +93,37 @@ function install_nova_fpga {
     fi
 }
 
+function nova_fpga_add_vhost {
+    if ! sudo rabbitmqctl list_vhosts | grep -qx "$1"; then
+        sudo rabbitmqctl add_vhost "$1"
+    fi
+}
+
+# Each board on a vhost of its own, its user with only the rights
+# nova_fpga.deployment.board_permissions gives (serve its own RPC queues,
+# publish its reports); nova-compute, as DevStack's own user, with all
+# rights on each board's vhost
 function configure_nova_fpga_rabbit {
     local boards=$1
-    if ! sudo rabbitmqctl list_vhosts | grep -qx "$NOVA_FPGA_VHOST"; then
-        sudo rabbitmqctl add_vhost "$NOVA_FPGA_VHOST"
-    fi
-    # nova-compute reaches the boards as DevStack's own RabbitMQ user
-    sudo rabbitmqctl set_permissions -p "$NOVA_FPGA_VHOST" "$RABBIT_USERID" \
-        ".*" ".*" ".*"
+    nova_fpga_add_vhost "$NOVA_FPGA_VHOST"
     local board
     for board in ${boards//,/ }; do
+        local vhost
+        vhost=$(nova_fpga_board_vhost $board)
+        nova_fpga_add_vhost "$vhost"
+        sudo rabbitmqctl set_permissions -p "$vhost" "$RABBIT_USERID" \
+            ".*" ".*" ".*"
         local user=nova-fpga-$board
         if sudo rabbitmqctl list_users | grep -q "^$user\b"; then
             sudo rabbitmqctl change_password "$user" "$NOVA_FPGA_AGENT_PASSWORD"
         else
             sudo rabbitmqctl add_user "$user" "$NOVA_FPGA_AGENT_PASSWORD"
         fi
-        sudo rabbitmqctl set_permissions -p "$NOVA_FPGA_VHOST" "$user" \
-            ".*" ".*" ".*"
+        local configure write read
+        IFS=$'\t' read -r configure write read <<< \
+            "$("$NOVA_FPGA_BIN/nova-fpga-config" board-permissions --board $board)"
+        sudo rabbitmqctl set_permissions -p "$vhost" "$user" \
+            "$configure" "$write" "$read"
     done
 }
 
@@ -149,7 +174,7 @@ function configure_nova_fpga_agents {
         mkdir -p $NOVA_FPGA_STATE_DIR/$board
         nova_fpga_apply $NOVA_FPGA_CONF_DIR/agent-$board.conf agent \
             --board $board --transport-url \
-            "$(nova_fpga_transport_url nova-fpga-$board $NOVA_FPGA_AGENT_PASSWORD)" \
+            "$(nova_fpga_transport_url nova-fpga-$board $NOVA_FPGA_AGENT_PASSWORD $board)" \
             --state-dir $NOVA_FPGA_STATE_DIR/$board \
             --manifest $NOVA_FPGA_SHELL_MANIFEST --backend sim \
             --hdl-dir $NOVA_FPGA_DIR/hdl
@@ -197,6 +222,7 @@ function clean_nova_fpga {
     local board
     for board in ${boards//,/ }; do
         sudo rabbitmqctl delete_user nova-fpga-$board || true
+        sudo rabbitmqctl delete_vhost "$(nova_fpga_board_vhost $board)" || true
     done
     sudo rabbitmqctl delete_vhost "$NOVA_FPGA_VHOST" || true
 }

@@ -43,6 +43,28 @@ ZYNQ_OPTS = [
                help='oslo.messaging URL of the agents\' bus (its own vhost '
                     'and credentials, never nova\'s bus). Unset: nova\'s '
                     'own transport_url.'),
+    cfg.BoolOpt('vhost_per_board', default=False,
+                help='Each board on a RabbitMQ vhost of its own, named '
+                     'after transport_url\'s vhost and the board ("<vhost>.'
+                     '<board>"; nova-compute connects to each with '
+                     'transport_url\'s credentials) instead of one vhost '
+                     'for all. A board\'s user then has rights on its own '
+                     'vhost only: on a shared vhost, the rights an agent '
+                     'needs to answer (publishing to the default '
+                     'exchange) reach every board\'s queues.'),
+    cfg.BoolOpt('ssl', default=False,
+                help='TLS to the agents\' bus (its own [oslo_messaging_'
+                     'rabbit] ssl; nova\'s own bus keeps nova\'s '
+                     'settings). Needs transport_url.'),
+    cfg.StrOpt('ssl_ca_file',
+               help='CA certificate(s) the agents\' bus server certificate '
+                    'must chain to (verified, with the host name, when '
+                    'set).'),
+    cfg.StrOpt('ssl_cert_file',
+               help='Client certificate nova-compute presents to the '
+                    'agents\' bus.'),
+    cfg.StrOpt('ssl_key_file',
+               help='Private key of ssl_cert_file.'),
     cfg.StrOpt('topic', default=agent_api.DEFAULT_TOPIC,
                help='RPC topic the boards of this deployment listen on '
                     '([agent] topic on the boards).'),

@@ -21,9 +21,12 @@ oslo.config ListOpt, written comma-separated) or a :class:`Multi` (a
 MultiStrOpt, one line per value).  Paths of the files a deployment copies
 from the distribution are here too.
 """
+import collections
 import importlib.resources
 import pathlib
+import re
 
+from nova_fpga.contract import agent_api
 from nova_fpga.contract import shell
 
 #: nova-fpga's rule for nova's policy.d (see the file for why)
@@ -48,10 +51,26 @@ class Multi(tuple):
     """
 
 
-def nova(boards, agents_transport_url, policy_dir):
+def nova(boards, agents_transport_url, policy_dir, vhost_per_board=True,
+         tls=None):
     """nova.conf of the compute proxy, the scheduler and the API (one file
     in a single-node cloud; each service reads its part).
+
+    agents_transport_url: the agents' bus as nova-compute's user, on the
+    agents' vhost (each board's is named after it: vhost_per_board).
+    tls: a :class:`Tls` for nova-compute on the agents' bus, or None.
     """
+    options = [
+        ('zynq', 'vhost_per_board', vhost_per_board)]
+    if tls is not None:
+        options += [('zynq', 'ssl', True),
+                    ('zynq', 'ssl_ca_file', str(tls.ca_file)),
+                    ('zynq', 'ssl_cert_file', str(tls.cert_file)),
+                    ('zynq', 'ssl_key_file', str(tls.key_file))]
+    return _nova(boards, agents_transport_url, policy_dir) + options
+
+
+def _nova(boards, agents_transport_url, policy_dir):
     return [
         ('DEFAULT', 'compute_driver', COMPUTE_DRIVER),
         # resize reaches the Zynq driver, which refuses it in words
@@ -112,9 +131,14 @@ def glance_policy(creator_projects=()):
 
 
 def agent(board, transport_url, state_dir, manifest=REFERENCE_SHELL,
-          backend='sim', hdl_dir=None):
+          backend='sim', hdl_dir=None, tls=None):
     """A board agent's configuration file (the emulator's HDL directory
     for the sim backend).
+
+    transport_url: the board's own user on its own vhost
+    (:func:`board_vhost`); tls: a :class:`Tls` (the board's
+    certificate and key, the bus's CA), or None.  Nothing else: no cloud
+    credentials, no nova, glance or keystone endpoint.
     """
     options = [
         ('DEFAULT', 'transport_url', transport_url),
@@ -125,7 +149,84 @@ def agent(board, transport_url, state_dir, manifest=REFERENCE_SHELL,
     ]
     if hdl_dir is not None:
         options.append(('emulator', 'hdl_dir', str(hdl_dir)))
+    if tls is not None:
+        options += [('oslo_messaging_rabbit', 'ssl', True),
+                    ('oslo_messaging_rabbit', 'ssl_ca_file',
+                     str(tls.ca_file)),
+                    ('oslo_messaging_rabbit', 'ssl_cert_file',
+                     str(tls.cert_file)),
+                    ('oslo_messaging_rabbit', 'ssl_key_file',
+                     str(tls.key_file))]
     return options
+
+
+#: TLS files of one side of the agents' bus: the CA its peer's certificate
+#: must chain to, its own certificate and key
+Tls = collections.namedtuple('Tls', 'ca_file cert_file key_file')
+
+#: rabbitmqctl set_permissions' three regexes
+Permissions = collections.namedtuple('Permissions', 'configure write read')
+
+#: nova-compute's user on each board's vhost: it declares its reply queue
+#: and its report pool's queue, and publishes requests
+PROXY_PERMISSIONS = Permissions('.*', '.*', '.*')
+
+
+def board_vhost(agents_vhost, board):
+    """The board's own vhost on the agents' bus (the contract's name)."""
+    return agent_api.board_vhost(agents_vhost, board)
+
+
+def board_permissions(board, topic=agent_api.DEFAULT_TOPIC):
+    """What a board's RabbitMQ user may do on its own vhost
+    (``rabbitmqctl set_permissions -p VHOST USER CONFIGURE WRITE READ``):
+    serve its RPC topic and publish its reports, nothing else.
+
+    What oslo.messaging's rabbit driver (18.x) declares and uses for the
+    agent (an RPC server on Target(exchange=EXCHANGE, topic, server=board)
+    and a Notifier on REPORT_TOPIC):
+
+    - the topic exchange ``nova_fpga`` (declared by both; the agent binds
+      to it and publishes its reports there);
+    - queues ``<topic>`` and ``<topic>.<board>`` bound to it, and the
+      fanout exchange ``<topic>_fanout`` with a queue
+      ``<topic>_fanout_<32 hex>`` (uuid4; use_queue_manager off);
+    - the notifier's queue ``nova_fpga_reports.info``, declared and bound
+      so reports wait for a listener (nova-compute consumes its own pool
+      queue, bound to the same key);
+    - replies: published to the default exchange (``amq.default``) with
+      the caller's ``reply_<hex>`` queue as routing key.  Write on
+      amq.default reaches every queue of the vhost: that is why each
+      board has a vhost of its own, where the only other queues are
+      nova-compute's reply and report queues for this board.
+
+    The board reads only its own RPC queues: not nova-compute's reply or
+    report queues, and it declares nothing else.
+    """
+    t, b = _escape(topic), _escape(board)
+    exchange = _escape(agent_api.EXCHANGE)
+    reports = _escape('%s.info' % agent_api.REPORT_TOPIC)
+    fanout_queue = '%s_fanout_[0-9a-f]{32}' % t
+    queues = [t, '%s\\.%s' % (t, b), fanout_queue]
+
+    def regex(names):
+        return '^(%s)$' % '|'.join(names)
+    return Permissions(
+        configure=regex([exchange, '%s_fanout' % t] + queues + [reports]),
+        write=regex(['amq\\.default', exchange] + queues + [reports]),
+        read=regex([exchange, '%s_fanout' % t] + queues))
+
+
+def _escape(name):
+    """A name as a literal in RabbitMQ's (PCRE) regexes; board names and
+    topics have no other special character than '.'.
+    """
+    return re.sub(r'([.^$|?*+()\[\]{}\\])', r'\\\1', name)
+
+
+def board_user(board, prefix='nova-fpga-'):
+    """A board's RabbitMQ user name."""
+    return prefix + board
 
 
 #: catalogued module -> (sample image name, the region it is built for)

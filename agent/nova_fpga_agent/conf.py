@@ -87,6 +87,12 @@ AGENT_OPTS = [
                default=agent_api.DEFAULT_MAX_BITSTREAM_BYTES, min=1024,
                help='Largest bitstream a load accepts (the RPC message-size '
                     'limit for bitstreams).'),
+    cfg.IntOpt('max_message_bytes', min=1024,
+               help='Largest RPC message the agent takes: a larger one is '
+                    'refused before it is parsed (logged with its size and '
+                    'this limit, dropped) and the agent goes on serving. '
+                    'Unset: what a load of a max_bitstream_bytes bitstream '
+                    'needs (its base64 text and 64 KiB).'),
     cfg.IntOpt('bitstream_cache_mb', default=64, min=0,
                help='Size of the cache of loaded bitstreams in state_dir '
                     '(MiB; 0 disables it). A reload or a new server with a '

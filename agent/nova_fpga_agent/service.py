@@ -34,6 +34,7 @@ from nova_fpga_agent import backends
 from nova_fpga_agent import cache
 from nova_fpga_agent import conf as agent_conf
 from nova_fpga_agent import dataplane as dp
+from nova_fpga_agent import msglimit
 from nova_fpga_agent import regions
 from nova_fpga_agent import rpc
 from nova_fpga_agent import state
@@ -69,6 +70,13 @@ class Agent:
         if self.watchdog is not None:
             # a board too hot holds its regions before it serves
             self.watchdog.check()
+        # before the RPC server consumes anything
+        self.max_message_bytes = (conf.agent.max_message_bytes
+                                  or api.max_message_bytes(
+                                      conf.agent.max_bitstream_bytes))
+        self._uninstall_limit = msglimit.install(
+            self.max_message_bytes, 'board %s (topic %s)' % (
+                conf.agent.board_name, conf.agent.topic))
         self.transport = transport or messaging.get_rpc_transport(conf)
         target = messaging.Target(exchange=api.EXCHANGE,
                                   topic=conf.agent.topic,
@@ -132,6 +140,7 @@ class Agent:
         self._wake.set()
         self.server.stop()
         self.server.wait()
+        self._uninstall_limit()
         if self.dataplane:
             self.dataplane.stop()
         LOG.info('board %s agent stopped', self.conf.agent.board_name)

@@ -15,14 +15,25 @@ glance-api.conf and a board agent's configuration (nova_fpga.deployment),
 for shell scripts such as the DevStack plugin:
 
     nova-fpga-config nova --boards B0,B1 --agents-transport-url URL \\
-        --policy-dir DIR
+        --policy-dir DIR [--shared-vhost] [TLS]
     nova-fpga-config glance --store-dir DIR --property-protections FILE \\
         [--shell-manifest FILE ...]
     nova-fpga-config agent --board NAME --transport-url URL \\
-        --state-dir DIR [--manifest FILE] [--backend sim] [--hdl-dir DIR]
+        --state-dir DIR [--manifest FILE] [--backend sim] [--hdl-dir DIR] \\
+        [TLS]
 
-print ``section<TAB>option<TAB>value`` lines (a multi-valued option once
-per value);
+(TLS: --ssl-ca-file CA --ssl-cert-file CERT --ssl-key-file KEY, that side's
+files on the agents' bus) print ``section<TAB>option<TAB>value`` lines (a
+multi-valued option once per value);
+
+    nova-fpga-config board-vhost --vhost AGENTS_VHOST --board NAME
+    nova-fpga-config board-permissions --board NAME [--topic TOPIC]
+
+print the board's own vhost on the agents' bus, and the three regexes
+(configure, write, read; tab-separated) its RabbitMQ user gets there
+(``rabbitmqctl set_permissions -p VHOST USER CONFIGURE WRITE READ``);
+
+and
 
     nova-fpga-config glance-backends [EXISTING]   enabled_backends with ours
     nova-fpga-config glance-policy [--creator-project ID ...]
@@ -39,6 +50,7 @@ import argparse
 import pathlib
 import sys
 
+from nova_fpga.contract import agent_api
 from nova_fpga import deployment
 
 FILES = {'nova-policy': deployment.NOVA_POLICY,
@@ -54,6 +66,10 @@ def _parser():
     nova.add_argument('--boards', required=True,
                       help='comma-separated board names')
     nova.add_argument('--agents-transport-url', required=True)
+    nova.add_argument('--shared-vhost', action='store_true',
+                      help='all boards on the agents\' vhost (no '
+                           'per-board vhosts)')
+    _tls_arguments(nova)
     nova.add_argument('--policy-dir', required=True,
                       help="a directory of nova's [oslo_policy] policy_dirs")
     glance = sub.add_parser('glance', help='glance-api.conf options')
@@ -68,6 +84,14 @@ def _parser():
     agent.add_argument('--manifest', default=deployment.REFERENCE_SHELL)
     agent.add_argument('--backend', default='sim')
     agent.add_argument('--hdl-dir', help='the emulator\'s HDL (sim)')
+    _tls_arguments(agent)
+    vhost = sub.add_parser('board-vhost')
+    vhost.add_argument('--vhost', required=True,
+                       help='the agents\' vhost')
+    vhost.add_argument('--board', required=True)
+    permissions = sub.add_parser('board-permissions')
+    permissions.add_argument('--board', required=True)
+    permissions.add_argument('--topic', default=agent_api.DEFAULT_TOPIC)
     backends = sub.add_parser('glance-backends')
     backends.add_argument('existing', nargs='?', default='')
     policy = sub.add_parser('glance-policy')
@@ -82,6 +106,23 @@ def _parser():
     return parser
 
 
+def _tls_arguments(parser):
+    for name in ('ca', 'cert', 'key'):
+        parser.add_argument('--ssl-%s-file' % name,
+                            help='TLS on the agents\' bus: this side\'s '
+                                 '%s file' % name)
+
+
+def _tls(args):
+    files = (args.ssl_ca_file, args.ssl_cert_file, args.ssl_key_file)
+    if not any(files):
+        return None
+    if not all(files):
+        raise SystemExit('TLS needs --ssl-ca-file, --ssl-cert-file and '
+                         '--ssl-key-file')
+    return deployment.Tls(*files)
+
+
 def _print_lines(options):
     print('\n'.join(deployment.lines(options)))
 
@@ -91,7 +132,9 @@ def main(argv=None):
     if args.what == 'nova':
         _print_lines(deployment.nova(args.boards.split(','),
                                      args.agents_transport_url,
-                                     args.policy_dir))
+                                     args.policy_dir,
+                                     vhost_per_board=not args.shared_vhost,
+                                     tls=_tls(args)))
     elif args.what == 'glance':
         _print_lines(deployment.glance(
             args.store_dir, args.shell_manifest or [
@@ -99,7 +142,12 @@ def main(argv=None):
     elif args.what == 'agent':
         _print_lines(deployment.agent(
             args.board, args.transport_url, args.state_dir, args.manifest,
-            args.backend, args.hdl_dir))
+            args.backend, args.hdl_dir, tls=_tls(args)))
+    elif args.what == 'board-vhost':
+        print(deployment.board_vhost(args.vhost, args.board))
+    elif args.what == 'board-permissions':
+        print('\t'.join(deployment.board_permissions(args.board,
+                                                     args.topic)))
     elif args.what == 'glance-backends':
         print(deployment.glance_backends(args.existing))
     elif args.what == 'glance-policy':

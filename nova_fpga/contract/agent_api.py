@@ -45,6 +45,29 @@ REPORT_EVENT = 'fpga.board.report'
 REPORT_PUBLISHER = 'nova-fpga-agent.%s'
 #: Largest bitstream either side sends or accepts (a full xc7z100 is ~16 MB).
 DEFAULT_MAX_BITSTREAM_BYTES = 32 * 1024 * 1024
+#: What a message carries besides a bitstream's base64 text: oslo.messaging's
+#: envelope, the context and the other arguments of a load.
+MESSAGE_OVERHEAD_BYTES = 64 * 1024
+
+
+def max_message_bytes(max_bitstream_bytes=DEFAULT_MAX_BITSTREAM_BYTES):
+    """The largest RPC message a board takes: a load of the largest
+    bitstream it accepts (base64: 4 bytes per 3) and the envelope.
+    """
+    return (max_bitstream_bytes + 2) // 3 * 4 + MESSAGE_OVERHEAD_BYTES
+
+
+def board_vhost(agents_vhost, board):
+    """The RabbitMQ vhost of one board on the agents' bus.
+
+    Each board's agent talks to nova-compute on a vhost of its own: RPC
+    replies travel through the default exchange, which reaches every queue
+    of its vhost, so a board sharing a vhost with another could publish
+    into the other's queues (see nova_fpga.deployment.board_permissions).
+    The name is the agents' vhost and the board's, so distinct boards
+    have distinct vhosts.
+    """
+    return '%s.%s' % (agents_vhost, board) if agents_vhost else board
 
 
 class AgentError(Exception):

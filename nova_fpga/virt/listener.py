@@ -38,16 +38,21 @@ class ReportEndpoint:
         publisher_id='^%s$' % (re.escape(agent_api.REPORT_PUBLISHER)
                                % '.+'))
 
-    def __init__(self, boards):
+    def __init__(self, boards, only=None):
+        """only: the one board whose reports count (the board of the vhost
+        this endpoint listens on).
+        """
         self._boards = boards
+        self._only = only
 
     def info(self, ctxt, publisher_id, event_type, payload, metadata):
         if not isinstance(payload, dict):
             return
         board = self._boards.by_name.get(payload.get('board'))
-        # a board speaks for itself only
+        # a board speaks for itself only, on its own vhost
         if (board is None
-                or publisher_id != agent_api.REPORT_PUBLISHER % board.name):
+                or publisher_id != agent_api.REPORT_PUBLISHER % board.name
+                or self._only not in (None, board.name)):
             return
         try:
             report = reports.BoardReport.from_dict(payload)
@@ -66,7 +71,34 @@ def make(conf, boards):
     """
     target = messaging.Target(exchange=agent_api.EXCHANGE,
                               topic=agent_api.REPORT_TOPIC)
-    return messaging.get_notification_listener(
-        agents.get_notification_transport(conf), [target],
-        [ReportEndpoint(boards)], executor='threading',
-        pool='nova-compute.%s' % conf.host)
+    pool = 'nova-compute.%s' % conf.host
+    if not conf.zynq.vhost_per_board:
+        return messaging.get_notification_listener(
+            agents.get_notification_transport(conf), [target],
+            [ReportEndpoint(boards)], executor='threading', pool=pool)
+    return Listeners([messaging.get_notification_listener(
+        agents.get_notification_transport(
+            conf, agents.board_url(conf, name)), [target],
+        [ReportEndpoint(boards, only=name)], executor='threading',
+        pool=pool) for name in boards.by_name])
+
+
+class Listeners:
+    """One report listener per board's vhost, started and stopped
+    together.
+    """
+
+    def __init__(self, listeners):
+        self.listeners = listeners
+
+    def start(self):
+        for listener in self.listeners:
+            listener.start()
+
+    def stop(self):
+        for listener in self.listeners:
+            listener.stop()
+
+    def wait(self):
+        for listener in self.listeners:
+            listener.wait()

@@ -220,14 +220,26 @@ def test_each_board_agent_is_configured_and_run(run):
         assert_written(run['etc'] / 'nova-fpga' / ('agent-%s.conf' % board),
                        deployment.agent(
                            board, 'rabbit://nova-fpga-%s:secret@10.0.0.5:'
-                           '5672/nova_fpga' % board, state / board,
+                           '5672/%s' % (board, deployment.board_vhost(
+                               'nova_fpga', board)), state / board,
                            hdl_dir=ROOT / 'hdl'))
         assert 'run_process nova-fpga-agent-%s %s/nova-fpga-agent ' \
             '--config-file %s/agent-%s.conf' % (
                 board, run['env']['FAKE_BIN'], conf_dir, board) \
             in run['calls']
-        assert 'rabbitmqctl set_permissions -p nova_fpga nova-fpga-%s ' \
-            '.* .* .*' % board in run['calls']
+        # the board's user: only its own vhost, only the board's rights;
+        # nova-compute's (DevStack's user) all rights there
+        vhost = deployment.board_vhost('nova_fpga', board)
+        assert 'rabbitmqctl add_vhost %s' % vhost in run['calls']
+        granted = [call for call in run['calls']
+                   if call.startswith('rabbitmqctl set_permissions') and
+                   'nova-fpga-%s ' % board in call]
+        assert granted == ['rabbitmqctl set_permissions -p %s nova-fpga-%s '
+                           '%s' % (vhost, board, ' '.join(
+                               deployment.board_permissions(board)))]
+        assert 'rabbitmqctl set_permissions -p %s stackrabbit .* .* .*' % (
+            vhost) in run['calls']
+        assert 'rabbitmqctl delete_vhost %s' % vhost in run['calls']
         assert 'stop_process nova-fpga-agent-%s' % board in run['calls']
 
 

@@ -16,6 +16,7 @@ they do not answer): its own databases, vhosts and users there, left alone
 by down, dropped by down --purge, the servers themselves never stopped."""
 import pytest
 
+from nova_fpga import deployment
 from nova_fpga_devtools.localcloud import mariadb
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud import rabbitmq
@@ -40,10 +41,21 @@ def test_down_keeps_and_purge_drops_the_clouds_own_databases_and_vhosts(
     broker = rabbitmq.configured(state['rabbitmq']['url']) \
         if not state['rabbitmq']['private'] else cloud._broker()
     databases = set(state['databases'].values())
-    vhosts = set(state['vhosts'].values())
-    logins = {login for login, _ in state['mq_users'].values()}
+    vhosts = {state['vhosts']['nova']}
+    logins = {state['mq_users']['nova'][0]}
     assert databases <= mariadb.list_databases(db_url)
     assert vhosts <= broker.vhosts() and logins <= broker.users()
+    # the agents' bus (a private TLS node beside a configured one): a vhost
+    # per board, nova-compute's and each board's user
+    agents = cloud._agents_broker()
+    board_vhosts = {deployment.board_vhost(state['vhosts']['agents'], b)
+                    for b in state['boards']}
+    agent_logins = {login for user, (login, _) in state['mq_users'].items()
+                    if user != 'nova'}
+    assert board_vhosts <= agents.vhosts()
+    assert agent_logins <= agents.users()
+    if not state['rabbitmq']['private']:
+        assert not board_vhosts & broker.vhosts()
     # names carry the cloud's ID: two clouds can share one server
     assert all(state['id'] in name for name in databases | vhosts | logins)
 

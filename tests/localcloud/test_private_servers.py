@@ -14,10 +14,12 @@
 answers: started from the Debian packages in the state directory, serving
 the cloud's databases and vhosts, and stopped by pid, epmd included."""
 import socket
+import ssl
 
 import kombu
 import pytest
 
+from nova_fpga import deployment
 from nova_fpga_devtools.localcloud import mariadb
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud import stack as localstack
@@ -28,9 +30,17 @@ SILENT_DB = 'mysql+pymysql://root@127.0.0.1:1/'
 SILENT_MQ = 'rabbit://guest:guest@127.0.0.1:1/'
 
 
-def amqp_connects(url):
+def amqp_connects(url, tls=None):
+    """tls: the client's deployment.Tls (the agents' bus)."""
+    ssl_options = False
+    if tls is not None:
+        ssl_options = {'ca_certs': str(tls.ca_file),
+                       'certfile': str(tls.cert_file),
+                       'keyfile': str(tls.key_file),
+                       'cert_reqs': ssl.CERT_REQUIRED,
+                       'server_hostname': '127.0.0.1'}
     with kombu.Connection(url.replace('rabbit://', 'amqp://', 1),
-                          connect_timeout=5) as conn:
+                          connect_timeout=5, ssl=ssl_options) as conn:
         try:
             conn.connect()
             return True
@@ -64,11 +74,15 @@ def test_private_servers_serve_the_cloud_and_stop_by_pid(servers):
     assert set(state['databases'].values()) <= mariadb.list_databases(
         state['database']['url'])
 
-    # each board's user reaches the agents' vhost, not nova's
+    # each board's user reaches its own vhost on the agents' bus (TLS, its
+    # certificate), not another board's, not nova's
+    tls = servers.tls_files('board0')
     board = servers.board('board0').transport_url
-    assert amqp_connects(board)
-    assert not amqp_connects(board.rsplit('/', 1)[0] + '/' +
-                             state['vhosts']['nova'])
+    assert amqp_connects(board, tls)
+    base = board.rsplit('/', 1)[0] + '/'
+    assert not amqp_connects(base + state['vhosts']['nova'], tls)
+    assert not amqp_connects(base + deployment.board_vhost(
+        state['vhosts']['agents'], 'board1'), tls)
     assert amqp_connects(servers.nova(None).transport_url)
 
     # a second start finds them running and starts no second copy

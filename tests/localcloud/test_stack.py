@@ -30,6 +30,7 @@ from nova_fpga.bitstream import builder
 from nova_fpga import catalogue
 from nova_fpga.contract import placement
 from nova_fpga.contract import shell
+from nova_fpga import deployment
 from nova_fpga_devtools.localcloud import keystone as localkeystone
 from nova_fpga_devtools.localcloud import mariadb
 from nova_fpga_devtools.localcloud import process
@@ -287,8 +288,33 @@ def test_status_shows_each_service_running_and_each_region(cloud):
         'boards/board1/fakekernel', 'boards/board1/agent'} | (
             {'mariadb/mariadb'} if cloud.state['database']['private']
             else set()) | ({'rabbitmq/rabbitmq', 'rabbitmq/epmd'}
-                           if cloud.state['rabbitmq']['private'] else set())
+                           if cloud.state['rabbitmq']['private'] else
+                           {'agents-bus/rabbitmq/rabbitmq',
+                            'agents-bus/rabbitmq/epmd'})
     assert set(rows.values()) == {'running'}, out
+    # the agents' bus: TLS, a user and a vhost per board with only the
+    # board's rights, as status says and as the node and the files are
+    port = cloud._agents_tls_port()
+    assert "agents' bus: TLS on 127.0.0.1:%d" % port in out
+    assert 'verify_peer, fail_if_no_peer_cert' in out
+    broker = cloud._agents_broker()
+    agents_vhost = cloud.state['vhosts']['agents']
+    for board in cloud.boards:
+        login = cloud.state['mq_users'][board][0]
+        vhost = deployment.board_vhost(agents_vhost, board)
+        assert '%s: user %s on vhost %s' % (board, login, vhost) in out
+        granted = [line.split('\t') for line in broker.rabbitmqctl(
+            'list_user_permissions', login, '--no-table-headers'
+        ).splitlines() if line.strip()]
+        assert granted == [[vhost, *deployment.board_permissions(board)]]
+        conf = cloud.board(board).conf()
+        assert conf[('oslo_messaging_rabbit', 'ssl')] is True
+        assert ':%d/' % port in conf[('DEFAULT', 'transport_url')]
+        assert conf[('DEFAULT', 'transport_url')].endswith(
+            '/' + vhost)
+    nova_conf = cloud.nova(cloud.keystone).conf()
+    assert nova_conf[('zynq', 'ssl')] is True
+    assert nova_conf[('zynq', 'vhost_per_board')] is True
     assert 'board0: agent answers (sim backend' in out
     assert 'board1: agent answers (fpga_manager backend' in out
     assert out.count('  rp0  FREE') == out.count('  rp1  FREE') == 2

@@ -172,6 +172,8 @@ def status(conf):
     width = max(len(name) for name, _, _ in rows)
     for name, state, detail in rows:
         print('%-*s  %-13s  %s' % (width, name, state, detail))
+    for line in cloud.bus_summary():
+        print(line)
     names = _server_names(cloud) if any(boards.values()) else {}
     for board, described in boards.items():
         if described is None:

@@ -45,11 +45,13 @@ BACKENDS = (SIM,) + tuple(sorted(fkprocess.VARIANTS))
 
 class Board:
     def __init__(self, state_dir, name, transport_url, options=None,
-                 die_with_parent=True, backend=SIM):
+                 die_with_parent=True, backend=SIM, tls=None):
         """options: {(section, option): value} over the agent's base config
         (a data plane interface and netns, the emulator's PCAP rate...).
-        backend: one of BACKENDS.
+        backend: one of BACKENDS.  tls: the board's deployment.Tls on the
+        agents' bus, or None.
         """
+        self.tls = tls
         self.name = name
         self.backend = backend
         self.options = dict(options or {})
@@ -101,7 +103,7 @@ class Board:
         # what every nova-fpga deployment sets (the DevStack plugin too)
         conf = process.options(deployment.agent(
             self.name, self.transport_url, self.dir / 'state',
-            hdl_dir=nova_fpga_devtools.HDL))
+            hdl_dir=nova_fpga_devtools.HDL, tls=self.tls))
         if self.kernel is not None:
             backend, _, extra = fkprocess.VARIANTS[self.backend]
             conf[('agent', 'backend')] = backend

@@ -42,8 +42,12 @@ DAEMONS = ('nova-conductor', 'nova-scheduler', 'nova-compute')
 class Nova:
     def __init__(self, keystone, state_dir, databases, transport_url,
                  boards, agents_transport_url, port, host='127.0.0.1',
-                 die_with_parent=True):
-        """databases: {'api': url, 'cell0': url, 'cell1': url}."""
+                 die_with_parent=True, agents_bus=None):
+        """databases: {'api': url, 'cell0': url, 'cell1': url};
+        agents_bus: {'vhost_per_board': bool, 'tls': deployment.Tls or
+        None} (None: deployment.nova's defaults).
+        """
+        self.agents_bus = agents_bus
         self.keystone = keystone
         self.dir = pathlib.Path(state_dir) / 'nova'
         self.conf_dir = self.dir / 'etc'
@@ -97,9 +101,10 @@ class Nova:
             ('DEFAULT', 'update_resources_interval'): 5,
         }
         # what every nova-fpga deployment sets (the DevStack plugin too)
+        bus = self.agents_bus or {}
         options.update(process.options(deployment.nova(
             self.boards, self.agents_transport_url,
-            self.conf_dir / 'policy.d')))
+            self.conf_dir / 'policy.d', **bus)))
         options.update(catalog.authtoken_options(self.keystone, 'nova'))
         options.update(catalog.auth_options(self.keystone, 'placement',
                                             'nova'))

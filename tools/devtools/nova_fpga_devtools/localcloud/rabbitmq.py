@@ -15,8 +15,10 @@ can administer it, else a private node in state_dir/rabbitmq started from
 the Debian package.
 
 Nova and the boards' agents each get a vhost of their own (ARCHITECTURE:
-the agents' bus is separate from nova's) and every board its own user with
-rights on the agents' vhost only.
+the agents' bus is separate from nova's); every board has a vhost and a
+user of its own on the agents' bus, with only the rights
+nova_fpga.deployment.board_permissions gives.  A private node can also
+listen for TLS (the agents' bus), verifying clients' certificates.
 """
 import base64
 import hashlib
@@ -48,8 +50,10 @@ def answers(host, port):
 class Broker:
     """A RabbitMQ node administered with rabbitmqctl: vhosts, users, URLs."""
 
-    def __init__(self, host, port, ctl, env=None):
+    def __init__(self, host, port, ctl, env=None, tls_port=None):
         self.host, self.port, self.ctl, self.env = host, port, ctl, env
+        #: the TLS listener's port (a private node started with tls)
+        self.tls_port = tls_port
 
     def rabbitmqctl(self, *args, check=True, stdin=None):
         try:
@@ -71,9 +75,9 @@ class Broker:
         except (process.ServiceError, OSError):
             return False
 
-    def url(self, login, password, vhost):
+    def url(self, login, password, vhost, tls=False):
         return 'rabbit://%s:%s@%s:%d/%s' % (
-            login, password, self.host, self.port,
+            login, password, self.host, self.tls_port if tls else self.port,
             urllib.parse.quote(vhost, safe=''))
 
     def vhosts(self):
@@ -103,20 +107,32 @@ class Broker:
                          '.*', '.*', '.*')
         return self.url(login, password, vhost)
 
-    def import_definitions(self, vhosts, users):
+    def set_permissions(self, login, vhost, permissions):
+        """permissions: a nova_fpga.deployment.Permissions."""
+        self.rabbitmqctl('set_permissions', '-p', vhost, login,
+                         *permissions)
+
+    def import_definitions(self, vhosts, users, permissions=()):
         """Create vhosts and users [(login, password, vhost)] with all
-        rights on their vhost, in one rabbitmqctl run (each costs about a
-        second): existing ones are updated, nothing else is touched.
+        rights on their vhost (None: none), and further permissions
+        [(login, vhost, deployment.Permissions)] (which replace those),
+        in one rabbitmqctl run (each costs about a second): existing ones
+        are updated, nothing else is touched.
         """
+        rights = {(login, vhost): ('.*', '.*', '.*')
+                  for login, _, vhost in users if vhost}
+        rights.update({(login, vhost): tuple(perms)
+                       for login, vhost, perms in permissions})
         definitions = {
             'vhosts': [{'name': vhost} for vhost in vhosts],
             'users': [{'name': login,
                        'password_hash': _password_hash(password),
                        'hashing_algorithm': 'rabbit_password_hashing_sha256',
                        'tags': ''} for login, password, _ in users],
-            'permissions': [{'user': login, 'vhost': vhost, 'configure': '.*',
-                             'write': '.*', 'read': '.*'}
-                            for login, _, vhost in users],
+            'permissions': [{'user': login, 'vhost': vhost,
+                             'configure': perms[0], 'write': perms[1],
+                             'read': perms[2]}
+                            for (login, vhost), perms in rights.items()],
         }
         # From stdin: /usr/sbin/rabbitmqctl runs as the rabbitmq user, which
         # may not read the caller's files.
@@ -160,9 +176,14 @@ class PrivateRabbitMQ:
     """
 
     def __init__(self, state_dir, port, dist_port, epmd_port,
-                 die_with_parent=True):
+                 die_with_parent=True, tls_port=None, tls=None):
+        """tls_port, tls: a TLS listener on 127.0.0.1:tls_port with the
+        server's deployment.Tls (its CA, certificate and key), verifying
+        every client's certificate against that CA.
+        """
         self.dir = pathlib.Path(state_dir) / 'rabbitmq'
         self.port, self.dist_port, self.epmd_port = port, dist_port, epmd_port
+        self.tls_port, self.tls = tls_port, tls
         self.die_with_parent = die_with_parent
         self.node = 'novafpga%d@localhost' % port
         self.log = self.dir / 'rabbitmq.log'
@@ -189,7 +210,7 @@ class PrivateRabbitMQ:
     def broker(self):
         return Broker('127.0.0.1', self.port,
                       [str(_LIB_BIN / 'rabbitmqctl'), '-q', '-n', self.node],
-                      env=self.env())
+                      env=self.env(), tls_port=self.tls_port)
 
     def start(self, timeout=120):
         began = time.monotonic()
@@ -200,7 +221,8 @@ class PrivateRabbitMQ:
         (self.dir / 'enabled_plugins').write_text('[].\n')
         (self.dir / 'rabbitmq-env.conf').write_text('')
         (self.dir / 'rabbitmq.conf').write_text(
-            'listeners.tcp.local = 127.0.0.1:%d\n' % self.port)
+            'listeners.tcp.local = 127.0.0.1:%d\n' % self.port
+            + self.tls_conf())
         self.epmd = process.Process(
             'epmd', [epmd, '-port', self.epmd_port, '-address', '127.0.0.1'],
             self.dir, env=self.env(), die_with_parent=self.die_with_parent)
@@ -222,6 +244,24 @@ class PrivateRabbitMQ:
                     % (self.node, self.dir / 'log'), self.server.log)
             time.sleep(0.5)
         return self
+
+    def tls_conf(self):
+        """rabbitmq.conf's TLS listener: clients must present a
+        certificate of the CA (verify_peer, fail_if_no_peer_cert).
+        """
+        if self.tls is None:
+            return ''
+        return (
+            'listeners.ssl.local = 127.0.0.1:%d\n'
+            'ssl_options.cacertfile = %s\n'
+            'ssl_options.certfile = %s\n'
+            'ssl_options.keyfile = %s\n'
+            'ssl_options.verify = verify_peer\n'
+            'ssl_options.fail_if_no_peer_cert = true\n'
+            'ssl_options.versions.1 = tlsv1.3\n'
+            'ssl_options.versions.2 = tlsv1.2\n' % (
+                self.tls_port, self.tls.ca_file, self.tls.cert_file,
+                self.tls.key_file))
 
     def stop(self):
         stopped = [proc.stop() for proc in (self.server, self.epmd) if proc]

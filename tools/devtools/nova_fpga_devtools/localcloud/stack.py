@@ -38,8 +38,10 @@ from keystoneauth1 import exceptions as ks_exceptions
 from oslo_config import cfg
 import oslo_messaging as messaging
 
-from nova_fpga.contract import agent_api
+from nova_fpga import conf as nova_fpga_conf
 from nova_fpga.contract import reports
+from nova_fpga import deployment
+from nova_fpga.virt import agents as nova_agents
 import nova_fpga_devtools
 from nova_fpga_devtools.localcloud import boards as localboards
 from nova_fpga_devtools.localcloud import datalink
@@ -51,6 +53,7 @@ from nova_fpga_devtools.localcloud import nova as localnova
 from nova_fpga_devtools.localcloud import placement as localplacement
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud import rabbitmq
+from nova_fpga_devtools.localcloud import tls
 from nova_fpga_emulator import hdl_bridge
 from nova_fpga_emulator import toolchain
 
@@ -116,7 +119,9 @@ class Stack:
     def _new_state(self):
         ident = secrets.token_hex(3)
         names = ('keystone', 'glance', 'placement', 'neutron', 'nova',
-                 'mariadb', 'rabbitmq', 'rabbitmq_dist', 'epmd')
+                 'mariadb', 'rabbitmq', 'rabbitmq_dist', 'epmd',
+                 'rabbitmq_tls', 'agents_rabbitmq', 'agents_rabbitmq_dist',
+                 'agents_epmd', 'agents_rabbitmq_tls')
         ports = {}
         for name in names:
             port = process.free_port()
@@ -146,6 +151,10 @@ class Stack:
             'mq_users': {name: ['%s-%s' % (name, ident),
                                 secrets.token_hex(12)]
                          for name in ['nova', 'zynq-proxy'] + boards},
+            # the agents' bus: TLS with client certificates (a private
+            # node: a configured one has no TLS listener of ours), each
+            # board on a vhost of its own with board_permissions
+            'agents_bus': {'tls': True, 'vhost_per_board': True},
         }
 
     @property
@@ -164,8 +173,76 @@ class Stack:
         login, password = self.state['mq_users'][user]
         host, port = self.state['rabbitmq']['host'], \
             self.state['rabbitmq']['port']
-        return rabbitmq.Broker(host, port, None).url(
-            login, password, self.state['vhosts'][vhost])
+        if vhost == 'agents' and self.bus.get('tls'):
+            host, port = '127.0.0.1', self._agents_tls_port()
+        name = self.state['vhosts'][vhost]
+        if vhost == 'agents' and user in self.boards and \
+                self.bus.get('vhost_per_board'):
+            name = deployment.board_vhost(name, user)
+        return rabbitmq.Broker(host, port, None).url(login, password, name)
+
+    # -- the agents' bus ---------------------------------------------------
+
+    @property
+    def bus(self):
+        """{'tls', 'vhost_per_board'} of the agents' bus (a cloud made
+        before they existed has neither).
+        """
+        return self.state.get('agents_bus') or {}
+
+    def _agents_tls_port(self):
+        ports = self.state['ports']
+        return ports['rabbitmq_tls'] if self.state['rabbitmq']['private'] \
+            else ports['agents_rabbitmq_tls']
+
+    def authority(self):
+        """The agents' bus's private CA (state_dir/tls)."""
+        return tls.Authority(self.dir / 'tls')
+
+    def tls_files(self, name):
+        """name's deployment.Tls on the agents' bus (None without TLS):
+        'rabbitmq' (the node), 'nova-compute', or a board.
+        """
+        if not self.bus.get('tls'):
+            return None
+        return self.authority().files(name, server=name == 'rabbitmq')
+
+    def _agents_rabbitmq(self):
+        """The private node of the agents' bus when nova's is a configured
+        one (None when it is the cloud's private node, or without TLS).
+        """
+        if self.state['rabbitmq']['private'] or not self.bus.get('tls'):
+            return None
+        ports = self.state['ports']
+        return rabbitmq.PrivateRabbitMQ(
+            self.dir / 'agents-bus', ports['agents_rabbitmq'],
+            ports['agents_rabbitmq_dist'], ports['agents_epmd'],
+            die_with_parent=self.die_with_parent,
+            tls_port=ports['agents_rabbitmq_tls'],
+            tls=self.tls_files('rabbitmq'))
+
+    def _agents_broker(self):
+        private = self._agents_rabbitmq()
+        return private.broker if private is not None else self._broker()
+
+    def bus_summary(self):
+        """What status says of the agents' bus: [line]."""
+        if not self.bus.get('tls'):
+            return ['agents\' bus: no TLS, one vhost for all boards (a '
+                    'cloud made before per-board vhosts; down --purge and '
+                    'up again for them)']
+        vhost = self.state['vhosts']['agents']
+        lines = ['agents\' bus: TLS on 127.0.0.1:%d (private CA %s; client '
+                 'certificates verified: verify_peer, fail_if_no_peer_cert)'
+                 % (self._agents_tls_port(), self.authority().ca_file)]
+        for board in self.boards:
+            login = self.state['mq_users'][board][0]
+            lines.append('  %s: user %s on vhost %s (rights: its own RPC '
+                         'queues and reports only), certificate %s' % (
+                             board, login,
+                             deployment.board_vhost(vhost, board),
+                             self.tls_files(board).cert_file))
+        return lines
 
     def _db_url(self, name):
         return mariadb.database_url(self.state['database']['url'],
@@ -180,7 +257,9 @@ class Stack:
         ports = self.state['ports']
         return rabbitmq.PrivateRabbitMQ(
             self.dir, ports['rabbitmq'], ports['rabbitmq_dist'], ports['epmd'],
-            die_with_parent=self.die_with_parent)
+            die_with_parent=self.die_with_parent,
+            tls_port=ports.get('rabbitmq_tls'),
+            tls=self.tls_files('rabbitmq'))
 
     def _broker(self):
         if self.state['rabbitmq']['private']:
@@ -216,7 +295,10 @@ class Stack:
              'cell1': self._db_url('nova')},
             self._mq_url('nova', 'nova'), self.boards,
             self._mq_url('zynq-proxy', 'agents'),
-            self.state['ports']['nova'], die_with_parent=self.die_with_parent)
+            self.state['ports']['nova'], die_with_parent=self.die_with_parent,
+            agents_bus={'vhost_per_board': bool(
+                self.bus.get('vhost_per_board')),
+                'tls': self.tls_files('nova-compute')})
 
     def data_link(self, name):
         """The board's data interface: a veth pair, board end in its netns."""
@@ -232,7 +314,7 @@ class Stack:
             self.dir, name, self._mq_url(name, 'agents'), options=options,
             die_with_parent=self.die_with_parent,
             backend=self.state.get('board_backends', {}).get(
-                name, localboards.SIM))
+                name, localboards.SIM), tls=self.tls_files(name))
 
     # -- up ----------------------------------------------------------------
 
@@ -363,6 +445,10 @@ class Stack:
         else:
             self.progress('%s: configured, %s' % (
                 'rabbitmq', self.state['rabbitmq']['url']))
+        agents_mq = self._agents_rabbitmq()
+        if agents_mq is not None:
+            self._step('rabbitmq (agents\' bus, TLS)',
+                       agents_mq.dir / 'rabbitmq.pid', agents_mq.start)
 
     def prepare(self):
         """The cloud's databases, vhosts and RabbitMQ users (missing ones)."""
@@ -376,18 +462,56 @@ class Stack:
             raise process.ServiceError('rabbitmq', '%s no longer answers'
                                        % self.state['rabbitmq']['url'])
         vhosts = self.state['vhosts']
-        broker.import_definitions(vhosts.values(), [
-            (login, password, vhosts['nova' if user == 'nova' else 'agents'])
-            for user, (login, password) in self.state['mq_users'].items()])
+        users = self.state['mq_users']
+        if not self.bus.get('vhost_per_board'):
+            broker.import_definitions(vhosts.values(), [
+                (login, password,
+                 vhosts['nova' if user == 'nova' else 'agents'])
+                for user, (login, password) in users.items()])
+            return
+        # nova's bus; the agents' (maybe another node): a vhost per board,
+        # nova-compute's user with all rights there, each board's user
+        # with board_permissions on its own only
+        board_vhosts = {board: deployment.board_vhost(vhosts['agents'], board)
+                        for board in self.boards}
+        agents_broker = self._agents_broker()
+        nova_users = [tuple(users['nova']) + (vhosts['nova'],)]
+        agents_users = [(login, password, None)
+                        for user, (login, password) in users.items()
+                        if user != 'nova']
+        permissions = [(users['zynq-proxy'][0], vhost,
+                        deployment.PROXY_PERMISSIONS)
+                       for vhost in board_vhosts.values()]
+        permissions += [(users[board][0], vhost,
+                         deployment.board_permissions(board))
+                        for board, vhost in board_vhosts.items()]
+        agents_vhosts = [vhosts['agents']] + list(board_vhosts.values())
+        if agents_broker is broker or agents_broker.port == broker.port:
+            broker.import_definitions(
+                [vhosts['nova']] + agents_vhosts, nova_users + agents_users,
+                permissions)
+        else:
+            broker.import_definitions([vhosts['nova']], nova_users)
+            agents_broker.import_definitions(agents_vhosts, agents_users,
+                                             permissions)
 
     def agent_client(self, timeout=10):
-        """(AgentAPI, transport) on the agents' bus as nova-compute's user;
-        clean the transport up after.
+        """(client, closer) on the agents' bus as nova-compute's user,
+        the driver's own clients (nova_fpga.virt.agents, the [zynq]
+        options nova-compute has); closer.cleanup() after.
         """
-        transport = messaging.get_rpc_transport(
-            cfg.CONF, url=self._mq_url('zynq-proxy', 'agents'),
-            allowed_remote_exmods=['nova_fpga.contract.agent_api'])
-        return agent_api.AgentAPI(transport, timeout=timeout), transport
+        conf = cfg.ConfigOpts()
+        nova_fpga_conf.register_opts(conf)
+        conf([], default_config_files=[], default_config_dirs=[])
+        for section, option, value in deployment.nova(
+                self.boards, self._mq_url('zynq-proxy', 'agents'), '',
+                vhost_per_board=bool(self.bus.get('vhost_per_board')),
+                tls=self.tls_files('nova-compute')):
+            if section == 'zynq':
+                conf.set_override(option, value, group='zynq')
+        conf.set_override('rpc_timeout', timeout, group='zynq')
+        clients = nova_agents.make_client(conf)
+        return clients, clients
 
     def compute(self, keystone, path):
         """GET path of the compute API as admin (JSON)."""
@@ -520,6 +644,9 @@ class Stack:
             found['mariadb/mariadb'] = None
         if self.state['rabbitmq']['private']:
             found.update({'rabbitmq/epmd': None, 'rabbitmq/rabbitmq': None})
+        if self._agents_rabbitmq() is not None:
+            found.update({'agents-bus/rabbitmq/epmd': None,
+                          'agents-bus/rabbitmq/rabbitmq': None})
         found['keystone/keystone'] = keystone.auth_url
         for name, service in self.services(keystone).items():
             found['%s/%s' % (service.dir.name, name)] = service.url
@@ -557,7 +684,10 @@ class Stack:
         a refused connection for ever.
         """
         mq = self.state['rabbitmq']
-        if not rabbitmq.answers(mq['host'], mq['port']):
+        host, port = mq['host'], mq['port']
+        if self.bus.get('tls'):
+            host, port = '127.0.0.1', self._agents_tls_port()
+        if not rabbitmq.answers(host, port):
             return dict.fromkeys(self.boards)
         described = {}
         client, transport = self.agent_client(timeout)

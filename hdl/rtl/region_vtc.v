@@ -156,6 +156,10 @@ wire [104:0]           req_key;
 wire [BUCKET_BITS-1:0] req_bucket;
 wire                   req_payload;
 wire [3:0]             req_match;
+wire                   req_end;
+wire                   req_connect;
+wire                   req_rtp;
+wire [47:0]            req_rtp_id;
 wire                   req_ipv6;
 wire [1:0]             req_tags;
 wire                   req_pppoe;
@@ -184,6 +188,10 @@ parser (
     .req_bucket(req_bucket),
     .req_payload(req_payload),
     .req_match(req_match),
+    .req_end(req_end),
+    .req_connect(req_connect),
+    .req_rtp(req_rtp),
+    .req_rtp_id(req_rtp_id),
     .req_ipv6(req_ipv6),
     .req_tags(req_tags),
     .req_pppoe(req_pppoe),
@@ -204,6 +212,10 @@ wire         event_unparsed;
 wire         event_seen;
 wire         event_classified;
 wire [3:0]   event_class;
+wire         event_refined;
+wire [3:0]   event_refined_from;
+wire         event_guessed;
+wire [3:0]   event_guess_class;
 wire         event_inserted;
 wire         event_occupied;
 wire         event_evicted;
@@ -226,6 +238,10 @@ flow_table (
     .req_bucket(req_bucket),
     .req_payload(req_payload),
     .req_match(req_match),
+    .req_end(req_end),
+    .req_connect(req_connect),
+    .req_rtp(req_rtp),
+    .req_rtp_id(req_rtp_id),
     .req_ipv6(req_ipv6),
     .req_tags(req_tags),
     .req_byte0(req_byte0),
@@ -238,6 +254,10 @@ flow_table (
     .event_seen(event_seen),
     .event_classified(event_classified),
     .event_class(event_class),
+    .event_refined(event_refined),
+    .event_refined_from(event_refined_from),
+    .event_guessed(event_guessed),
+    .event_guess_class(event_guess_class),
     .event_inserted(event_inserted),
     .event_occupied(event_occupied),
     .event_evicted(event_evicted),
@@ -468,10 +488,11 @@ end
 
 wire [64*CLASSES-1:0] class_packets;  // class c in bits [64c+63:64c]
 wire [64*CLASSES-1:0] class_bytes;
-wire [32*CLASSES-1:0] class_flows;    // class c in bits [32c+31:32c]
 reg  [31:0]           class_hi_snapshot_reg = 32'd0;
 reg [31:0] flows_seen_reg = 32'd0;
 reg [31:0] flows_classified_reg = 32'd0;
+reg [31:0] flows_guessed_reg = 32'd0;
+reg [31:0] flows_refined_reg = 32'd0;
 reg [31:0] occupancy_reg = 32'd0;
 reg [31:0] insertions_reg = 32'd0;
 reg [31:0] evictions_reg = 32'd0;
@@ -574,6 +595,10 @@ function is_class_flows(input [AXIL_ADDR_WIDTH-1:0] word);
     is_class_flows = word >= REG_CLASS_FLOWS + 4 && word < REG_CLASS_FLOWS + 4 * CLASSES;
 endfunction
 
+function is_class_guesses(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_class_guesses = word >= REG_CLASS_GUESSES + 4 && word < REG_CLASS_GUESSES + 4 * CLASSES;
+endfunction
+
 // FRAGMENT_BYTES (LO or HI); FRAGMENT_FRAMES or FRAGMENT_BYTES
 function is_fragment_bytes(input [AXIL_ADDR_WIDTH-1:0] word);
     is_fragment_bytes = word >= REG_FRAGMENT_BYTES_LO && word <= REG_FRAGMENT_BYTES_HI;
@@ -588,7 +613,8 @@ function is_defined(input [AXIL_ADDR_WIDTH-1:0] word);
     is_defined = (word >= REG_FLOW_TABLE_DEPTH && word <= REG_TIMESTAMP) || is_policy(word)
         || is_class_packets(word) || is_class_bytes(word)
         || (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES) || is_fragment_counter(word)
-        || is_class_flows(word);
+        || word == REG_FLOWS_GUESSED || word == REG_FLOWS_REFINED
+        || is_class_flows(word) || is_class_guesses(word);
 endfunction
 
 wire write_policy = user_wr_en && is_policy(wr_word) && user_wr_strb[0];
@@ -598,13 +624,11 @@ wire [63:0] read_fragment = is_fragment_bytes(rd_word) ? fragment_bytes_reg : fr
 reg [63:0] read_packets;
 reg [63:0] read_bytes;
 reg [7:0]  read_policy;
-reg [31:0] read_flows;
 
 always @* begin
     read_packets = 64'd0;
     read_bytes = 64'd0;
     read_policy = 8'd0;
-    read_flows = 32'd0;
     for (c = 0; c < CLASSES; c = c + 1) begin
         if (counter_class(rd_word) == c[3:0]) begin
             read_packets = class_packets[64*c +: 64];
@@ -612,7 +636,6 @@ always @* begin
         end
         if (policy_class(rd_word) == c[3:0]) begin
             read_policy = policy[8*c +: 8];
-            read_flows = class_flows[32*c +: 32];
         end
     end
 end
@@ -639,6 +662,23 @@ always @(posedge aclk) begin
     end
 end
 
+// CLASS_FLOWS and CLASS_GUESSES: a small RAM, read at {guesses, class}
+wire [31:0] read_flows;
+
+vtc_class_counters class_counters (
+    .clk(aclk),
+    .rst(rst),
+    .clear(clear_counters),
+    .classified(event_classified),
+    .refined(event_refined),
+    .klass(event_class),
+    .from(event_refined_from),
+    .guess_valid(event_guessed),
+    .guess_class(event_guess_class),
+    .rd_addr({is_class_guesses(rd_word), policy_class(rd_word)}),
+    .rd_data(read_flows)
+);
+
 // per-class registers, each written only when its class is selected (an indexed write
 // into an array costs a demultiplexer per bit)
 genvar g;
@@ -648,15 +688,11 @@ generate
         reg [63:0] class_packets_reg = 64'd0;
         reg [63:0] class_bytes_reg = 64'd0;
         reg [7:0]  class_policy_reg = 8'd0;
-        reg [31:0] class_flows_reg = 32'd0;
 
         always @(posedge aclk) begin
             if (count_frame_reg && count_class_reg == CLASS) begin
                 class_packets_reg <= class_packets_reg + 64'd1;
                 class_bytes_reg <= class_bytes_reg + {40'd0, count_bytes_reg};
-            end
-            if (event_classified && event_class == CLASS && CLASS != 4'd0) begin
-                class_flows_reg <= class_flows_reg + 32'd1;
             end
             if (write_policy && policy_class(wr_word) == CLASS && CLASS != 4'd0) begin
                 class_policy_reg <= user_wr_data[7:0] & 8'hBF;
@@ -664,7 +700,6 @@ generate
             if (clear_counters || rst) begin
                 class_packets_reg <= 64'd0;
                 class_bytes_reg <= 64'd0;
-                class_flows_reg <= 32'd0;
             end
             if (rst) begin
                 class_policy_reg <= 8'd0;
@@ -674,7 +709,6 @@ generate
         assign class_packets[64*g +: 64] = class_packets_reg;
         assign class_bytes[64*g +: 64] = class_bytes_reg;
         assign policy[8*g +: 8] = class_policy_reg;
-        assign class_flows[32*g +: 32] = class_flows_reg;
     end
 endgenerate
 assign policy[127:8*CLASSES] = {(128-8*CLASSES){1'b0}};
@@ -697,6 +731,8 @@ always @* begin
         REG_TIMESTAMP:        named_data = {16'd0, timestamp};
         REG_FLOWS_SEEN:       named_data = flows_seen_reg;
         REG_FLOWS_CLASSIFIED: named_data = flows_classified_reg;
+        REG_FLOWS_GUESSED:    named_data = flows_guessed_reg;
+        REG_FLOWS_REFINED:    named_data = flows_refined_reg;
         REG_FLOW_OCCUPANCY:   named_data = occupancy_reg;
         REG_FLOW_INSERTIONS:  named_data = insertions_reg;
         REG_FLOW_EVICTIONS:   named_data = evictions_reg;
@@ -722,7 +758,7 @@ reg [63:0] rd_fragment_data_reg = 64'd0;
 
 always @(posedge aclk) begin
     rd_policy_reg <= is_policy(rd_word);
-    rd_flows_reg <= is_class_flows(rd_word);
+    rd_flows_reg <= is_class_flows(rd_word) || is_class_guesses(rd_word);
     rd_packets_reg <= is_class_packets(rd_word);
     rd_bytes_reg <= is_class_bytes(rd_word);
     rd_named_reg <= named;
@@ -755,6 +791,8 @@ end
 always @(posedge aclk) begin
     flows_seen_reg <= flows_seen_reg + {31'd0, event_seen};
     flows_classified_reg <= flows_classified_reg + {31'd0, event_classified};
+    flows_guessed_reg <= flows_guessed_reg + {31'd0, event_guessed};
+    flows_refined_reg <= flows_refined_reg + {31'd0, event_refined};
     occupancy_reg <= occupancy_reg + {31'd0, event_occupied};
     insertions_reg <= insertions_reg + {31'd0, event_inserted};
     evictions_reg <= evictions_reg + {31'd0, event_evicted};
@@ -776,6 +814,8 @@ always @(posedge aclk) begin
     if (clear_counters) begin
         flows_seen_reg <= 32'd0;
         flows_classified_reg <= 32'd0;
+        flows_guessed_reg <= 32'd0;
+        flows_refined_reg <= 32'd0;
         insertions_reg <= 32'd0;
         evictions_reg <= 32'd0;
         failed_reg <= 32'd0;
@@ -789,6 +829,8 @@ always @(posedge aclk) begin
         class_hi_snapshot_reg <= 32'd0;
         flows_seen_reg <= 32'd0;
         flows_classified_reg <= 32'd0;
+        flows_guessed_reg <= 32'd0;
+        flows_refined_reg <= 32'd0;
         occupancy_reg <= 32'd0;
         insertions_reg <= 32'd0;
         evictions_reg <= 32'd0;

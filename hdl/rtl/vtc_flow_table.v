@@ -67,6 +67,11 @@ module vtc_flow_table #
     input  wire [BUCKET_BITS-1:0] req_bucket,
     input  wire                   req_payload,
     input  wire [3:0]             req_match,
+    // a TCP FIN or RST; an HTTP CONNECT request; a UDP RTP candidate, its {SSRC, sequence}
+    input  wire                   req_end,
+    input  wire                   req_connect,
+    input  wire                   req_rtp,
+    input  wire [47:0]            req_rtp_id,
     input  wire                   req_ipv6,
     input  wire [1:0]             req_tags,
     input  wire [7:0]             req_byte0,
@@ -86,10 +91,18 @@ module vtc_flow_table #
     output reg                    event_seen = 1'b0,
     output reg                    event_classified = 1'b0,
     output reg  [3:0]             event_class = 4'd0,  // the class of event_classified's flow
+    // a classified flow refined (HTTP CONNECT or SMTP to TLS) from event_refined_from to
+    // event_class
+    output reg                    event_refined = 1'b0,
+    output reg  [3:0]             event_refined_from = 4'd0,
     output reg                    event_inserted = 1'b0,
     output reg                    event_occupied = 1'b0,
     output reg                    event_evicted = 1'b0,
     output reg                    event_failed = 1'b0,
+    // an unknown flow guessed by its ports (it ended, or it was evicted), 3 cycles after the
+    // other events
+    output reg                    event_guessed = 1'b0,
+    output reg  [3:0]             event_guess_class = 4'd0,
 
     output wire                   clearing,
     output wire [15:0]            timestamp
@@ -103,6 +116,15 @@ localparam [TICK_WIDTH-1:0] TICK_LAST = TICK_LAST_CYCLE[TICK_WIDTH-1:0];
 localparam [15:0] TIMEOUT = FLOW_TIMEOUT[15:0];
 localparam [3:0] INSPECT_LIMIT = INSPECT_PACKETS[3:0];
 
+// class numbers and port guesses, from the module catalogue
+`include "vtc_classes.vh"
+localparam [3:0] HTTP = CLASS_HTTP[3:0];
+localparam [3:0] TLS = CLASS_TLS[3:0];
+localparam [3:0] RTP = CLASS_RTP[3:0];
+localparam [3:0] SMTP = CLASS_SMTP[3:0];
+// a later RTP candidate of the stored SSRC confirms when its sequence number is 1..16 ahead
+localparam [15:0] RTP_SEQUENCE_WINDOW = 16'd16;
+
 // entry fields, from bit 0 up, each at the previous one's end (a new field goes
 // before VALID); ENTRY_WIDTH follows
 localparam LAST_SEEN_LSB = 0;
@@ -111,7 +133,14 @@ localparam INSPECTED_LSB = LAST_SEEN_LSB + LAST_SEEN_WIDTH;
 localparam INSPECTED_WIDTH = 4;
 localparam CLASS_LSB = INSPECTED_LSB + INSPECTED_WIDTH;
 localparam CLASS_WIDTH = 4;
-localparam KEY_LSB = CLASS_LSB + CLASS_WIDTH;
+// CLASS 0: an RTP candidate was seen (RTP_PENDING, its SSRC and sequence in RTP); any
+// other class: the flow may still be refined to TLS (REFINE)
+localparam PENDING = CLASS_LSB + CLASS_WIDTH;
+// guessed by its ports (once)
+localparam GUESSED = PENDING + 1;
+localparam RTP_LSB = GUESSED + 1;
+localparam RTP_WIDTH = 48;
+localparam KEY_LSB = RTP_LSB + RTP_WIDTH;
 localparam VALID = KEY_LSB + KEY_WIDTH;
 localparam ENTRY_WIDTH = VALID + 1;
 
@@ -122,11 +151,15 @@ localparam KEY_CHUNKS = (KEY_WIDTH + KEY_CHUNK - 1) / KEY_CHUNK;
 
 function [ENTRY_WIDTH-1:0] entry(input [KEY_WIDTH-1:0] key, input [CLASS_WIDTH-1:0] klass,
                                  input [INSPECTED_WIDTH-1:0] inspected,
-                                 input [LAST_SEEN_WIDTH-1:0] last_seen);
+                                 input [LAST_SEEN_WIDTH-1:0] last_seen,
+                                 input pending, input guessed, input [RTP_WIDTH-1:0] rtp);
     begin
         entry = {ENTRY_WIDTH{1'b0}};
         entry[VALID] = 1'b1;
         entry[KEY_LSB +: KEY_WIDTH] = key;
+        entry[RTP_LSB +: RTP_WIDTH] = rtp;
+        entry[GUESSED] = guessed;
+        entry[PENDING] = pending;
         entry[CLASS_LSB +: CLASS_WIDTH] = klass;
         entry[INSPECTED_LSB +: INSPECTED_WIDTH] = inspected;
         entry[LAST_SEEN_LSB +: LAST_SEEN_WIDTH] = last_seen;
@@ -189,6 +222,13 @@ reg [BUCKET_BITS-1:0] rd_bucket = {BUCKET_BITS{1'b0}}, en_bucket = {BUCKET_BITS{
 reg [BUCKET_BITS-1:0] cmp_bucket = {BUCKET_BITS{1'b0}}, hit_bucket = {BUCKET_BITS{1'b0}};
 reg                   rd_payload = 1'b0, en_payload = 1'b0, cmp_payload = 1'b0, hit_payload = 1'b0;
 reg [3:0]             rd_match = 4'd0, en_match = 4'd0, cmp_match = 4'd0, hit_match = 4'd0;
+reg                   rd_end = 1'b0, en_end = 1'b0, cmp_end = 1'b0, hit_end = 1'b0;
+reg                   rd_connect = 1'b0, en_connect = 1'b0, cmp_connect = 1'b0, hit_connect = 1'b0;
+reg                   rd_rtp = 1'b0, en_rtp = 1'b0, cmp_rtp = 1'b0, hit_rtp = 1'b0;
+reg [47:0]            rd_rtp_id = 48'd0, en_rtp_id = 48'd0, cmp_rtp_id = 48'd0, hit_rtp_id = 48'd0;
+// the class the request's own ports guess (vtc_port_guess, with en_)
+wire [3:0]            en_guess;
+reg [3:0]             cmp_guess = 4'd0, hit_guess = 4'd0;
 // how the frame leaves needs these after the decision
 reg                   rd_ipv6 = 1'b0, en_ipv6 = 1'b0, cmp_ipv6 = 1'b0, hit_ipv6 = 1'b0, dec_ipv6 = 1'b0;
 reg [1:0]             rd_tags = 2'd0, en_tags = 2'd0, cmp_tags = 2'd0, hit_tags = 2'd0, dec_tags = 2'd0;
@@ -217,6 +257,10 @@ always @(posedge clk) begin
     rd_bucket <= req_bucket;
     rd_payload <= req_payload;
     rd_match <= req_match;
+    rd_end <= req_end;
+    rd_connect <= req_connect;
+    rd_rtp <= req_rtp;
+    rd_rtp_id <= req_rtp_id;
     rd_ipv6 <= req_ipv6;
     rd_tags <= req_tags;
     rd_byte0 <= req_byte0[7:4];
@@ -229,6 +273,10 @@ always @(posedge clk) begin
     en_bucket <= rd_bucket;
     en_payload <= rd_payload;
     en_match <= rd_match;
+    en_end <= rd_end;
+    en_connect <= rd_connect;
+    en_rtp <= rd_rtp;
+    en_rtp_id <= rd_rtp_id;
     en_ipv6 <= rd_ipv6;
     en_tags <= rd_tags;
     en_byte0 <= rd_byte0;
@@ -243,6 +291,11 @@ always @(posedge clk) begin
     cmp_bucket <= en_bucket;
     cmp_payload <= en_payload;
     cmp_match <= en_match;
+    cmp_end <= en_end;
+    cmp_connect <= en_connect;
+    cmp_rtp <= en_rtp;
+    cmp_rtp_id <= en_rtp_id;
+    cmp_guess <= en_guess;
     cmp_ipv6 <= en_ipv6;
     cmp_tags <= en_tags;
     cmp_byte0 <= en_byte0;
@@ -257,6 +310,11 @@ always @(posedge clk) begin
     hit_bucket <= cmp_bucket;
     hit_payload <= cmp_payload;
     hit_match <= cmp_match;
+    hit_end <= cmp_end;
+    hit_connect <= cmp_connect;
+    hit_rtp <= cmp_rtp;
+    hit_rtp_id <= cmp_rtp_id;
+    hit_guess <= cmp_guess;
     hit_ipv6 <= cmp_ipv6;
     hit_tags <= cmp_tags;
     hit_byte0 <= cmp_byte0;
@@ -278,6 +336,16 @@ always @(posedge clk) begin
         hit_valid <= 1'b0;
     end
 end
+
+// the request's own ports guessed (for a flow that ends unknown), two cycles on: with en_
+vtc_port_guess own_guess (
+    .clk(clk),
+    .tcp(req_key[103:96] == 8'd6),
+    .udp(req_key[103:96] == 8'd17),
+    .port_a(req_key[63:48]),
+    .port_b(req_key[15:0]),
+    .guess(en_guess)
+);
 
 // ---- read: the bucket's ways ------------------------------------------------
 
@@ -321,7 +389,14 @@ reg [WAYS-1:0]                 entry_expired;
 reg [WAYS-1:0]                 entry_inspects;    // this packet is inspected if the way hits
 reg [WAYS*CLASS_WIDTH-1:0]     entry_class;
 reg [WAYS*INSPECTED_WIDTH-1:0] entry_inspected;   // after this packet, if the way hits
+reg [WAYS*4-1:0]               ssrc_equal;        // the stored SSRC's bytes equal the request's
+reg [WAYS-1:0]                 sequence_ahead;    // the request's sequence number 1..16 ahead
+reg [WAYS-1:0]                 entry_pending;
+reg [WAYS-1:0]                 entry_guessed;
+reg [WAYS-1:0]                 entry_guessable;   // unknown, not guessed: guessed if evicted
+reg [WAYS*34-1:0]              entry_ports;       // {tcp, udp, port a, port b}
 reg [15:0]                     age;
+reg [15:0]                     sequence_step;
 reg [ENTRY_WIDTH-1:0]          stored;
 integer n;
 integer k;
@@ -338,10 +413,22 @@ always @* begin
         entry_valid[n] = stored[VALID];
         entry_expired[n] = stored[VALID] && age > TIMEOUT;
         entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] = stored[CLASS_LSB +: CLASS_WIDTH];
-        entry_inspects[n] = stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 && en_payload
-            && stored[INSPECTED_LSB +: INSPECTED_WIDTH] < INSPECT_LIMIT;
+        // unknown, or classified and still refinable (REFINE)
+        entry_inspects[n] = (stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 || stored[PENDING])
+            && en_payload && stored[INSPECTED_LSB +: INSPECTED_WIDTH] < INSPECT_LIMIT;
         entry_inspected[INSPECTED_WIDTH*n +: INSPECTED_WIDTH] =
             stored[INSPECTED_LSB +: INSPECTED_WIDTH] + {3'd0, entry_inspects[n]};
+        for (k = 0; k < 4; k = k + 1) begin
+            ssrc_equal[4*n + k] = stored[RTP_LSB + 16 + 8*k +: 8] == en_rtp_id[16 + 8*k +: 8];
+        end
+        sequence_step = en_rtp_id[15:0] - stored[RTP_LSB +: 16];
+        sequence_ahead[n] = sequence_step != 16'd0 && sequence_step <= RTP_SEQUENCE_WINDOW;
+        entry_pending[n] = stored[PENDING];
+        entry_guessed[n] = stored[GUESSED];
+        entry_guessable[n] = stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 && !stored[GUESSED];
+        entry_ports[34*n +: 34] = {stored[KEY_LSB + 96 +: 8] == 8'd6,
+                                   stored[KEY_LSB + 96 +: 8] == 8'd17,
+                                   stored[KEY_LSB + 48 +: 16], stored[KEY_LSB +: 16]};
     end
 end
 
@@ -351,6 +438,25 @@ reg [WAYS-1:0]                 cmp_entry_expired = {WAYS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_inspects = {WAYS{1'b0}};
 reg [WAYS*CLASS_WIDTH-1:0]     cmp_entry_class = {WAYS*CLASS_WIDTH{1'b0}};
 reg [WAYS*INSPECTED_WIDTH-1:0] cmp_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}};
+reg [WAYS*4-1:0]               cmp_ssrc_equal = {WAYS*4{1'b0}};
+reg [WAYS-1:0]                 cmp_sequence_ahead = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_entry_pending = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_entry_guessed = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_entry_guessable = {WAYS{1'b0}};
+reg [WAYS*34-1:0]              cmp_entry_ports = {WAYS*34{1'b0}};
+reg [WAYS*RTP_WIDTH-1:0]       cmp_entry_rtp = {WAYS*RTP_WIDTH{1'b0}};
+
+always @(posedge clk) begin
+    cmp_ssrc_equal <= ssrc_equal;
+    cmp_sequence_ahead <= sequence_ahead;
+    cmp_entry_pending <= entry_pending;
+    cmp_entry_guessed <= entry_guessed;
+    cmp_entry_guessable <= entry_guessable;
+    cmp_entry_ports <= entry_ports;
+    for (n = 0; n < WAYS; n = n + 1) begin
+        cmp_entry_rtp[RTP_WIDTH*n +: RTP_WIDTH] <= en_entries[ENTRY_WIDTH*n + RTP_LSB +: RTP_WIDTH];
+    end
+end
 
 always @(posedge clk) begin
     cmp_chunk_equal <= chunk_equal;
@@ -364,10 +470,26 @@ end
 // ---- hit: the lowest hit, free and expired way ------------------------------
 
 reg [WAYS-1:0] hit;
+reg [WAYS-1:0] hit_lowest;
+reg [WAYS-1:0] victim;                 // the lowest expired way
+reg [RTP_WIDTH-1:0] hit_way_rtp;       // the hit way's stored RTP field
+reg [33:0]     victim_ports;
+reg            victim_guessable;
 
 always @* begin
     for (n = 0; n < WAYS; n = n + 1) begin
         hit[n] = cmp_entry_valid[n] && &cmp_chunk_equal[KEY_CHUNKS*n +: KEY_CHUNKS];
+    end
+    hit_lowest = lowest(hit);
+    victim = lowest(cmp_entry_expired);
+    hit_way_rtp = {RTP_WIDTH{1'b0}};
+    victim_ports = 34'd0;
+    victim_guessable = 1'b0;
+    for (n = 0; n < WAYS; n = n + 1) begin
+        hit_way_rtp = hit_way_rtp
+            | ({RTP_WIDTH{hit_lowest[n]}} & cmp_entry_rtp[RTP_WIDTH*n +: RTP_WIDTH]);
+        victim_ports = victim_ports | ({34{victim[n]}} & cmp_entry_ports[34*n +: 34]);
+        victim_guessable = victim_guessable || (victim[n] && cmp_entry_guessable[n]);
     end
 end
 
@@ -377,11 +499,27 @@ reg [WAYS-1:0]                 hit_expired_way = {WAYS{1'b0}};
 reg [WAYS-1:0]                 hit_entry_inspects = {WAYS{1'b0}};
 reg [WAYS*CLASS_WIDTH-1:0]     hit_entry_class = {WAYS*CLASS_WIDTH{1'b0}};
 reg [WAYS*INSPECTED_WIDTH-1:0] hit_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}};
+reg [WAYS-1:0]                 hit_entry_pending = {WAYS{1'b0}};
+reg [WAYS-1:0]                 hit_entry_guessed = {WAYS{1'b0}};
+reg [WAYS-1:0]                 hit_ssrc_same = {WAYS{1'b0}};      // stored SSRC = request's
+reg [WAYS-1:0]                 hit_sequence_ahead = {WAYS{1'b0}};
+reg [RTP_WIDTH-1:0]            hit_stored_rtp = {RTP_WIDTH{1'b0}};  // the hit way's
+reg [33:0]                     hit_victim_ports = 34'd0;
+reg                            hit_victim_guessable = 1'b0;
 
 always @(posedge clk) begin
-    hit_way <= lowest(hit);
+    hit_way <= hit_lowest;
     hit_free_way <= lowest(~cmp_entry_valid);
-    hit_expired_way <= lowest(cmp_entry_expired);
+    hit_expired_way <= victim;
+    hit_entry_pending <= cmp_entry_pending;
+    hit_entry_guessed <= cmp_entry_guessed;
+    for (n = 0; n < WAYS; n = n + 1) begin
+        hit_ssrc_same[n] <= &cmp_ssrc_equal[4*n +: 4];
+    end
+    hit_sequence_ahead <= cmp_sequence_ahead;
+    hit_stored_rtp <= hit_way_rtp;
+    hit_victim_ports <= victim_ports;
+    hit_victim_guessable <= victim_guessable;
     hit_entry_inspects <= cmp_entry_inspects;
     hit_entry_class <= cmp_entry_class;
     hit_entry_inspected <= cmp_entry_inspected;
@@ -393,12 +531,24 @@ end
 reg [CLASS_WIDTH-1:0]     hit_class;
 reg [INSPECTED_WIDTH-1:0] hit_inspected;
 reg                       hit_inspects;
+reg                       hit_flag;        // PENDING / REFINE
+reg                       hit_guessed;
+reg                       hit_same;        // the stored SSRC is the request's
+reg                       hit_ahead;       // its sequence number 1..16 ahead
 
 always @* begin
     hit_class = {CLASS_WIDTH{1'b0}};
     hit_inspected = {INSPECTED_WIDTH{1'b0}};
     hit_inspects = 1'b0;
+    hit_flag = 1'b0;
+    hit_guessed = 1'b0;
+    hit_same = 1'b0;
+    hit_ahead = 1'b0;
     for (n = 0; n < WAYS; n = n + 1) begin
+        hit_flag = hit_flag | (hit_way[n] && hit_entry_pending[n]);
+        hit_guessed = hit_guessed | (hit_way[n] && hit_entry_guessed[n]);
+        hit_same = hit_same | (hit_way[n] && hit_ssrc_same[n]);
+        hit_ahead = hit_ahead | (hit_way[n] && hit_sequence_ahead[n]);
         hit_class = hit_class | ({CLASS_WIDTH{hit_way[n]}} & hit_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH]);
         hit_inspected = hit_inspected
             | ({INSPECTED_WIDTH{hit_way[n]}} & hit_entry_inspected[INSPECTED_WIDTH*n +: INSPECTED_WIDTH]);
@@ -417,6 +567,14 @@ reg                       inserted;
 reg                       occupied;
 reg                       evicted;
 reg                       failed;
+reg                       refined;
+reg                       pending_after;   // the entry's PENDING / REFINE bit
+reg                       guessed_after;
+reg [RTP_WIDTH-1:0]       rtp_after;
+reg                       guess_own;       // the frame ends its unknown flow: guess it
+reg                       guess_victim;    // the frame evicts an unknown flow: guess that
+reg [CLASS_WIDTH-1:0]     found;           // the class an unknown flow's packet proves
+reg                       pending;         // the hit flow is unknown with an RTP candidate
 
 always @* begin
     write_way = {WAYS{1'b0}};
@@ -430,6 +588,15 @@ always @* begin
     occupied = 1'b0;
     evicted = 1'b0;
     failed = 1'b0;
+    refined = 1'b0;
+    pending_after = 1'b0;
+    guessed_after = 1'b0;
+    rtp_after = hit_rtp_id;
+    guess_victim = 1'b0;
+    pending = hit_class == 4'd0 && hit_flag;
+    // a signature's class, else RTP if the stored SSRC's sequence number moved 1..16 on
+    found = hit_match != 4'd0 ? hit_match
+        : (hit_rtp && pending && hit_same && hit_ahead ? RTP : 4'd0);
 
     if (!hit_valid) begin
         // nothing to do
@@ -440,16 +607,35 @@ always @* begin
         failed = 1'b1;
     end else if (|hit_way) begin
         class_before = hit_class;
-        class_after = hit_inspects ? hit_match : hit_class;
+        class_after = hit_class;
         inspected = hit_inspected;
-        classified = hit_inspects && hit_match != 4'd0;
         write_way = hit_way;
+        pending_after = hit_flag;
+        guessed_after = hit_guessed;
+        rtp_after = hit_stored_rtp;
+        if (hit_inspects && hit_class == 4'd0) begin
+            class_after = found;
+            classified = found != 4'd0;
+            pending_after = found != 4'd0 ? found == SMTP || (found == HTTP && hit_connect)
+                : hit_flag || hit_rtp;
+            // the first SSRC stays; its sequence number follows
+            if (found == 4'd0 && hit_rtp && (hit_same || !pending)) begin
+                rtp_after = hit_rtp_id;
+            end
+        end else if (hit_inspects && hit_match == TLS) begin
+            // refined: an HTTP CONNECT tunnel's or a STARTTLS session's TLS
+            class_after = TLS;
+            refined = 1'b1;
+            pending_after = 1'b0;
+        end
     end else begin
         seen = 1'b1;
         if (hit_payload && INSPECT_LIMIT != 4'd0) begin
             class_after = hit_match;
             inspected = 4'd1;
             classified = hit_match != 4'd0;
+            pending_after = hit_match != 4'd0
+                ? hit_match == SMTP || (hit_match == HTTP && hit_connect) : hit_rtp;
         end
         if (|hit_free_way) begin
             write_way = hit_free_way;
@@ -459,15 +645,25 @@ always @* begin
             write_way = hit_expired_way;
             inserted = 1'b1;
             evicted = 1'b1;
+            guess_victim = hit_victim_guessable;
         end else begin
             class_after = 4'd0;
             classified = 1'b0;
             failed = 1'b1;
         end
     end
+    // one guess per frame: the evicted flow's, else the frame's own flow's if the frame
+    // ends it while unknown and its ports guess a class
+    guess_own = hit_valid && hit_parsed && !hit_clearing && hit_end && !failed
+        && class_after == 4'd0 && !guessed_after && !guess_victim && hit_guess != 4'd0;
+    guessed_after = guessed_after || guess_own;
 end
 
 reg                   dec_valid = 1'b0;
+reg                   guess_own_reg = 1'b0;
+reg [3:0]             guess_own_class_reg = 4'd0;
+reg                   guess_victim_reg = 1'b0;
+reg [33:0]            victim_ports_reg = 34'd0;
 reg [CLASS_WIDTH-1:0] dec_before = {CLASS_WIDTH{1'b0}};
 reg [CLASS_WIDTH-1:0] dec_after = {CLASS_WIDTH{1'b0}};
 
@@ -477,11 +673,18 @@ always @(posedge clk) begin
     dec_after <= class_after;
     write_way_reg <= write_way;
     write_bucket_reg <= hit_bucket;
-    write_entry_reg <= entry(hit_key, class_after, inspected, hit_timestamp);
+    write_entry_reg <= entry(hit_key, class_after, inspected, hit_timestamp, pending_after,
+                             guessed_after, rtp_after);
     event_unparsed <= unparsed;
     event_seen <= seen;
     event_classified <= classified;
     event_class <= class_after;
+    event_refined <= refined;
+    event_refined_from <= class_before;
+    guess_own_reg <= guess_own;
+    guess_own_class_reg <= hit_guess;
+    guess_victim_reg <= guess_victim;
+    victim_ports_reg <= hit_victim_ports;
     event_inserted <= inserted;
     event_occupied <= occupied;
     event_evicted <= evicted;
@@ -492,10 +695,44 @@ always @(posedge clk) begin
         event_unparsed <= 1'b0;
         event_seen <= 1'b0;
         event_classified <= 1'b0;
+        event_refined <= 1'b0;
+        guess_own_reg <= 1'b0;
+        guess_victim_reg <= 1'b0;
         event_inserted <= 1'b0;
         event_occupied <= 1'b0;
         event_evicted <= 1'b0;
         event_failed <= 1'b0;
+    end
+end
+
+// ---- guesses: the evicted flow's ports guessed (two cycles), then the event ----------
+
+wire [3:0] victim_guess;
+
+vtc_port_guess victim_guess_ports (
+    .clk(clk),
+    .tcp(victim_ports_reg[33]),
+    .udp(victim_ports_reg[32]),
+    .port_a(victim_ports_reg[31:16]),
+    .port_b(victim_ports_reg[15:0]),
+    .guess(victim_guess)
+);
+
+reg [1:0] guess_own_delay_reg = 2'd0;
+reg [1:0] guess_victim_delay_reg = 2'd0;
+reg [7:0] guess_own_class_delay_reg = 8'd0;
+
+always @(posedge clk) begin
+    guess_own_delay_reg <= {guess_own_delay_reg[0], guess_own_reg};
+    guess_victim_delay_reg <= {guess_victim_delay_reg[0], guess_victim_reg};
+    guess_own_class_delay_reg <= {guess_own_class_delay_reg[3:0], guess_own_class_reg};
+    // a victim whose ports guess nothing is not counted
+    event_guessed <= guess_victim_delay_reg[1] ? victim_guess != 4'd0 : guess_own_delay_reg[1];
+    event_guess_class <= guess_victim_delay_reg[1] ? victim_guess : guess_own_class_delay_reg[7:4];
+    if (rst) begin
+        guess_own_delay_reg <= 2'd0;
+        guess_victim_delay_reg <= 2'd0;
+        event_guessed <= 1'b0;
     end
 end
 

@@ -71,6 +71,12 @@ module vtc_parser #
     output reg                    req_pppoe = 1'b0,
     // an IPv4 fragment other than the first (not parsed, counted apart)
     output reg                    req_fragment = 1'b0,
+    // a TCP FIN or RST (the flow ends); an HTTP CONNECT request; a UDP RTP candidate and
+    // its {SSRC, sequence number} (payload bytes 8..11 and 2..3)
+    output reg                    req_end = 1'b0,
+    output reg                    req_connect = 1'b0,
+    output reg                    req_rtp = 1'b0,
+    output reg  [47:0]            req_rtp_id = 48'd0,
     output reg  [7:0]             req_byte0 = 8'd0,
     output reg  [7:0]             req_byte1 = 8'd0,
     output reg  [15:0]            req_checksum = 16'd0
@@ -643,14 +649,17 @@ end
 // window starts in slot 0..21)
 reg [31:0] window_ports;
 reg [3:0]  window_data_offset;
+reg        window_fin_rst;     // TCP's FIN or RST flag (byte 13, bits 0 and 2)
 
 always @* begin
     window_ports = 32'd0;
     window_data_offset = 4'd0;
+    window_fin_rst = 1'b0;
     for (i = 0; i < 22; i = i + 1) begin
         if (s1_l4_slot == i[4:0]) begin
             window_ports = l4_padded[8*34 + 32*i +: 32];
             window_data_offset = l4_padded[8*(34+12) + 4 + 32*i +: 4];
+            window_fin_rst = l4_padded[8*(34+13) + 32*i] || l4_padded[8*(34+13) + 2 + 32*i];
         end
     end
 end
@@ -665,6 +674,7 @@ reg         l4_pppoe = 1'b0;
 reg [7:0]   l4_proto = 8'd0;
 reg [31:0]  l4_ports = 32'd0;
 reg [3:0]   l4_data_offset = 4'd0;
+reg         l4_end = 1'b0;           // FIN or RST, if TCP
 reg [31:0]  l4_src = 32'd0;          // folded
 reg [31:0]  l4_dst = 32'd0;
 // the addresses compared a 32-bit word at a time (a 128-bit compare is too long a carry
@@ -693,6 +703,7 @@ always @(posedge clk) begin
     l4_room <= {1'b0, s1_captured} - (9'd34 + {2'd0, s1_l4_slot, 2'b00});
     l4_ports <= window_ports;
     l4_data_offset <= window_data_offset;
+    l4_end <= window_fin_rst;
     l4_src <= fold(s1_src);
     l4_dst <= fold(s1_dst);
     for (i = 0; i < 4; i = i + 1) begin
@@ -734,6 +745,7 @@ wire        src_is_a = src_below || (&l4_word_same && sport <= dport);
 reg         s2_valid = 1'b0;
 reg         s2_parsed = 1'b0;
 reg         s2_fragment = 1'b0;
+reg         s2_end = 1'b0;
 reg [104:0] s2_key = 105'd0;
 reg [5:0]   s2_payload_slot = 6'd0;
 reg [7:0]   s2_payload_room = 8'd0;
@@ -752,6 +764,7 @@ always @(posedge clk) begin
     s2_valid <= l4_valid;
     s2_parsed <= parsed && !l4_fragment;
     s2_fragment <= l4_fragment;
+    s2_end <= is_tcp && l4_end;
     if (src_is_a) begin
         s2_key <= {l4_flow_ipv6, l4_proto, l4_src, sport, l4_dst, dport};
     end else begin
@@ -838,6 +851,7 @@ endgenerate
 reg                   sig_valid = 1'b0;
 reg                   sig_parsed = 1'b0;
 reg                   sig_fragment = 1'b0;
+reg                   sig_end = 1'b0;
 reg [104:0]           sig_key = 105'd0;
 reg [BUCKET_BITS-1:0] sig_bucket = {BUCKET_BITS{1'b0}};
 reg [8*SIGNATURE_BYTES-1:0] sig_payload_bytes = {8*SIGNATURE_BYTES{1'b0}};
@@ -858,6 +872,7 @@ always @(posedge clk) begin
     sig_valid <= s2_valid;
     sig_parsed <= s2_parsed;
     sig_fragment <= s2_fragment;
+    sig_end <= s2_end;
     sig_key <= s2_key;
     sig_bucket <= bucket;
     sig_payload_bytes <= payload;
@@ -881,6 +896,8 @@ end
 // ---- stages 3b, 3c, 3d: signatures (compares, matches, class; registered inside) -
 
 wire [3:0] match;  // two cycles behind sig_*, with cls_*
+wire       rtp_candidate;
+wire       connect;
 
 vtc_signatures signatures (
     .clk(clk),
@@ -890,12 +907,19 @@ vtc_signatures signatures (
     .sport(sig_sport),
     .dport(sig_dport),
     .payload_length(sig_payload_length),
-    .match(match)
+    .match(match),
+    .rtp_candidate(rtp_candidate),
+    .connect(connect)
 );
+
+// an RTP header's {SSRC (bytes 8..11), sequence number (bytes 2..3)}, big-endian
+wire [47:0] sig_rtp_id = {be32(sig_payload_bytes[8*8 +: 32]), be16(sig_payload_bytes[8*2 +: 16])};
 
 reg                   mid_valid = 1'b0;
 reg                   mid_parsed = 1'b0;
 reg                   mid_fragment = 1'b0;
+reg                   mid_end = 1'b0;
+reg [47:0]            mid_rtp_id = 48'd0;
 reg [104:0]           mid_key = 105'd0;
 reg [BUCKET_BITS-1:0] mid_bucket = {BUCKET_BITS{1'b0}};
 reg                   mid_payload = 1'b0;
@@ -910,6 +934,8 @@ always @(posedge clk) begin
     mid_valid <= sig_valid;
     mid_parsed <= sig_parsed;
     mid_fragment <= sig_fragment;
+    mid_end <= sig_end;
+    mid_rtp_id <= sig_rtp_id;
     mid_key <= sig_key;
     mid_bucket <= sig_bucket;
     mid_payload <= sig_payload;
@@ -927,6 +953,8 @@ end
 reg                   cls_valid = 1'b0;
 reg                   cls_parsed = 1'b0;
 reg                   cls_fragment = 1'b0;
+reg                   cls_end = 1'b0;
+reg [47:0]            cls_rtp_id = 48'd0;
 reg [104:0]           cls_key = 105'd0;
 reg [BUCKET_BITS-1:0] cls_bucket = {BUCKET_BITS{1'b0}};
 reg                   cls_payload = 1'b0;
@@ -941,6 +969,8 @@ always @(posedge clk) begin
     cls_valid <= mid_valid;
     cls_parsed <= mid_parsed;
     cls_fragment <= mid_fragment;
+    cls_end <= mid_end;
+    cls_rtp_id <= mid_rtp_id;
     cls_key <= mid_key;
     cls_bucket <= mid_bucket;
     cls_payload <= mid_payload;
@@ -963,6 +993,10 @@ always @(posedge clk) begin
     req_bucket <= cls_bucket;
     req_payload <= cls_payload;
     req_match <= cls_payload ? match : 4'd0;
+    req_end <= cls_end;
+    req_connect <= cls_payload && connect;
+    req_rtp <= cls_payload && rtp_candidate;
+    req_rtp_id <= cls_rtp_id;
     req_ipv6 <= cls_ipv6;
     req_tags <= cls_tags;
     req_pppoe <= cls_pppoe;

@@ -40,7 +40,11 @@ module vtc_signatures
     input  wire [15:0]  dport,
     // the payload's length in bytes (the IP length beyond the headers)
     input  wire [16:0]  payload_length,
-    output reg  [3:0]   match
+    output reg  [3:0]   match,
+    // with match: a UDP RTP candidate (RTP header, both ports >= 1024, L >= 12), which
+    // the flow table confirms with a second packet of its SSRC; an HTTP CONNECT request
+    output reg          rtp_candidate = 1'b0,
+    output reg          connect = 1'b0
 );
 
 reg [95:0] text;  // the payload with byte 0 in the top bits, as string literals are
@@ -134,6 +138,7 @@ reg utp_reg = 1'b0;
 reg hello_smtp_reg = 1'b0;     // EHLO / HELO
 reg greeting_reg = 1'b0;       // 220
 reg ntp_reg = 1'b0;
+reg connect_reg = 1'b0;        // CONN
 
 always @(posedge clk) begin
     tcp_reg <= tcp;
@@ -169,6 +174,7 @@ always @(posedge clk) begin
     hello_smtp_reg <= head_upper == "EHLO" || head_upper == "HELO";
     greeting_reg <= head == "220 ";
     ntp_reg <= p0[5:3] >= 3'd1 && p0[5:3] <= 3'd4 && p0[2:0] != 3'd0;
+    connect_reg <= head == "CONN";
 end
 
 // ---- cycle 2: the signatures ----------------------------------------------------
@@ -182,8 +188,9 @@ wire is_ssh = tcp_reg && ssh_reg;
 wire is_quic = udp_reg && quic_reg;
 wire is_sip = ((udp_reg || (tcp_reg && port_5060_reg)) && sip_start_reg)
     || (port_5060_reg && length_5_reg && hello_reg);
-wire is_rtp = high_ports_reg && ((udp_reg && length_12_reg && rtp_udp_reg)
-    || (tcp_reg && length_14_reg && rtp_tcp_reg && rtp_tcp_fits_reg));
+// RTP over TCP (RFC 4571) in one packet; over UDP a candidate the flow table confirms
+wire is_rtp = high_ports_reg && tcp_reg && length_14_reg && rtp_tcp_reg && rtp_tcp_fits_reg;
+wire is_rtp_candidate = high_ports_reg && udp_reg && length_12_reg && rtp_udp_reg;
 wire is_bittorrent = (tcp_reg && bittorrent_tcp_reg) || (udp_reg && (bittorrent_text_reg
     || (length_20_reg && utp_reg && !stun)));
 wire is_smtp = tcp_reg && (hello_smtp_reg || (greeting_reg && port_mail_reg));
@@ -195,6 +202,8 @@ reg [11:1] matches_reg = 11'd0;
 always @(posedge clk) begin
     matches_reg <= {stun, is_ntp, is_smtp, is_bittorrent, is_rtp, is_sip, is_quic, is_ssh,
                     is_dns, is_tls, is_http};
+    rtp_candidate <= is_rtp_candidate;
+    connect <= connect_reg;
 end
 
 always @* begin

@@ -1,0 +1,100 @@
+// Licensed under the Apache License, Version 2.0 (the "License"); you may
+// not use this file except in compliance with the License. You may obtain
+// a copy of the License at
+//
+//      http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+// WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+// License for the specific language governing permissions and limitations
+// under the License.
+
+/*
+ * vTC per-class flow counters: CLASS_FLOWS[c] (flows classified as c) at
+ * address c, CLASS_GUESSES[c] (flows guessed as c by their port) at 16 + c,
+ * in one small distributed RAM updated by read-modify-write, one update per
+ * cycle.  The flow table's events of one request take up to three updates,
+ * in three different cycles: a classified or refined flow's new class + 1
+ * (the cycle the event comes), a refined flow's old class - 1 (the cycle
+ * after), a guess + 1 (guess_valid, which vtc_flow_table sends two cycles
+ * after the request's other events); requests are at least 6 cycles apart,
+ * so the updates never meet.  CLEAR_COUNTERS marks every word stale in one
+ * cycle: a stale word reads 0 and its next update starts from 0 (so a
+ * refined flow's old class after a clear wraps to 0xFFFFFFFF, as the
+ * model's 32-bit counters do).
+ */
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module vtc_class_counters
+(
+    input  wire        clk,
+    input  wire        rst,
+    input  wire        clear,
+
+    // a flow got class `klass`: by DPI (classified) or by refinement from `from`
+    input  wire        classified,
+    input  wire        refined,
+    input  wire [3:0]  klass,
+    input  wire [3:0]  from,
+    // a flow was guessed as `guess_class`
+    input  wire        guess_valid,
+    input  wire [3:0]  guess_class,
+
+    // the register read: CLASS_FLOWS[c] at c, CLASS_GUESSES[c] at 16 + c
+    input  wire [4:0]  rd_addr,
+    output wire [31:0] rd_data
+);
+
+reg [31:0] mem [0:31];
+reg [31:0] stale_reg = 32'hFFFFFFFF;
+
+integer i;
+
+initial begin
+    for (i = 0; i < 32; i = i + 1) begin
+        mem[i] = 32'd0;
+    end
+end
+
+// the refined flow's old class, a cycle later
+reg       dec_reg = 1'b0;
+reg [3:0] dec_class_reg = 4'd0;
+
+always @(posedge clk) begin
+    dec_reg <= refined;
+    dec_class_reg <= from;
+    if (rst) begin
+        dec_reg <= 1'b0;
+    end
+end
+
+wire       op = classified || refined || dec_reg || guess_valid;
+wire [4:0] op_addr = classified || refined ? {1'b0, klass}
+    : (dec_reg ? {1'b0, dec_class_reg} : {1'b1, guess_class});
+wire [31:0] op_old = stale_reg[op_addr] ? 32'd0 : mem[op_addr];
+wire [31:0] op_new = op_old + (!(classified || refined) && dec_reg ? 32'hFFFFFFFF : 32'd1);
+
+always @(posedge clk) begin
+    if (op) begin
+        mem[op_addr] <= op_new;
+    end
+end
+
+always @(posedge clk) begin
+    if (op) begin
+        stale_reg[op_addr] <= 1'b0;
+    end
+    if (clear || rst) begin
+        stale_reg <= 32'hFFFFFFFF;
+    end
+end
+
+assign rd_data = stale_reg[rd_addr] ? 32'd0 : mem[rd_addr];
+
+endmodule
+
+`resetall

@@ -16,10 +16,9 @@
  * in one small distributed RAM updated by read-modify-write, one update per
  * cycle.  The flow table's events of one request take up to three updates,
  * in three different cycles: a classified or refined flow's new class + 1
- * (the cycle the event comes), a refined flow's old class - 1 (the cycle
- * after), a guess + 1 (guess_valid, which vtc_flow_table sends two cycles
- * after the request's other events); requests are at least 6 cycles apart,
- * so the updates never meet.  CLEAR_COUNTERS marks every word stale in one
+ * (the cycle the events come), a refined flow's old class - 1 (the cycle
+ * after), a guess + 1 (the cycle after that); requests are at least 6 cycles
+ * apart, so the updates never meet.  CLEAR_COUNTERS marks every word stale in one
  * cycle: a stale word reads 0 and its next update starts from 0 (so a
  * refined flow's old class after a clear wraps to 0xFFFFFFFF, as the
  * model's 32-bit counters do).
@@ -60,21 +59,26 @@ initial begin
     end
 end
 
-// the refined flow's old class, a cycle later
+// the refined flow's old class, a cycle later; the guess, two cycles later
 reg       dec_reg = 1'b0;
 reg [3:0] dec_class_reg = 4'd0;
+reg [1:0] guess_reg = 2'd0;
+reg [7:0] guess_class_reg = 8'd0;
 
 always @(posedge clk) begin
     dec_reg <= refined;
     dec_class_reg <= from;
+    guess_reg <= {guess_reg[0], guess_valid};
+    guess_class_reg <= {guess_class_reg[3:0], guess_class};
     if (rst) begin
         dec_reg <= 1'b0;
+        guess_reg <= 2'd0;
     end
 end
 
-wire       op = classified || refined || dec_reg || guess_valid;
+wire       op = classified || refined || dec_reg || guess_reg[1];
 wire [4:0] op_addr = classified || refined ? {1'b0, klass}
-    : (dec_reg ? {1'b0, dec_class_reg} : {1'b1, guess_class});
+    : (dec_reg ? {1'b0, dec_class_reg} : {1'b1, guess_class_reg[7:4]});
 wire [31:0] op_old = stale_reg[op_addr] ? 32'd0 : mem[op_addr];
 wire [31:0] op_new = op_old + (!(classified || refined) && dec_reg ? 32'hFFFFFFFF : 32'd1);
 

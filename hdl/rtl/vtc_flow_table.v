@@ -99,7 +99,7 @@ module vtc_flow_table #
     output reg                    event_occupied = 1'b0,
     output reg                    event_evicted = 1'b0,
     output reg                    event_failed = 1'b0,
-    // an unknown flow guessed by its ports (it ended, or it was evicted), 3 cycles after the
+    // an unknown flow guessed by its ports (it ended, or it was evicted), with the other events
     // other events
     output reg                    event_guessed = 1'b0,
     output reg  [3:0]             event_guess_class = 4'd0,
@@ -110,6 +110,8 @@ module vtc_flow_table #
 
 localparam WAYS = 4;
 localparam KEY_WIDTH = 105;
+// the key as stored: the protocol as one bit (a parsed flow is TCP or UDP)
+localparam STORED_KEY_WIDTH = KEY_WIDTH - 7;
 localparam TICK_WIDTH = $clog2(FLOW_TICK_CYCLES);
 localparam TICK_LAST_CYCLE = FLOW_TICK_CYCLES - 1;
 localparam [TICK_WIDTH-1:0] TICK_LAST = TICK_LAST_CYCLE[TICK_WIDTH-1:0];
@@ -136,29 +138,38 @@ localparam CLASS_WIDTH = 4;
 // CLASS 0: an RTP candidate was seen (RTP_PENDING, its SSRC and sequence in RTP); any
 // other class: the flow may still be refined to TLS (REFINE)
 localparam PENDING = CLASS_LSB + CLASS_WIDTH;
-// guessed by its ports (once)
-localparam GUESSED = PENDING + 1;
-localparam RTP_LSB = GUESSED + 1;
+// the class the flow's ports guess (from vtc_port_guess when it is stored), 0 once it was
+// guessed (a flow is guessed once) or when no port of the list is the flow's
+localparam GUESS_LSB = PENDING + 1;
+localparam GUESS_WIDTH = 4;
+localparam RTP_LSB = GUESS_LSB + GUESS_WIDTH;
 localparam RTP_WIDTH = 48;
 localparam KEY_LSB = RTP_LSB + RTP_WIDTH;
-localparam VALID = KEY_LSB + KEY_WIDTH;
+localparam VALID = KEY_LSB + STORED_KEY_WIDTH;
 localparam ENTRY_WIDTH = VALID + 1;
 
 // the key compare: chunks of KEY_CHUNK bits (two 4-input LUT levels each) registered
 // in one stage, combined in the next
 localparam KEY_CHUNK = 8;
-localparam KEY_CHUNKS = (KEY_WIDTH + KEY_CHUNK - 1) / KEY_CHUNK;
+localparam KEY_CHUNKS = (STORED_KEY_WIDTH + KEY_CHUNK - 1) / KEY_CHUNK;
 
-function [ENTRY_WIDTH-1:0] entry(input [KEY_WIDTH-1:0] key, input [CLASS_WIDTH-1:0] klass,
+// {IPv6, UDP (else TCP), addresses and ports}
+function [STORED_KEY_WIDTH-1:0] stored_key(input [KEY_WIDTH-1:0] key);
+    stored_key = {key[104], key[103:96] == 8'd17, key[95:0]};
+endfunction
+
+function [ENTRY_WIDTH-1:0] entry(input [STORED_KEY_WIDTH-1:0] key,
+                                 input [CLASS_WIDTH-1:0] klass,
                                  input [INSPECTED_WIDTH-1:0] inspected,
                                  input [LAST_SEEN_WIDTH-1:0] last_seen,
-                                 input pending, input guessed, input [RTP_WIDTH-1:0] rtp);
+                                 input pending, input [GUESS_WIDTH-1:0] guess,
+                                 input [RTP_WIDTH-1:0] rtp);
     begin
         entry = {ENTRY_WIDTH{1'b0}};
         entry[VALID] = 1'b1;
-        entry[KEY_LSB +: KEY_WIDTH] = key;
+        entry[KEY_LSB +: STORED_KEY_WIDTH] = key;
         entry[RTP_LSB +: RTP_WIDTH] = rtp;
-        entry[GUESSED] = guessed;
+        entry[GUESS_LSB +: GUESS_WIDTH] = guess;
         entry[PENDING] = pending;
         entry[CLASS_LSB +: CLASS_WIDTH] = klass;
         entry[INSPECTED_LSB +: INSPECTED_WIDTH] = inspected;
@@ -216,8 +227,8 @@ end
 // its fields, stage by stage (rd_ read, en_ entry, cmp_ compare, hit_ hit, dec_ decide)
 reg                   rd_valid = 1'b0, en_valid = 1'b0, cmp_valid = 1'b0, hit_valid = 1'b0;
 reg                   rd_parsed = 1'b0, en_parsed = 1'b0, cmp_parsed = 1'b0, hit_parsed = 1'b0;
-reg [KEY_WIDTH-1:0]   rd_key = {KEY_WIDTH{1'b0}}, en_key = {KEY_WIDTH{1'b0}};
-reg [KEY_WIDTH-1:0]   cmp_key = {KEY_WIDTH{1'b0}}, hit_key = {KEY_WIDTH{1'b0}};
+reg [STORED_KEY_WIDTH-1:0] rd_key = {STORED_KEY_WIDTH{1'b0}}, en_key = {STORED_KEY_WIDTH{1'b0}};
+reg [STORED_KEY_WIDTH-1:0] cmp_key = {STORED_KEY_WIDTH{1'b0}}, hit_key = {STORED_KEY_WIDTH{1'b0}};
 reg [BUCKET_BITS-1:0] rd_bucket = {BUCKET_BITS{1'b0}}, en_bucket = {BUCKET_BITS{1'b0}};
 reg [BUCKET_BITS-1:0] cmp_bucket = {BUCKET_BITS{1'b0}}, hit_bucket = {BUCKET_BITS{1'b0}};
 reg                   rd_payload = 1'b0, en_payload = 1'b0, cmp_payload = 1'b0, hit_payload = 1'b0;
@@ -253,7 +264,7 @@ wire [15:0] checksum_base = checksum_fold[15:0] + {15'd0, checksum_fold[16]};
 always @(posedge clk) begin
     rd_valid <= req_valid;
     rd_parsed <= req_parsed;
-    rd_key <= req_key;
+    rd_key <= stored_key(req_key);
     rd_bucket <= req_bucket;
     rd_payload <= req_payload;
     rd_match <= req_match;
@@ -338,7 +349,7 @@ always @(posedge clk) begin
 end
 
 // the request's own ports guessed (for a flow that ends unknown), two cycles on: with en_
-vtc_port_guess own_guess (
+vtc_port_guess own_ports_guess (
     .clk(clk),
     .tcp(req_key[103:96] == 8'd6),
     .udp(req_key[103:96] == 8'd17),
@@ -365,7 +376,8 @@ generate
             .clk(clk),
             .wr_en(clearing_reg || write_way_reg[w]),
             .wr_addr(clearing_reg ? clear_index_reg : write_bucket_reg),
-            .wr_data(clearing_reg ? {ENTRY_WIDTH{1'b0}} : write_entry_reg),
+            // clearing writes VALID = 0 only: a free entry's other fields are never read
+            .wr_data({write_entry_reg[VALID] && !clearing_reg, write_entry_reg[VALID-1:0]}),
             .rd_addr(req_bucket),
             .rd_data(way_data[ENTRY_WIDTH*w +: ENTRY_WIDTH])
         );
@@ -392,9 +404,8 @@ reg [WAYS*INSPECTED_WIDTH-1:0] entry_inspected;   // after this packet, if the w
 reg [WAYS*4-1:0]               ssrc_equal;        // the stored SSRC's bytes equal the request's
 reg [WAYS-1:0]                 sequence_ahead;    // the request's sequence number 1..16 ahead
 reg [WAYS-1:0]                 entry_pending;
-reg [WAYS-1:0]                 entry_guessed;
-reg [WAYS-1:0]                 entry_guessable;   // unknown, not guessed: guessed if evicted
-reg [WAYS*34-1:0]              entry_ports;       // {tcp, udp, port a, port b}
+reg [WAYS*GUESS_WIDTH-1:0]     entry_guess;       // the stored guess, 0 once guessed
+reg [WAYS*GUESS_WIDTH-1:0]     entry_victim_guess;  // the same if unknown: guessed if evicted
 reg [15:0]                     age;
 reg [15:0]                     sequence_step;
 reg [ENTRY_WIDTH-1:0]          stored;
@@ -405,7 +416,7 @@ always @* begin
     for (n = 0; n < WAYS; n = n + 1) begin
         stored = en_entries[ENTRY_WIDTH*n +: ENTRY_WIDTH];
         key_difference = {KEY_CHUNK*KEY_CHUNKS{1'b0}};
-        key_difference[KEY_WIDTH-1:0] = stored[KEY_LSB +: KEY_WIDTH] ^ en_key;
+        key_difference[STORED_KEY_WIDTH-1:0] = stored[KEY_LSB +: STORED_KEY_WIDTH] ^ en_key;
         for (k = 0; k < KEY_CHUNKS; k = k + 1) begin
             chunk_equal[KEY_CHUNKS*n + k] = ~|key_difference[KEY_CHUNK*k +: KEY_CHUNK];
         end
@@ -424,11 +435,9 @@ always @* begin
         sequence_step = en_rtp_id[15:0] - stored[RTP_LSB +: 16];
         sequence_ahead[n] = sequence_step != 16'd0 && sequence_step <= RTP_SEQUENCE_WINDOW;
         entry_pending[n] = stored[PENDING];
-        entry_guessed[n] = stored[GUESSED];
-        entry_guessable[n] = stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 && !stored[GUESSED];
-        entry_ports[34*n +: 34] = {stored[KEY_LSB + 96 +: 8] == 8'd6,
-                                   stored[KEY_LSB + 96 +: 8] == 8'd17,
-                                   stored[KEY_LSB + 48 +: 16], stored[KEY_LSB +: 16]};
+        entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH] = stored[GUESS_LSB +: GUESS_WIDTH];
+        entry_victim_guess[GUESS_WIDTH*n +: GUESS_WIDTH] =
+            stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 ? stored[GUESS_LSB +: GUESS_WIDTH] : 4'd0;
     end
 end
 
@@ -441,18 +450,16 @@ reg [WAYS*INSPECTED_WIDTH-1:0] cmp_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}
 reg [WAYS*4-1:0]               cmp_ssrc_equal = {WAYS*4{1'b0}};
 reg [WAYS-1:0]                 cmp_sequence_ahead = {WAYS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_pending = {WAYS{1'b0}};
-reg [WAYS-1:0]                 cmp_entry_guessed = {WAYS{1'b0}};
-reg [WAYS-1:0]                 cmp_entry_guessable = {WAYS{1'b0}};
-reg [WAYS*34-1:0]              cmp_entry_ports = {WAYS*34{1'b0}};
+reg [WAYS*GUESS_WIDTH-1:0]     cmp_entry_guess = {WAYS*GUESS_WIDTH{1'b0}};
+reg [WAYS*GUESS_WIDTH-1:0]     cmp_entry_victim_guess = {WAYS*GUESS_WIDTH{1'b0}};
 reg [WAYS*RTP_WIDTH-1:0]       cmp_entry_rtp = {WAYS*RTP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
     cmp_ssrc_equal <= ssrc_equal;
     cmp_sequence_ahead <= sequence_ahead;
     cmp_entry_pending <= entry_pending;
-    cmp_entry_guessed <= entry_guessed;
-    cmp_entry_guessable <= entry_guessable;
-    cmp_entry_ports <= entry_ports;
+    cmp_entry_guess <= entry_guess;
+    cmp_entry_victim_guess <= entry_victim_guess;
     for (n = 0; n < WAYS; n = n + 1) begin
         cmp_entry_rtp[RTP_WIDTH*n +: RTP_WIDTH] <= en_entries[ENTRY_WIDTH*n + RTP_LSB +: RTP_WIDTH];
     end
@@ -473,8 +480,7 @@ reg [WAYS-1:0] hit;
 reg [WAYS-1:0] hit_lowest;
 reg [WAYS-1:0] victim;                 // the lowest expired way
 reg [RTP_WIDTH-1:0] hit_way_rtp;       // the hit way's stored RTP field
-reg [33:0]     victim_ports;
-reg            victim_guessable;
+reg [GUESS_WIDTH-1:0] victim_guess;  // what the lowest expired way's flow guesses
 
 always @* begin
     for (n = 0; n < WAYS; n = n + 1) begin
@@ -483,13 +489,12 @@ always @* begin
     hit_lowest = lowest(hit);
     victim = lowest(cmp_entry_expired);
     hit_way_rtp = {RTP_WIDTH{1'b0}};
-    victim_ports = 34'd0;
-    victim_guessable = 1'b0;
+    victim_guess = {GUESS_WIDTH{1'b0}};
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_way_rtp = hit_way_rtp
             | ({RTP_WIDTH{hit_lowest[n]}} & cmp_entry_rtp[RTP_WIDTH*n +: RTP_WIDTH]);
-        victim_ports = victim_ports | ({34{victim[n]}} & cmp_entry_ports[34*n +: 34]);
-        victim_guessable = victim_guessable || (victim[n] && cmp_entry_guessable[n]);
+        victim_guess = victim_guess
+            | ({GUESS_WIDTH{victim[n]}} & cmp_entry_victim_guess[GUESS_WIDTH*n +: GUESS_WIDTH]);
     end
 end
 
@@ -500,26 +505,24 @@ reg [WAYS-1:0]                 hit_entry_inspects = {WAYS{1'b0}};
 reg [WAYS*CLASS_WIDTH-1:0]     hit_entry_class = {WAYS*CLASS_WIDTH{1'b0}};
 reg [WAYS*INSPECTED_WIDTH-1:0] hit_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}};
 reg [WAYS-1:0]                 hit_entry_pending = {WAYS{1'b0}};
-reg [WAYS-1:0]                 hit_entry_guessed = {WAYS{1'b0}};
+reg [WAYS*GUESS_WIDTH-1:0]     hit_entry_guess = {WAYS*GUESS_WIDTH{1'b0}};
 reg [WAYS-1:0]                 hit_ssrc_same = {WAYS{1'b0}};      // stored SSRC = request's
 reg [WAYS-1:0]                 hit_sequence_ahead = {WAYS{1'b0}};
 reg [RTP_WIDTH-1:0]            hit_stored_rtp = {RTP_WIDTH{1'b0}};  // the hit way's
-reg [33:0]                     hit_victim_ports = 34'd0;
-reg                            hit_victim_guessable = 1'b0;
+reg [GUESS_WIDTH-1:0]          hit_victim_guess = {GUESS_WIDTH{1'b0}};
 
 always @(posedge clk) begin
     hit_way <= hit_lowest;
     hit_free_way <= lowest(~cmp_entry_valid);
     hit_expired_way <= victim;
     hit_entry_pending <= cmp_entry_pending;
-    hit_entry_guessed <= cmp_entry_guessed;
+    hit_entry_guess <= cmp_entry_guess;
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_ssrc_same[n] <= &cmp_ssrc_equal[4*n +: 4];
     end
     hit_sequence_ahead <= cmp_sequence_ahead;
     hit_stored_rtp <= hit_way_rtp;
-    hit_victim_ports <= victim_ports;
-    hit_victim_guessable <= victim_guessable;
+    hit_victim_guess <= victim_guess;
     hit_entry_inspects <= cmp_entry_inspects;
     hit_entry_class <= cmp_entry_class;
     hit_entry_inspected <= cmp_entry_inspected;
@@ -532,7 +535,7 @@ reg [CLASS_WIDTH-1:0]     hit_class;
 reg [INSPECTED_WIDTH-1:0] hit_inspected;
 reg                       hit_inspects;
 reg                       hit_flag;        // PENDING / REFINE
-reg                       hit_guessed;
+reg [GUESS_WIDTH-1:0]     hit_stored_guess;
 reg                       hit_same;        // the stored SSRC is the request's
 reg                       hit_ahead;       // its sequence number 1..16 ahead
 
@@ -541,12 +544,13 @@ always @* begin
     hit_inspected = {INSPECTED_WIDTH{1'b0}};
     hit_inspects = 1'b0;
     hit_flag = 1'b0;
-    hit_guessed = 1'b0;
+    hit_stored_guess = {GUESS_WIDTH{1'b0}};
     hit_same = 1'b0;
     hit_ahead = 1'b0;
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_flag = hit_flag | (hit_way[n] && hit_entry_pending[n]);
-        hit_guessed = hit_guessed | (hit_way[n] && hit_entry_guessed[n]);
+        hit_stored_guess = hit_stored_guess
+            | ({GUESS_WIDTH{hit_way[n]}} & hit_entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH]);
         hit_same = hit_same | (hit_way[n] && hit_ssrc_same[n]);
         hit_ahead = hit_ahead | (hit_way[n] && hit_sequence_ahead[n]);
         hit_class = hit_class | ({CLASS_WIDTH{hit_way[n]}} & hit_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH]);
@@ -569,10 +573,11 @@ reg                       evicted;
 reg                       failed;
 reg                       refined;
 reg                       pending_after;   // the entry's PENDING / REFINE bit
-reg                       guessed_after;
+reg [GUESS_WIDTH-1:0]     guess_after;     // the entry's GUESS field
 reg [RTP_WIDTH-1:0]       rtp_after;
 reg                       guess_own;       // the frame ends its unknown flow: guess it
 reg                       guess_victim;    // the frame evicts an unknown flow: guess that
+reg [GUESS_WIDTH-1:0]     own_guess;       // the frame's flow's guess (stored or new)
 reg [CLASS_WIDTH-1:0]     found;           // the class an unknown flow's packet proves
 reg                       pending;         // the hit flow is unknown with an RTP candidate
 
@@ -590,7 +595,7 @@ always @* begin
     failed = 1'b0;
     refined = 1'b0;
     pending_after = 1'b0;
-    guessed_after = 1'b0;
+    own_guess = hit_guess;
     rtp_after = hit_rtp_id;
     guess_victim = 1'b0;
     pending = hit_class == 4'd0 && hit_flag;
@@ -611,7 +616,7 @@ always @* begin
         inspected = hit_inspected;
         write_way = hit_way;
         pending_after = hit_flag;
-        guessed_after = hit_guessed;
+        own_guess = hit_stored_guess;
         rtp_after = hit_stored_rtp;
         if (hit_inspects && hit_class == 4'd0) begin
             class_after = found;
@@ -645,7 +650,7 @@ always @* begin
             write_way = hit_expired_way;
             inserted = 1'b1;
             evicted = 1'b1;
-            guess_victim = hit_victim_guessable;
+            guess_victim = hit_victim_guess != 4'd0;
         end else begin
             class_after = 4'd0;
             classified = 1'b0;
@@ -653,17 +658,13 @@ always @* begin
         end
     end
     // one guess per frame: the evicted flow's, else the frame's own flow's if the frame
-    // ends it while unknown and its ports guess a class
+    // ends it while unknown and its ports guess a class (not guessed before)
     guess_own = hit_valid && hit_parsed && !hit_clearing && hit_end && !failed
-        && class_after == 4'd0 && !guessed_after && !guess_victim && hit_guess != 4'd0;
-    guessed_after = guessed_after || guess_own;
+        && class_after == 4'd0 && own_guess != 4'd0 && !guess_victim;
+    guess_after = guess_own ? 4'd0 : own_guess;
 end
 
 reg                   dec_valid = 1'b0;
-reg                   guess_own_reg = 1'b0;
-reg [3:0]             guess_own_class_reg = 4'd0;
-reg                   guess_victim_reg = 1'b0;
-reg [33:0]            victim_ports_reg = 34'd0;
 reg [CLASS_WIDTH-1:0] dec_before = {CLASS_WIDTH{1'b0}};
 reg [CLASS_WIDTH-1:0] dec_after = {CLASS_WIDTH{1'b0}};
 
@@ -674,17 +675,15 @@ always @(posedge clk) begin
     write_way_reg <= write_way;
     write_bucket_reg <= hit_bucket;
     write_entry_reg <= entry(hit_key, class_after, inspected, hit_timestamp, pending_after,
-                             guessed_after, rtp_after);
+                             guess_after, rtp_after);
     event_unparsed <= unparsed;
     event_seen <= seen;
     event_classified <= classified;
     event_class <= class_after;
     event_refined <= refined;
     event_refined_from <= class_before;
-    guess_own_reg <= guess_own;
-    guess_own_class_reg <= hit_guess;
-    guess_victim_reg <= guess_victim;
-    victim_ports_reg <= hit_victim_ports;
+    event_guessed <= guess_own || guess_victim;
+    event_guess_class <= guess_victim ? hit_victim_guess : own_guess;
     event_inserted <= inserted;
     event_occupied <= occupied;
     event_evicted <= evicted;
@@ -696,43 +695,11 @@ always @(posedge clk) begin
         event_seen <= 1'b0;
         event_classified <= 1'b0;
         event_refined <= 1'b0;
-        guess_own_reg <= 1'b0;
-        guess_victim_reg <= 1'b0;
+        event_guessed <= 1'b0;
         event_inserted <= 1'b0;
         event_occupied <= 1'b0;
         event_evicted <= 1'b0;
         event_failed <= 1'b0;
-    end
-end
-
-// ---- guesses: the evicted flow's ports guessed (two cycles), then the event ----------
-
-wire [3:0] victim_guess;
-
-vtc_port_guess victim_guess_ports (
-    .clk(clk),
-    .tcp(victim_ports_reg[33]),
-    .udp(victim_ports_reg[32]),
-    .port_a(victim_ports_reg[31:16]),
-    .port_b(victim_ports_reg[15:0]),
-    .guess(victim_guess)
-);
-
-reg [1:0] guess_own_delay_reg = 2'd0;
-reg [1:0] guess_victim_delay_reg = 2'd0;
-reg [7:0] guess_own_class_delay_reg = 8'd0;
-
-always @(posedge clk) begin
-    guess_own_delay_reg <= {guess_own_delay_reg[0], guess_own_reg};
-    guess_victim_delay_reg <= {guess_victim_delay_reg[0], guess_victim_reg};
-    guess_own_class_delay_reg <= {guess_own_class_delay_reg[3:0], guess_own_class_reg};
-    // a victim whose ports guess nothing is not counted
-    event_guessed <= guess_victim_delay_reg[1] ? victim_guess != 4'd0 : guess_own_delay_reg[1];
-    event_guess_class <= guess_victim_delay_reg[1] ? victim_guess : guess_own_class_delay_reg[7:4];
-    if (rst) begin
-        guess_own_delay_reg <= 2'd0;
-        guess_victim_delay_reg <= 2'd0;
-        event_guessed <= 1'b0;
     end
 end
 

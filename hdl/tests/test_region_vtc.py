@@ -807,3 +807,16 @@ async def evicted_unknown_flows_are_guessed(dut):
             c['CLASS_GUESSES_TLS']) == (4, 3, 1)
     await check_against_model(axil, model, first + more, outputs,
                               marked=False)
+    # an RST that evicts a flow with nothing to guess (port 2000) is guessed
+    # at once
+    while await read_ok(axil, REGS.TIMESTAMP) <= now + timeout + 2:
+        await ClockCycles(dut.aclk, 100)
+    now = await read_ok(axil, REGS.TIMESTAMP)
+    last = in_bucket(lambda n: tcp_frame(n + 100, 'R', dport=443), bucket,
+                     buckets, 4)
+    # the ways now: the rst flow (guessed already), then port-2000 flows
+    # (nothing to guess): each new RST flow is guessed as it evicts one
+    outputs = await replay(dut, last[1:3], model, source, sink, now=now)
+    assert (c['FLOW_EVICTIONS'], c['FLOWS_GUESSED'],
+            c['CLASS_GUESSES_TLS']) == (6, 6, 3)
+    assert await read_counters(axil) == model.counters

@@ -722,16 +722,14 @@ class VtcModel:
             c['FLOW_FAILED_INSERTIONS'] += 1
             return 0, 0
         c['FLOW_INSERTIONS'] += 1
-        # an evicted flow that is still unknown is guessed as it goes; then
-        # the new flow is not guessed by this frame (one guess per frame)
-        victim_guessable = (victim is not None and victim.klass == 'unknown'
-                            and not victim.guessed)
-        if victim_guessable:
-            self._guess(victim)
+        # an evicted flow that is still unknown is guessed as it goes; if it
+        # was, the new flow is not guessed by this frame (one guess a frame)
+        victim_guessed = (victim is not None and victim.klass == 'unknown'
+                          and not victim.guessed and self._guess(victim))
         entry = bucket[way] = FlowState(key, wanted, self.now)
         if carries_payload and self.inspect_packets > 0:
             self._inspect(entry, parsed, match)
-        if parsed.end and entry.klass == 'unknown' and not victim_guessable:
+        if parsed.end and entry.klass == 'unknown' and not victim_guessed:
             self._guess(entry)
         return 0, CLASS_NUMBER[entry.klass]
 

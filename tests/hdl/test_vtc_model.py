@@ -423,3 +423,13 @@ def test_refinement_stops_at_inspect_packets_and_wraps_after_a_clear():
     assert c['CLASS_FLOWS_HTTP'] == 0xFFFFFFFF
     assert (c['CLASS_FLOWS_TLS'], c['FLOWS_REFINED'],
             c['FLOWS_CLASSIFIED']) == (1, 1, 0)
+
+
+def test_an_evicting_frame_that_ends_its_flow_guesses_it_if_the_evicted_was_not():
+    model = vtc_model.VtcModel(flow_table_depth=4, flow_timeout=1)
+    c = model.counters
+    for n in range(4):  # no port of the list: nothing to guess
+        model.process(udp_frame(b'', sport=1000 + n, dport=2000), now=0)
+    model.process(tcp('R', dport=443), now=5)
+    assert c['FLOW_EVICTIONS'] == 1
+    assert (c['FLOWS_GUESSED'], c['CLASS_GUESSES_TLS']) == (1, 1)

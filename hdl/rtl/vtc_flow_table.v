@@ -38,6 +38,13 @@
  * i.e. 6 beats at DATA_WIDTH 64 (more at narrower widths): table requests
  * are at least 6 cycles apart, so no write needs forwarding.  A longer
  * pipeline, or a shorter minimum frame, would need it.
+ * Stateful rules: a UDP RTP candidate stores its SSRC and sequence number in
+ * the entry (PENDING); a later one of that SSRC 1..16 ahead makes the flow
+ * RTP (compared per way in the compare stage, the hit way's taken in hit).
+ * An HTTP CONNECT or SMTP flow stays inspected (PENDING as REFINE) and
+ * becomes TLS once a TLS record is seen (event_refined).  An unknown flow
+ * that ends (req_end) or is evicted is guessed by the port guess stored in
+ * its entry (GUESS, from vtc_port_guess on the request's key), once.
  * Rules (hdl/README.md, hdl/tests/vtc_model.py): a hit inspects the packet
  * if the flow is still unknown and has been inspected fewer than
  * INSPECT_PACKETS times; a miss takes the lowest free way, else the lowest

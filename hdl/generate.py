@@ -129,18 +129,18 @@ def classes_header(module):
     def concat(width, values):
         return "{%s}" % ', '.join("%d'd%d" % (width, v)
                                   for v in reversed(values))
-    lines = [
+    classes = module.labels['classes'].names
+    lines = ['// class numbers']
+    lines += ['localparam CLASS_%s = %d;' % (name.upper(), number)
+              for number, name in enumerate(classes)]
+    lines += [
         '// port guesses, lowest class number first (the first entry whose',
-        '// transport and port match wins): entry i in bits [16i+15:16i] of',
-        '// PORT_GUESS_PORTS, [i] of PORT_GUESS_TCP (1 TCP, 0 UDP), [4i+3:4i] of',
-        '// PORT_GUESS_CLASSES',
+        '// transport and port match wins): entry i in bits [16i+15:16i]',
+        '// of PORT_GUESS_PORTS, [i] of PORT_GUESS_TCP (1 TCP, 0 UDP),',
+        '// [4i+3:4i] of PORT_GUESS_CLASSES',
     ]
     lines += ['//   %s %s %d' % (g.label, 'tcp' if g.transport == 6
                                  else 'udp', g.port) for g in guesses]
-    classes = module.labels['classes'].names
-    lines.append('// class numbers')
-    lines += ['localparam CLASS_%s = %d;' % (name.upper(), number)
-              for number, name in enumerate(classes)]
     lines += [
         'localparam PORT_GUESSES = %d;' % count,
         'localparam [16*PORT_GUESSES-1:0] PORT_GUESS_PORTS = %s;'

@@ -357,8 +357,8 @@ def _table(variant, group, group_verdicts):
         'vTC accuracy against nDPI, %s, %s (%d flows in %d captures, '
         'reference model, default parameters):'
         % (variant, group, len(group_verdicts), captures),
-        '  %-11s %8s %6s %7s %11s %10s' % ('protocol', 'ground', 'agree', '%',
-                                            'nDPI guess', 'vTC guess'),
+        '  %-11s %8s %6s %7s %11s %10s' % (
+            'protocol', 'ground', 'agree', '%', 'nDPI guess', 'vTC guess'),
     ]
     agreed = agreement(group_verdicts)
     guessed = guesses(group_verdicts)

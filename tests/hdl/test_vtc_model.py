@@ -248,11 +248,11 @@ def rtp_flow_class(*packets):
     """The class of a UDP flow after these (seq, ssrc, reverse) packets."""
     model = vtc_model.VtcModel()
     for seq, ssrc, reverse in packets:
-        ports = (50000, 40000) if reverse else (40000, 50000)
-        frame = udp_frame(rtp(seq, ssrc), *ports)
+        frame = udp_frame(rtp(seq, ssrc))
         if reverse:
             frame = bytes(Ether() / IP(src='10.0.0.2', dst='10.0.0.1')
-                          / UDP(sport=50000, dport=40000) / Raw(rtp(seq, ssrc)))
+                          / UDP(sport=50000, dport=40000)
+                          / Raw(rtp(seq, ssrc)))
         model.process(frame)
     return model.flow_class(vtc_model.parse(udp_frame(b'')).key), model
 
@@ -425,7 +425,7 @@ def test_refinement_stops_at_inspect_packets_and_wraps_after_a_clear():
             c['FLOWS_CLASSIFIED']) == (1, 1, 0)
 
 
-def test_an_evicting_frame_that_ends_its_flow_guesses_it_if_the_evicted_was_not():
+def test_an_evicting_frame_that_ends_its_flow_guesses_it_if_nothing_else():
     model = vtc_model.VtcModel(flow_table_depth=4, flow_timeout=1)
     c = model.counters
     for n in range(4):  # no port of the list: nothing to guess

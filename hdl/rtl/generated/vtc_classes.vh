@@ -1,10 +1,23 @@
 // Generated from nova_fpga/catalogue/modules/vtc.toml by hdl/generate.py: do not edit.
 // Module vtc: its class numbers and port guesses, included inside the module.
 /* verilator lint_off UNUSEDPARAM */
+// class numbers
+localparam CLASS_UNKNOWN = 0;
+localparam CLASS_HTTP = 1;
+localparam CLASS_TLS = 2;
+localparam CLASS_DNS = 3;
+localparam CLASS_SSH = 4;
+localparam CLASS_QUIC = 5;
+localparam CLASS_SIP = 6;
+localparam CLASS_RTP = 7;
+localparam CLASS_BITTORRENT = 8;
+localparam CLASS_SMTP = 9;
+localparam CLASS_NTP = 10;
+localparam CLASS_STUN = 11;
 // port guesses, lowest class number first (the first entry whose
-// transport and port match wins): entry i in bits [16i+15:16i] of
-// PORT_GUESS_PORTS, [i] of PORT_GUESS_TCP (1 TCP, 0 UDP), [4i+3:4i] of
-// PORT_GUESS_CLASSES
+// transport and port match wins): entry i in bits [16i+15:16i]
+// of PORT_GUESS_PORTS, [i] of PORT_GUESS_TCP (1 TCP, 0 UDP),
+// [4i+3:4i] of PORT_GUESS_CLASSES
 //   http tcp 80
 //   http tcp 8080
 //   tls tcp 443
@@ -26,19 +39,6 @@
 //   ntp udp 123
 //   stun tcp 3478
 //   stun udp 3478
-// class numbers
-localparam CLASS_UNKNOWN = 0;
-localparam CLASS_HTTP = 1;
-localparam CLASS_TLS = 2;
-localparam CLASS_DNS = 3;
-localparam CLASS_SSH = 4;
-localparam CLASS_QUIC = 5;
-localparam CLASS_SIP = 6;
-localparam CLASS_RTP = 7;
-localparam CLASS_BITTORRENT = 8;
-localparam CLASS_SMTP = 9;
-localparam CLASS_NTP = 10;
-localparam CLASS_STUN = 11;
 localparam PORT_GUESSES = 21;
 localparam [16*PORT_GUESSES-1:0] PORT_GUESS_PORTS = {16'd3478, 16'd3478, 16'd123, 16'd587, 16'd25, 16'd6881, 16'd6771, 16'd6881, 16'd5060, 16'd5060, 16'd443, 16'd22, 16'd53, 16'd53, 16'd995, 16'd993, 16'd853, 16'd465, 16'd443, 16'd8080, 16'd80};
 localparam [PORT_GUESSES-1:0] PORT_GUESS_TCP = {1'd0, 1'd1, 1'd0, 1'd1, 1'd1, 1'd0, 1'd0, 1'd1, 1'd0, 1'd1, 1'd0, 1'd1, 1'd0, 1'd1, 1'd1, 1'd1, 1'd1, 1'd1, 1'd1, 1'd1, 1'd1};

@@ -18,7 +18,9 @@
  * in three different cycles: a classified or refined flow's new class + 1
  * (the cycle the events come), a refined flow's old class - 1 (the cycle
  * after), a guess + 1 (the cycle after that); requests are at least 6 cycles
- * apart, so the updates never meet.  CLEAR_COUNTERS marks every word stale in one
+ * apart, so the updates never meet.  Each update is registered, then reads
+ * its word into a register, then writes it (so no cycle holds the RAM read
+ * and the adder together); the three words of one request differ.  CLEAR_COUNTERS marks every word stale in one
  * cycle: a stale word reads 0 and its next update starts from 0 (so a
  * refined flow's old class after a clear wraps to 0xFFFFFFFF, as the
  * model's 32-bit counters do).
@@ -76,21 +78,47 @@ always @(posedge clk) begin
     end
 end
 
-wire       op = classified || refined || dec_reg || guess_reg[1];
-wire [4:0] op_addr = classified || refined ? {1'b0, klass}
-    : (dec_reg ? {1'b0, dec_class_reg} : {1'b1, guess_class_reg[7:4]});
-wire [31:0] op_old = stale_reg[op_addr] ? 32'd0 : mem[op_addr];
-wire [31:0] op_new = op_old + (!(classified || refined) && dec_reg ? 32'hFFFFFFFF : 32'd1);
+// an update in three registered steps: which word and how (op_), its old value read (old_),
+// the new value written.  The updates of one request go to three different words, those of
+// two requests are 6 or more cycles apart: no update reads a word an earlier one has yet to
+// write.
+reg        op_reg = 1'b0;
+reg [4:0]  op_addr_reg = 5'd0;
+reg        op_down_reg = 1'b0;       // - 1 (a refined flow's old class), else + 1
+reg        old_valid_reg = 1'b0;
+reg [4:0]  old_addr_reg = 5'd0;
+reg        old_down_reg = 1'b0;
+reg [31:0] old_reg = 32'd0;
+reg        cleared_reg = 1'b0;       // a clear came as the old value was read
 
 always @(posedge clk) begin
-    if (op) begin
-        mem[op_addr] <= op_new;
+    op_reg <= classified || refined || dec_reg || guess_reg[1];
+    op_addr_reg <= classified || refined ? {1'b0, klass}
+        : (dec_reg ? {1'b0, dec_class_reg} : {1'b1, guess_class_reg[7:4]});
+    op_down_reg <= !(classified || refined) && dec_reg;
+    old_valid_reg <= op_reg;
+    old_addr_reg <= op_addr_reg;
+    old_down_reg <= op_down_reg;
+    old_reg <= stale_reg[op_addr_reg] ? 32'd0 : mem[op_addr_reg];
+    cleared_reg <= clear;
+    if (rst) begin
+        op_reg <= 1'b0;
+        old_valid_reg <= 1'b0;
+    end
+end
+
+wire [31:0] new_value = (cleared_reg ? 32'd0 : old_reg)
+    + (old_down_reg ? 32'hFFFFFFFF : 32'd1);
+
+always @(posedge clk) begin
+    if (old_valid_reg) begin
+        mem[old_addr_reg] <= new_value;
     end
 end
 
 always @(posedge clk) begin
-    if (op) begin
-        stale_reg[op_addr] <= 1'b0;
+    if (old_valid_reg) begin
+        stale_reg[old_addr_reg] <= 1'b0;
     end
     if (clear || rst) begin
         stale_reg <= 32'hFFFFFFFF;

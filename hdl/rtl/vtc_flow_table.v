@@ -513,8 +513,10 @@ reg [WAYS*CLASS_WIDTH-1:0]     hit_entry_class = {WAYS*CLASS_WIDTH{1'b0}};
 reg [WAYS*INSPECTED_WIDTH-1:0] hit_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}};
 reg [WAYS-1:0]                 hit_entry_pending = {WAYS{1'b0}};
 reg [WAYS*GUESS_WIDTH-1:0]     hit_entry_guess = {WAYS*GUESS_WIDTH{1'b0}};
-reg [WAYS-1:0]                 hit_ssrc_same = {WAYS{1'b0}};      // stored SSRC = request's
-reg [WAYS-1:0]                 hit_sequence_ahead = {WAYS{1'b0}};
+// per way, for an RTP candidate: the stored one (RTP_PENDING) is of its SSRC and 1..16
+// behind (confirms); the stored one may be replaced (none, or of its SSRC)
+reg [WAYS-1:0]                 hit_rtp_confirms = {WAYS{1'b0}};
+reg [WAYS-1:0]                 hit_rtp_replaces = {WAYS{1'b0}};
 reg [RTP_WIDTH-1:0]            hit_stored_rtp = {RTP_WIDTH{1'b0}};  // the hit way's
 reg [GUESS_WIDTH-1:0]          hit_victim_guess = {GUESS_WIDTH{1'b0}};
 
@@ -525,9 +527,11 @@ always @(posedge clk) begin
     hit_entry_pending <= cmp_entry_pending;
     hit_entry_guess <= cmp_entry_guess;
     for (n = 0; n < WAYS; n = n + 1) begin
-        hit_ssrc_same[n] <= &cmp_ssrc_equal[4*n +: 4];
+        hit_rtp_confirms[n] <= cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
+            && cmp_entry_pending[n] && &cmp_ssrc_equal[4*n +: 4] && cmp_sequence_ahead[n];
+        hit_rtp_replaces[n] <= !(cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
+            && cmp_entry_pending[n]) || &cmp_ssrc_equal[4*n +: 4];
     end
-    hit_sequence_ahead <= cmp_sequence_ahead;
     hit_stored_rtp <= hit_way_rtp;
     hit_victim_guess <= victim_guess;
     hit_entry_inspects <= cmp_entry_inspects;
@@ -543,8 +547,8 @@ reg [INSPECTED_WIDTH-1:0] hit_inspected;
 reg                       hit_inspects;
 reg                       hit_flag;        // PENDING / REFINE
 reg [GUESS_WIDTH-1:0]     hit_stored_guess;
-reg                       hit_same;        // the stored SSRC is the request's
-reg                       hit_ahead;       // its sequence number 1..16 ahead
+reg                       hit_confirms;    // the RTP candidate confirms the stored one
+reg                       hit_replaces;    // it may replace the stored one
 
 always @* begin
     hit_class = {CLASS_WIDTH{1'b0}};
@@ -552,14 +556,14 @@ always @* begin
     hit_inspects = 1'b0;
     hit_flag = 1'b0;
     hit_stored_guess = {GUESS_WIDTH{1'b0}};
-    hit_same = 1'b0;
-    hit_ahead = 1'b0;
+    hit_confirms = 1'b0;
+    hit_replaces = 1'b0;
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_flag = hit_flag | (hit_way[n] && hit_entry_pending[n]);
         hit_stored_guess = hit_stored_guess
             | ({GUESS_WIDTH{hit_way[n]}} & hit_entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH]);
-        hit_same = hit_same | (hit_way[n] && hit_ssrc_same[n]);
-        hit_ahead = hit_ahead | (hit_way[n] && hit_sequence_ahead[n]);
+        hit_confirms = hit_confirms | (hit_way[n] && hit_rtp_confirms[n]);
+        hit_replaces = hit_replaces | (hit_way[n] && hit_rtp_replaces[n]);
         hit_class = hit_class | ({CLASS_WIDTH{hit_way[n]}} & hit_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH]);
         hit_inspected = hit_inspected
             | ({INSPECTED_WIDTH{hit_way[n]}} & hit_entry_inspected[INSPECTED_WIDTH*n +: INSPECTED_WIDTH]);
@@ -586,7 +590,6 @@ reg                       guess_own;       // the frame ends its unknown flow: g
 reg                       guess_victim;    // the frame evicts an unknown flow: guess that
 reg [GUESS_WIDTH-1:0]     own_guess;       // the frame's flow's guess (stored or new)
 reg [CLASS_WIDTH-1:0]     found;           // the class an unknown flow's packet proves
-reg                       pending;         // the hit flow is unknown with an RTP candidate
 
 always @* begin
     write_way = {WAYS{1'b0}};
@@ -605,10 +608,9 @@ always @* begin
     own_guess = hit_guess;
     rtp_after = hit_rtp_id;
     guess_victim = 1'b0;
-    pending = hit_class == 4'd0 && hit_flag;
     // a signature's class, else RTP if the stored SSRC's sequence number moved 1..16 on
     found = hit_match != 4'd0 ? hit_match
-        : (hit_rtp && pending && hit_same && hit_ahead ? RTP : 4'd0);
+        : (hit_rtp && hit_confirms ? RTP : 4'd0);
 
     if (!hit_valid) begin
         // nothing to do
@@ -631,7 +633,7 @@ always @* begin
             pending_after = found != 4'd0 ? found == SMTP || (found == HTTP && hit_connect)
                 : hit_flag || hit_rtp;
             // the first SSRC stays; its sequence number follows
-            if (found == 4'd0 && hit_rtp && (hit_same || !pending)) begin
+            if (found == 4'd0 && hit_rtp && hit_replaces) begin
                 rtp_after = hit_rtp_id;
             end
         end else if (hit_inspects && hit_match == TLS) begin

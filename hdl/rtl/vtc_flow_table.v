@@ -40,7 +40,7 @@
  * pipeline, or a shorter minimum frame, would need it.
  * Stateful rules: a UDP RTP candidate stores its SSRC and sequence number in
  * the entry (PENDING); a later one of that SSRC 1..16 ahead makes the flow
- * RTP (compared per way in the compare stage, the hit way's taken in hit).
+ * RTP (compared per way in the compare stage, the hit way's taken in decide).
  * An HTTP CONNECT or SMTP flow stays inspected (PENDING as REFINE) and
  * becomes TLS once a TLS record is seen (event_refined).  An unknown flow
  * that ends (req_end) or is evicted is guessed by the port guess stored in
@@ -486,7 +486,6 @@ end
 reg [WAYS-1:0] hit;
 reg [WAYS-1:0] hit_lowest;
 reg [WAYS-1:0] victim;                 // the lowest expired way
-reg [RTP_WIDTH-1:0] hit_way_rtp;       // the hit way's stored RTP field
 reg [GUESS_WIDTH-1:0] victim_guess;  // what the lowest expired way's flow guesses
 
 always @* begin
@@ -495,11 +494,8 @@ always @* begin
     end
     hit_lowest = lowest(hit);
     victim = lowest(cmp_entry_expired);
-    hit_way_rtp = {RTP_WIDTH{1'b0}};
     victim_guess = {GUESS_WIDTH{1'b0}};
     for (n = 0; n < WAYS; n = n + 1) begin
-        hit_way_rtp = hit_way_rtp
-            | ({RTP_WIDTH{hit_lowest[n]}} & cmp_entry_rtp[RTP_WIDTH*n +: RTP_WIDTH]);
         victim_guess = victim_guess
             | ({GUESS_WIDTH{victim[n]}} & cmp_entry_victim_guess[GUESS_WIDTH*n +: GUESS_WIDTH]);
     end
@@ -517,7 +513,7 @@ reg [WAYS*GUESS_WIDTH-1:0]     hit_entry_guess = {WAYS*GUESS_WIDTH{1'b0}};
 // behind (confirms); the stored one may be replaced (none, or of its SSRC)
 reg [WAYS-1:0]                 hit_rtp_confirms = {WAYS{1'b0}};
 reg [WAYS-1:0]                 hit_rtp_replaces = {WAYS{1'b0}};
-reg [RTP_WIDTH-1:0]            hit_stored_rtp = {RTP_WIDTH{1'b0}};  // the hit way's
+reg [WAYS*RTP_WIDTH-1:0]       hit_entry_rtp = {WAYS*RTP_WIDTH{1'b0}};
 reg [GUESS_WIDTH-1:0]          hit_victim_guess = {GUESS_WIDTH{1'b0}};
 
 always @(posedge clk) begin
@@ -532,7 +528,7 @@ always @(posedge clk) begin
         hit_rtp_replaces[n] <= !(cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
             && cmp_entry_pending[n]) || &cmp_ssrc_equal[4*n +: 4];
     end
-    hit_stored_rtp <= hit_way_rtp;
+    hit_entry_rtp <= cmp_entry_rtp;
     hit_victim_guess <= victim_guess;
     hit_entry_inspects <= cmp_entry_inspects;
     hit_entry_class <= cmp_entry_class;
@@ -549,6 +545,7 @@ reg                       hit_flag;        // PENDING / REFINE
 reg [GUESS_WIDTH-1:0]     hit_stored_guess;
 reg                       hit_confirms;    // the RTP candidate confirms the stored one
 reg                       hit_replaces;    // it may replace the stored one
+reg [RTP_WIDTH-1:0]       hit_stored_rtp;  // the hit way's RTP field
 
 always @* begin
     hit_class = {CLASS_WIDTH{1'b0}};
@@ -558,12 +555,15 @@ always @* begin
     hit_stored_guess = {GUESS_WIDTH{1'b0}};
     hit_confirms = 1'b0;
     hit_replaces = 1'b0;
+    hit_stored_rtp = {RTP_WIDTH{1'b0}};
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_flag = hit_flag | (hit_way[n] && hit_entry_pending[n]);
         hit_stored_guess = hit_stored_guess
             | ({GUESS_WIDTH{hit_way[n]}} & hit_entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH]);
         hit_confirms = hit_confirms | (hit_way[n] && hit_rtp_confirms[n]);
         hit_replaces = hit_replaces | (hit_way[n] && hit_rtp_replaces[n]);
+        hit_stored_rtp = hit_stored_rtp
+            | ({RTP_WIDTH{hit_way[n]}} & hit_entry_rtp[RTP_WIDTH*n +: RTP_WIDTH]);
         hit_class = hit_class | ({CLASS_WIDTH{hit_way[n]}} & hit_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH]);
         hit_inspected = hit_inspected
             | ({INSPECTED_WIDTH{hit_way[n]}} & hit_entry_inspected[INSPECTED_WIDTH*n +: INSPECTED_WIDTH]);

@@ -244,9 +244,9 @@ reg                   rd_end = 1'b0, en_end = 1'b0, cmp_end = 1'b0, hit_end = 1'
 reg                   rd_connect = 1'b0, en_connect = 1'b0, cmp_connect = 1'b0, hit_connect = 1'b0;
 reg                   rd_rtp = 1'b0, en_rtp = 1'b0, cmp_rtp = 1'b0, hit_rtp = 1'b0;
 reg [47:0]            rd_rtp_id = 48'd0, en_rtp_id = 48'd0, cmp_rtp_id = 48'd0, hit_rtp_id = 48'd0;
-// the class the request's own ports guess (vtc_port_guess, with en_)
-wire [3:0]            en_guess;
-reg [3:0]             cmp_guess = 4'd0, hit_guess = 4'd0;
+// the class the request's own ports guess (vtc_port_guess on rd_key, with cmp_)
+wire [3:0]            cmp_guess;
+reg [3:0]             hit_guess = 4'd0;
 // how the frame leaves needs these after the decision
 reg                   rd_ipv6 = 1'b0, en_ipv6 = 1'b0, cmp_ipv6 = 1'b0, hit_ipv6 = 1'b0, dec_ipv6 = 1'b0;
 reg [1:0]             rd_tags = 2'd0, en_tags = 2'd0, cmp_tags = 2'd0, hit_tags = 2'd0, dec_tags = 2'd0;
@@ -313,7 +313,6 @@ always @(posedge clk) begin
     cmp_connect <= en_connect;
     cmp_rtp <= en_rtp;
     cmp_rtp_id <= en_rtp_id;
-    cmp_guess <= en_guess;
     cmp_ipv6 <= en_ipv6;
     cmp_tags <= en_tags;
     cmp_byte0 <= en_byte0;
@@ -355,14 +354,15 @@ always @(posedge clk) begin
     end
 end
 
-// the request's own ports guessed (for a flow that ends unknown), two cycles on: with en_
+// the request's own ports guessed (for a flow that ends unknown), from the registered
+// stored key (its protocol bit: UDP, else TCP), two cycles on: with cmp_
 vtc_port_guess own_ports_guess (
     .clk(clk),
-    .tcp(req_key[103:96] == 8'd6),
-    .udp(req_key[103:96] == 8'd17),
-    .port_a(req_key[63:48]),
-    .port_b(req_key[15:0]),
-    .guess(en_guess)
+    .tcp(!rd_key[96]),
+    .udp(rd_key[96]),
+    .port_a(rd_key[63:48]),
+    .port_b(rd_key[15:0]),
+    .guess(cmp_guess)
 );
 
 // ---- read: the bucket's ways ------------------------------------------------

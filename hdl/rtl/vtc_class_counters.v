@@ -87,6 +87,7 @@ reg [4:0]  op_addr_reg = 5'd0;
 reg        op_down_reg = 1'b0;       // - 1 (a refined flow's old class), else + 1
 reg        old_valid_reg = 1'b0;
 reg [4:0]  old_addr_reg = 5'd0;
+reg [31:0] old_word_reg = 32'd0;     // the same, one-hot, 0 when no update
 reg        old_down_reg = 1'b0;
 reg [31:0] old_reg = 32'd0;
 reg        cleared_reg = 1'b0;       // a clear came as the old value was read
@@ -98,12 +99,14 @@ always @(posedge clk) begin
     op_down_reg <= !(classified || refined) && dec_reg;
     old_valid_reg <= op_reg;
     old_addr_reg <= op_addr_reg;
+    old_word_reg <= op_reg ? 32'd1 << op_addr_reg : 32'd0;
     old_down_reg <= op_down_reg;
     old_reg <= stale_reg[op_addr_reg] ? 32'd0 : mem[op_addr_reg];
     cleared_reg <= clear;
     if (rst) begin
         op_reg <= 1'b0;
         old_valid_reg <= 1'b0;
+        old_word_reg <= 32'd0;
     end
 end
 
@@ -117,9 +120,7 @@ always @(posedge clk) begin
 end
 
 always @(posedge clk) begin
-    if (old_valid_reg) begin
-        stale_reg[old_addr_reg] <= 1'b0;
-    end
+    stale_reg <= stale_reg & ~old_word_reg;
     if (clear || rst) begin
         stale_reg <= 32'hFFFFFFFF;
     end

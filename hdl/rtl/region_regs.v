@@ -25,7 +25,11 @@
  * in the same cycle, and user_*_err makes an offset it does not define
  * answer SLVERR; with REGISTERED_READ the read address is held for three
  * cycles and the module may answer through two register stages),
- * and pulses clear_counters for the module's own counters.
+ * and pulses clear_counters for the module's own counters.  A beat is
+ * counted a cycle after it leaves (its handshake registered, so the count's
+ * adder starts at a flip-flop), and CONTROL.CLEAR_COUNTERS takes effect a
+ * cycle after the write (clear_counters is registered: it reaches every
+ * counter from one flip-flop), here and in the module.
  */
 
 `resetall
@@ -78,8 +82,8 @@ module region_regs #
 
     // STATUS bits 31:2, the module's own (zero where it has none)
     input  wire [29:0]                status_user,
-    // one cycle: CONTROL.CLEAR_COUNTERS was written with 1
-    output wire                       clear_counters,
+    // one cycle, the cycle after CONTROL.CLEAR_COUNTERS was written with 1
+    output reg                        clear_counters = 1'b0,
 
     // the module's registers (offsets 0x20 and up; addresses are word-aligned byte offsets)
     output wire                       user_wr_en,
@@ -175,8 +179,13 @@ assign user_wr_addr = wr_word;
 assign user_rd_en = reg_rd_en && rd_word >= REG_USER;
 assign user_rd_addr = rd_word;
 
-assign clear_counters = reg_wr_en && wr_word == REG_CONTROL
+wire clear_written = reg_wr_en && wr_word == REG_CONTROL
     && user_wr_strb[0] && user_wr_data[CONTROL_CLEAR_COUNTERS];
+
+// the beat that left, counted a cycle later
+reg                   counted_beat_reg = 1'b0;
+reg                   counted_last_reg = 1'b0;
+reg [COUNT_WIDTH-1:0] counted_bytes_reg = {COUNT_WIDTH{1'b0}};
 
 always @* begin
     // writes to read-only registers are ignored; the module decides on its own offsets
@@ -215,9 +224,13 @@ always @(posedge clk) begin
         bytes_hi_snapshot_reg <= bytes_reg[63:32];
     end
 
-    if (out_beat) begin
-        frames_reg <= frames_reg + {63'd0, out_tlast};
-        bytes_reg <= bytes_reg + {{(64-COUNT_WIDTH){1'b0}}, out_beat_bytes};
+    clear_counters <= clear_written;
+    counted_beat_reg <= out_beat;
+    counted_last_reg <= out_tlast;
+    counted_bytes_reg <= out_beat_bytes;
+    if (counted_beat_reg) begin
+        frames_reg <= frames_reg + {63'd0, counted_last_reg};
+        bytes_reg <= bytes_reg + {{(64-COUNT_WIDTH){1'b0}}, counted_bytes_reg};
     end
     if (clear_counters) begin
         frames_reg <= 64'd0;
@@ -225,6 +238,8 @@ always @(posedge clk) begin
     end
 
     if (rst) begin
+        clear_counters <= 1'b0;
+        counted_beat_reg <= 1'b0;
         frames_reg <= 64'd0;
         bytes_reg <= 64'd0;
         in_frame_reg <= 1'b0;

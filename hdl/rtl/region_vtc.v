@@ -90,10 +90,14 @@ module region_vtc #
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam BUCKET_BITS = $clog2(FLOW_TABLE_DEPTH / 4);
 // a beat leaves this many cycles after it came in: the window (128 bytes) plus the
-// parser and flow-table latency (the decision is there 23 cycles after the window's end:
-// the parser's request 15 cycles after it, the flow table's decision 7 after that, written
-// into the decision FIFO 1 after that)
-localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 23;
+// parser and flow-table latency (the decision is there DECISION_LATENCY cycles after the
+// window's end: the parser's request PARSER_LATENCY cycles after it, the flow table's
+// decision FLOW_TABLE_LATENCY after that, written into the decision FIFO 1 after that).
+// The output register slice adds one more before the beat is on m_axis.
+localparam PARSER_LATENCY = 16;      // vtc_parser: from the window's last beat to req_valid
+localparam FLOW_TABLE_LATENCY = 7;   // vtc_flow_table: from req_valid to decision_valid
+localparam DECISION_LATENCY = PARSER_LATENCY + FLOW_TABLE_LATENCY + 1;
+localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + DECISION_LATENCY;
 localparam FIFO_ADDR_WIDTH = 6;
 localparam FIFO_DEPTH = 2 ** FIFO_ADDR_WIDTH;
 localparam FIFO_WIDTH = COUNT_WIDTH + 1 + KEEP_WIDTH + DATA_WIDTH;

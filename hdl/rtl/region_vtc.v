@@ -112,6 +112,9 @@ wire rst = !aresetn;
 
 // ---- delay FIFO: every beat, with its byte count ----------------------------
 
+// distributed RAM: a block RAM would take head_reg in as its read register, and its slow
+// clock-to-output (4.3 ns on the ECP5) would then lead into the output rewrite
+(* ram_style = "distributed" *)
 reg [FIFO_WIDTH-1:0]    fifo_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] fifo_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] fifo_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
@@ -200,7 +203,11 @@ parser (
 // policy of class c in bits [8c+7:8c] (classes 1..CLASSES-1; bit 6 and the rest read 0)
 wire [127:0] policy;
 wire         decision_valid;
+// its IP version and tags (bits 30:28) are the request's: the rewrite positions are worked
+// out from the request (found_mem)
+/* verilator lint_off UNUSEDSIGNAL */
 wire [31:0]  decision;
+/* verilator lint_on UNUSEDSIGNAL */
 // unparsed frames are counted as they leave, where fragments are told apart from them
 /* verilator lint_off UNUSEDSIGNAL */
 wire         event_unparsed;
@@ -257,20 +264,25 @@ flow_table (
 localparam [7:0] LANE_MASK = KEEP_WIDTH[7:0] - 8'd1;
 localparam [7:0] NO_REWRITE = 8'hFF & ~LANE_MASK;
 
-// what the parser found besides: {fragment, unparsed, PPPoE}, one per request, read with the
-// frame's decision (the request comes before the decision)
-reg [2:0]               found_mem [0:FIFO_DEPTH-1];
+// what the parser found besides: {fragment, unparsed, position_c, position_b, position_a},
+// one per request, read with the frame's decision (the request comes before the decision).
+// The positions are the byte offsets the decision rewrites if it marks, worked out from the
+// request (the L3 offset from its tags and PPPoE header, its IP version: the decision
+// carries the same), so that writing a decision only chooses between them and NO_REWRITE
+reg [25:0]              found_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] found_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] decision_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 
-wire [2:0] decision_found = found_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
-wire       decision_rewrite = decision[31];
-wire       decision_ipv6 = decision[30];
-wire [7:0] l3_offset = 8'd14 + {4'd0, decision[29:28], 2'b00} + {4'd0, decision_found[0], 3'b000};
-wire [7:0] position_a = !decision_rewrite ? NO_REWRITE : decision_ipv6 ? l3_offset : l3_offset + 8'd1;
-wire [7:0] position_b = !decision_rewrite ? NO_REWRITE
-    : decision_ipv6 ? l3_offset + 8'd1 : l3_offset + 8'd10;
-wire [7:0] position_c = !decision_rewrite || decision_ipv6 ? NO_REWRITE : l3_offset + 8'd11;
+wire [7:0] req_l3_offset = 8'd14 + {4'd0, req_tags, 2'b00} + {4'd0, req_pppoe, 3'b000};
+wire [7:0] req_position_a = req_ipv6 ? req_l3_offset : req_l3_offset + 8'd1;
+wire [7:0] req_position_b = req_ipv6 ? req_l3_offset + 8'd1 : req_l3_offset + 8'd10;
+wire [7:0] req_position_c = req_ipv6 ? NO_REWRITE : req_l3_offset + 8'd11;
+
+wire [25:0] decision_found = found_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
+wire        decision_rewrite = decision[31];
+wire [7:0]  position_a = decision_rewrite ? decision_found[7:0] : NO_REWRITE;
+wire [7:0]  position_b = decision_rewrite ? decision_found[15:8] : NO_REWRITE;
+wire [7:0]  position_c = decision_rewrite ? decision_found[23:16] : NO_REWRITE;
 
 // {fragment, unparsed, position_c, position_b, position_a, values, class} (the positions
 // stand for the decision's rewrite, ipv6, tags and PPPoE bits); never overflows: a frame's
@@ -419,14 +431,15 @@ always @(posedge aclk) begin
         due_ptr_reg <= due_ptr_reg + 1'b1;
     end
     if (decision_valid) begin
-        decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {decision_found[2:1],
+        decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {decision_found[25:24],
             position_c, position_b, position_a, decision[27:0]};
         decision_wr_ptr_reg <= decision_wr_ptr_reg + 1'b1;
     end
     if (req_valid) begin
         found_mem[found_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {req_fragment,
                                                              !req_parsed && !req_fragment,
-                                                             req_pppoe};
+                                                             req_position_c, req_position_b,
+                                                             req_position_a};
         found_wr_ptr_reg <= found_wr_ptr_reg + 1'b1;
     end
     head_reg <= pop ? fifo_mem[fifo_rd_next_ptr_reg[FIFO_ADDR_WIDTH-1:0]]
@@ -711,6 +724,7 @@ always @* begin
     endcase
 end
 
+reg        rd_snapshot_reg = 1'b0;  // a 64-bit counter's LO word: reading it latches HI
 reg        rd_policy_reg = 1'b0;
 reg        rd_flows_reg = 1'b0;
 reg        rd_packets_reg = 1'b0;
@@ -725,6 +739,8 @@ reg [31:0] rd_named_data_reg = 32'd0;
 reg [63:0] rd_fragment_data_reg = 64'd0;
 
 always @(posedge aclk) begin
+    rd_snapshot_reg <= (is_class_packets(rd_word) || is_class_bytes(rd_word)
+                        || is_fragment_counter(rd_word)) && !rd_word[2];
     rd_policy_reg <= is_policy(rd_word);
     rd_flows_reg <= is_class_flows(rd_word);
     rd_packets_reg <= is_class_packets(rd_word);
@@ -771,9 +787,8 @@ always @(posedge aclk) begin
     end
 
     // reading a low word latches its high word, as it was when the low word was, so a
-    // 64-bit value reads consistently
-    if (user_rd_en && (is_class_packets(rd_word) || is_class_bytes(rd_word)
-                       || is_fragment_counter(rd_word)) && !rd_word[2]) begin
+    // 64-bit value reads consistently (the address, held, was decoded two cycles before)
+    if (user_rd_en && rd_snapshot_reg) begin
         class_hi_snapshot_reg <= rd_high_reg;
     end
 

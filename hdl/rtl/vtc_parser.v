@@ -193,6 +193,17 @@ reg [WINDOW_BITS-1:0] parse_window_reg = {WINDOW_BITS{1'b0}};
 reg                   s0_valid = 1'b0;
 reg                   s0_full = 1'b0;
 reg [CAP_WIDTH-1:0]   s0_captured = {CAP_WIDTH{1'b0}};
+// the link layer's compares, done on the window as it is copied (they are at fixed places):
+// a tag's ethertype at bytes 12 and 16; for no, one and two tags (position 0, 1, 2) the
+// ethertype IPv4, IPv6 and PPPoE session, the PPPoE version/type and code, and the PPP
+// protocol IPv4 and IPv6
+reg [1:0]             s0_vlan = 2'd0;
+reg [2:0]             s0_type_ipv4 = 3'd0;
+reg [2:0]             s0_type_ipv6 = 3'd0;
+reg [2:0]             s0_type_pppoe = 3'd0;
+reg [2:0]             s0_pppoe_session = 3'd0;
+reg [2:0]             s0_ppp_ipv4 = 3'd0;
+reg [2:0]             s0_ppp_ipv6 = 3'd0;
 
 always @(posedge clk) begin
     oversize <= 1'b0;
@@ -228,6 +239,17 @@ always @(posedge clk) begin
     if (w_full) begin
         parse_window_reg <= window;
     end
+    for (i = 0; i < 2; i = i + 1) begin
+        s0_vlan[i] <= is_vlan(be16(window[8*(12+4*i) +: 16]));
+    end
+    for (i = 0; i < 3; i = i + 1) begin
+        s0_type_ipv4[i] <= be16(window[8*(12+4*i) +: 16]) == 16'h0800;
+        s0_type_ipv6[i] <= be16(window[8*(12+4*i) +: 16]) == 16'h86DD;
+        s0_type_pppoe[i] <= be16(window[8*(12+4*i) +: 16]) == 16'h8864;
+        s0_pppoe_session[i] <= window[8*(14+4*i) +: 16] == 16'h0011;
+        s0_ppp_ipv4[i] <= be16(window[8*(20+4*i) +: 16]) == 16'h0021;
+        s0_ppp_ipv6[i] <= be16(window[8*(20+4*i) +: 16]) == 16'h0057;
+    end
 
     if (rst) begin
         oversize <= 1'b0;
@@ -244,18 +266,13 @@ wire [PADDED_BITS-1:0] padded = {{(PADDED_BITS-WINDOW_BITS){1'b0}}, parse_window
 
 // ---- stage 1a: link layer ------------------------------------------------------
 
-wire [15:0] ethertype0 = be16(padded[8*12 +: 16]);
-wire [15:0] ethertype1 = be16(padded[8*16 +: 16]);
-wire [15:0] ethertype2 = be16(padded[8*20 +: 16]);
-wire        tag1 = is_vlan(ethertype0);
-wire        tag2 = tag1 && is_vlan(ethertype1);
-wire [15:0] link_type = tag2 ? ethertype2 : (tag1 ? ethertype1 : ethertype0);
+// the compares at the position the tags give (registered with the window's copy)
+wire        tag1 = s0_vlan[0];
+wire        tag2 = tag1 && s0_vlan[1];
+wire [1:0]  link_position = {tag2, tag1 && !tag2};
+wire        pppoe = s0_type_pppoe[link_position];
 // after the tags: the PPPoE session header's version/type and code, and the PPP protocol
-wire [15:0] pppoe_start = tag2 ? padded[8*22 +: 16] : (tag1 ? padded[8*18 +: 16] : padded[8*14 +: 16]);
-wire [15:0] ppp_protocol = be16(tag2 ? padded[8*28 +: 16]
-    : (tag1 ? padded[8*24 +: 16] : padded[8*20 +: 16]));
-wire        pppoe = link_type == 16'h8864;
-wire        pppoe_session = pppoe_start == 16'h0011;
+wire        pppoe_session = s0_pppoe_session[link_position];
 
 reg          la_valid = 1'b0;
 reg          la_full = 1'b0;
@@ -273,8 +290,10 @@ always @(posedge clk) begin
     la_captured <= s0_captured;
     la_tags <= {tag2, tag1 && !tag2};
     la_pppoe <= pppoe;
-    la_link_ipv4 <= pppoe ? pppoe_session && ppp_protocol == 16'h0021 : link_type == 16'h0800;
-    la_link_ipv6 <= pppoe ? pppoe_session && ppp_protocol == 16'h0057 : link_type == 16'h86DD;
+    la_link_ipv4 <= pppoe ? pppoe_session && s0_ppp_ipv4[link_position]
+        : s0_type_ipv4[link_position];
+    la_link_ipv6 <= pppoe ? pppoe_session && s0_ppp_ipv6[link_position]
+        : s0_type_ipv6[link_position];
     la_outer_slot <= {1'b0, tag2, tag1 && !tag2} + {1'b0, pppoe, 1'b0};
     if (rst) begin
         la_valid <= 1'b0;

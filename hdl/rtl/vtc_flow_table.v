@@ -533,9 +533,11 @@ end
 
 // ---- answer: how the frame leaves -------------------------------------------
 
-// the checksum base plus the new DSCP, folded once more (the base is at most 0xFFFF)
+// the checksum base plus the new DSCP, folded once more (the base is at most 0xFFFF): the
+// sum and the sum plus one side by side, the carry out choosing (one adder deep, not two)
 wire [16:0] marked_sum = {1'b0, mark_checksum_base} + {9'd0, mark_dscp, 2'b00};
-wire [15:0] new_checksum = ~(marked_sum[15:0] + {15'd0, marked_sum[16]});
+wire [15:0] marked_sum_1 = mark_checksum_base + {8'd0, mark_dscp, 2'b01};
+wire [15:0] new_checksum = ~(marked_sum[16] ? marked_sum_1 : marked_sum[15:0]);
 
 always @(posedge clk) begin
     decision_valid <= mark_valid;

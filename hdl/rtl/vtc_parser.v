@@ -580,9 +580,11 @@ reg          h_fragment = 1'b0;
 reg          h_tunnel = 1'b0;
 reg          h_link_ipv4 = 1'b0;
 reg          h_link_ipv6 = 1'b0;
-reg [4:0]    h_l3_slot = 5'd0;
 // the IP length the frame has room for in MAX_FRAME_LEN behind the Ethernet header and what
 // comes before the flow's IP header (14 + 4 * slot bytes); the IPv6 payload length
+// the slot plus 5 (an IPv6 header's L4 slot) and minus 5 (an IPv4 header's, plus its IHL)
+reg [4:0]    h_l3_slot_plus5 = 5'd0;
+reg [4:0]    h_l3_slot_minus5 = 5'd0;
 reg [15:0]   h_ip_room = 16'd0;
 reg [15:0]   h_ipv6_room = 16'd0;
 // its first 40 bytes (L3 offset = 14 + 4 * slot, slot 0..21; the TOS / traffic class byte is
@@ -606,7 +608,8 @@ always @(posedge clk) begin
     h_tunnel <= t_tunnel;
     h_link_ipv4 <= t_link_ipv4;
     h_link_ipv6 <= t_link_ipv6;
-    h_l3_slot <= t_l3_slot;
+    h_l3_slot_plus5 <= t_l3_slot + 5'd5;
+    h_l3_slot_minus5 <= t_l3_slot - 5'd5;
     h_ip_room <= IP_ROOM - {9'd0, t_l3_slot, 2'b00};
     h_ipv6_room <= IP_ROOM - 16'd40 - {9'd0, t_l3_slot, 2'b00};
     h_l3_part <= padded[8*14 + 128*t_l3_slot[4:2] +: 416];
@@ -668,7 +671,7 @@ always @(posedge clk) begin
     hc_tunnel <= h_tunnel;
     hc_link_ipv4 <= h_link_ipv4;
     hc_link_ipv6 <= h_link_ipv6;
-    hc_l4_slot <= h_l3_slot + (h_is_ipv6 ? 5'd5 : {1'b0, h_first[3:0]} - 5'd5);
+    hc_l4_slot <= h_is_ipv6 ? h_l3_slot_plus5 : h_l3_slot_minus5 + {1'b0, h_first[3:0]};
     hc_ip_room <= h_ip_room;
     hc_ipv6_room <= h_ipv6_room;
     hc_l3 <= h_l3_pick;
@@ -709,11 +712,9 @@ wire inner_fragment = hc_tunnel && is_ipv4 && ipv4_fragment_offset != 13'd0;
 // the L4 ports and TCP data offset, first step: the bytes from slot 4 * (slot / 4) on (slot
 // 0..21, L4 offset = 34 + 4 * slot), at each of the four positions below: the ports (bytes
 // 4 * i .. 4 * i + 3) and the data offset (byte 4 * i + 12); the second step (stage 2a) picks
-// position slot % 4.  Per position, whether the source port is at most the destination's
-// (slots beyond 23 read zeros)
+// position slot % 4 (slots beyond 23 read zeros)
 localparam L4_CHUNK_BYTES = 32;
 reg [8*L4_CHUNK_BYTES-1:0] l4_chunk;
-reg [3:0]                  l4_chunk_ports_ordered;
 
 always @* begin
     l4_chunk = {8*L4_CHUNK_BYTES{1'b0}};
@@ -721,9 +722,6 @@ always @* begin
         if (hc_l4_slot[4:2] == i[2:0]) begin
             l4_chunk = l4_padded[8*34 + 128*i +: 8*L4_CHUNK_BYTES];
         end
-    end
-    for (i = 0; i < 4; i = i + 1) begin
-        l4_chunk_ports_ordered[i] = be16(l4_chunk[32*i +: 16]) <= be16(l4_chunk[32*i + 16 +: 16]);
     end
 end
 
@@ -738,7 +736,6 @@ reg [16:0]  s1_ip_length = 17'd0;
 reg [5:0]   s1_l3_header = 6'd0;
 reg [4:0]   s1_l4_slot = 5'd0;
 reg [8*L4_CHUNK_BYTES-1:0] s1_l4_chunk = {8*L4_CHUNK_BYTES{1'b0}};
-reg [3:0]   s1_ports_ordered = 4'd0;
 reg         s1_ipv6 = 1'b0;
 reg [1:0]   s1_tags = 2'd0;
 reg         s1_pppoe = 1'b0;
@@ -760,7 +757,6 @@ always @(posedge clk) begin
     s1_l3_header <= l3_header;
     s1_l4_slot <= hc_l4_slot;
     s1_l4_chunk <= l4_chunk;
-    s1_ports_ordered <= l4_chunk_ports_ordered;
     s1_ipv6 <= hc_ipv6;
     s1_tags <= hc_tags;
     s1_pppoe <= hc_pppoe;
@@ -778,20 +774,19 @@ end
 // the L4 ports and TCP data offset, second step: the position slot % 4 of the chunk
 reg [31:0] window_ports;
 reg [3:0]  window_data_offset;
-reg        window_ports_ordered;
 
 always @* begin
     window_ports = 32'd0;
     window_data_offset = 4'd0;
-    window_ports_ordered = 1'b0;
     for (i = 0; i < 4; i = i + 1) begin
         if (s1_l4_slot[1:0] == i[1:0]) begin
             window_ports = s1_l4_chunk[32*i +: 32];
             window_data_offset = s1_l4_chunk[8*(4*i+12) + 4 +: 4];
-            window_ports_ordered = s1_ports_ordered[i];
         end
     end
 end
+
+wire window_ports_ordered = be16(window_ports[15:0]) <= be16(window_ports[31:16]);
 
 // payload offset = 42 + 4 * payload slot (stage 2b's, known here so that the payload stage's
 // selection can be split in two steps)
@@ -865,8 +860,10 @@ wire [5:0]  l4_header = is_tcp ? {data_offset, 2'b00} : 6'd8;
 // window bytes from the payload on: negative (bit 8) when the L4 header ends beyond the window
 wire [8:0]  payload_room = l4_room - {3'd0, l4_header};
 wire [16:0] payload_length = l4_ip_payload - {11'd0, l4_header};
-// the IP length covers the L3 and L4 headers
-wire        covers_headers = l4_covers_l3 && l4_ip_payload >= {11'd0, l4_header};
+// the IP length covers the L3 and L4 headers (an L4 header is at most 60 bytes: a 6-bit
+// compare, not a 17-bit one)
+wire        covers_headers = l4_covers_l3
+    && (|l4_ip_payload[16:6] || l4_ip_payload[5:0] >= l4_header);
 wire        parsed = l4_candidate && (!is_tcp || data_offset >= 4'd5)
     && !payload_room[8] && covers_headers;
 // the (address, port) that compares lower is endpoint a

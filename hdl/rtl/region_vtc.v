@@ -521,7 +521,7 @@ region_regs #(
     .AXIL_ADDR_WIDTH(AXIL_ADDR_WIDTH),
     .MODULE_ID(MODULE_ID),
     .MODULE_VERSION(MODULE_VERSION),
-    .REGISTERED_READ(1)
+    .REGISTERED_READ(2)
 )
 regs (
     .clk(aclk),
@@ -609,7 +609,18 @@ function is_defined(input [AXIL_ADDR_WIDTH-1:0] word);
 endfunction
 
 wire write_policy = user_wr_en && is_policy(wr_word) && user_wr_strb[0];
-wire [63:0] read_fragment = is_fragment_bytes(rd_word) ? fragment_bytes_reg : fragment_frames_reg;
+
+// reads go through three register stages (the address is held for four cycles,
+// REGISTERED_READ = 2): the address, copied here (what the read multiplexer decodes starts
+// at a register of its own); each kind of register's value for it, and which kind it names;
+// the value it names
+reg [AXIL_ADDR_WIDTH-1:0] rd_word_reg = {AXIL_ADDR_WIDTH{1'b0}};
+
+always @(posedge aclk) begin
+    rd_word_reg <= rd_word;
+end
+
+wire [63:0] read_fragment = is_fragment_bytes(rd_word_reg) ? fragment_bytes_reg : fragment_frames_reg;
 
 // one class's counters, selected for the register read and for the count on the output
 reg [63:0] read_packets;
@@ -623,11 +634,11 @@ always @* begin
     read_policy = 8'd0;
     read_flows = 32'd0;
     for (c = 0; c < CLASSES; c = c + 1) begin
-        if (counter_class(rd_word) == c[3:0]) begin
+        if (counter_class(rd_word_reg) == c[3:0]) begin
             read_packets = class_packets[64*c +: 64];
             read_bytes = class_bytes[64*c +: 64];
         end
-        if (policy_class(rd_word) == c[3:0]) begin
+        if (policy_class(rd_word_reg) == c[3:0]) begin
             read_policy = policy[8*c +: 8];
             read_flows = class_flows[32*c +: 32];
         end
@@ -696,8 +707,8 @@ generate
 endgenerate
 assign policy[127:8*CLASSES] = {(128-8*CLASSES){1'b0}};
 
-// reads go through two register stages (the address is held, REGISTERED_READ): first
-// each kind of register's value for the address, and which kind the address names
+// the read's second stage: each kind of register's value for the address, and which kind the
+// address names
 reg [31:0] named_data;
 reg        named;
 
@@ -707,7 +718,7 @@ always @* begin
 
     named = 1'b1;
     named_data = 32'd0;
-    case (rd_word)
+    case (rd_word_reg)
         REG_FLOW_TABLE_DEPTH: named_data = FLOW_TABLE_DEPTH;
         REG_INSPECT_PACKETS:  named_data = INSPECT_PACKETS;
         REG_FLOW_TIMEOUT:     named_data = FLOW_TIMEOUT;
@@ -739,14 +750,14 @@ reg [31:0] rd_named_data_reg = 32'd0;
 reg [63:0] rd_fragment_data_reg = 64'd0;
 
 always @(posedge aclk) begin
-    rd_snapshot_reg <= (is_class_packets(rd_word) || is_class_bytes(rd_word)
-                        || is_fragment_counter(rd_word)) && !rd_word[2];
-    rd_policy_reg <= is_policy(rd_word);
-    rd_flows_reg <= is_class_flows(rd_word);
-    rd_packets_reg <= is_class_packets(rd_word);
-    rd_bytes_reg <= is_class_bytes(rd_word);
+    rd_snapshot_reg <= (is_class_packets(rd_word_reg) || is_class_bytes(rd_word_reg)
+                        || is_fragment_counter(rd_word_reg)) && !rd_word_reg[2];
+    rd_policy_reg <= is_policy(rd_word_reg);
+    rd_flows_reg <= is_class_flows(rd_word_reg);
+    rd_packets_reg <= is_class_packets(rd_word_reg);
+    rd_bytes_reg <= is_class_bytes(rd_word_reg);
     rd_named_reg <= named;
-    rd_fragment_reg <= is_fragment_counter(rd_word);
+    rd_fragment_reg <= is_fragment_counter(rd_word_reg);
     rd_policy_data_reg <= read_policy;
     rd_flows_data_reg <= read_flows;
     rd_packets_data_reg <= read_packets;
@@ -766,9 +777,9 @@ always @(posedge aclk) begin
                      || rd_fragment_reg || rd_named_reg);
     user_rd_data <= ({32{rd_policy_reg}} & {24'd0, rd_policy_data_reg})
         | ({32{rd_flows_reg}} & rd_flows_data_reg)
-        | ({32{rd_packets_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_packets_data_reg[31:0]))
-        | ({32{rd_bytes_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_bytes_data_reg[31:0]))
-        | ({32{rd_fragment_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_fragment_data_reg[31:0]))
+        | ({32{rd_packets_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_packets_data_reg[31:0]))
+        | ({32{rd_bytes_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_bytes_data_reg[31:0]))
+        | ({32{rd_fragment_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_fragment_data_reg[31:0]))
         | ({32{rd_named_reg}} & rd_named_data_reg);
 end
 

@@ -112,10 +112,14 @@ wire rst = !aresetn;
 
 // ---- delay FIFO: every beat, with its byte count ----------------------------
 
-// distributed RAM: a block RAM would take head_reg in as its read register, and its slow
-// clock-to-output (4.3 ns on the ECP5) would then lead into the output rewrite
+// distributed RAM (a block RAM would take head_reg in as its read register, and its slow
+// clock-to-output, 4.3 ns on the ECP5, would then lead into the output rewrite), in two
+// copies written alike: one read at the read pointer, one at the next, both addressed by
+// registers, so that only the choice between them waits for the output's handshake
 (* ram_style = "distributed" *)
 reg [FIFO_WIDTH-1:0]    fifo_mem [0:FIFO_DEPTH-1];
+(* ram_style = "distributed" *)
+reg [FIFO_WIDTH-1:0]    fifo_next_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] fifo_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] fifo_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] fifo_rd_next_ptr_reg = {{FIFO_ADDR_WIDTH{1'b0}}, 1'b1};  // read + 1
@@ -423,6 +427,8 @@ always @(posedge aclk) begin
     if (in_beat) begin
         fifo_mem[fifo_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {in_bytes, s_axis_tlast, s_axis_tkeep,
                                                            s_axis_tdata};
+        fifo_next_mem[fifo_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {in_bytes, s_axis_tlast,
+                                                                s_axis_tkeep, s_axis_tdata};
         fifo_wr_ptr_reg <= fifo_wr_ptr_reg + 1'b1;
     end
     fifo_full_reg <= fifo_count == FIFO_DEPTH || (fifo_count == FIFO_DEPTH - 1 && in_beat);
@@ -442,7 +448,7 @@ always @(posedge aclk) begin
                                                              req_position_a};
         found_wr_ptr_reg <= found_wr_ptr_reg + 1'b1;
     end
-    head_reg <= pop ? fifo_mem[fifo_rd_next_ptr_reg[FIFO_ADDR_WIDTH-1:0]]
+    head_reg <= pop ? fifo_next_mem[fifo_rd_next_ptr_reg[FIFO_ADDR_WIDTH-1:0]]
         : fifo_mem[fifo_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
     if (pop) begin
         fifo_rd_ptr_reg <= fifo_rd_next_ptr_reg;

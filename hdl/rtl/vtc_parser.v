@@ -735,6 +735,7 @@ reg [127:0] s1_dst = 128'd0;
 reg [16:0]  s1_ip_length = 17'd0;
 reg [5:0]   s1_l3_header = 6'd0;
 reg [4:0]   s1_l4_slot = 5'd0;
+reg [5:0]   s1_l4_slot_less_2 = 6'd0;  // a TCP payload's slot, less its data offset
 reg [8*L4_CHUNK_BYTES-1:0] s1_l4_chunk = {8*L4_CHUNK_BYTES{1'b0}};
 reg         s1_ipv6 = 1'b0;
 reg [1:0]   s1_tags = 2'd0;
@@ -756,6 +757,7 @@ always @(posedge clk) begin
     s1_ip_length <= ip_length;
     s1_l3_header <= l3_header;
     s1_l4_slot <= hc_l4_slot;
+    s1_l4_slot_less_2 <= {1'b0, hc_l4_slot} - 6'd2;
     s1_l4_chunk <= l4_chunk;
     s1_ipv6 <= hc_ipv6;
     s1_tags <= hc_tags;
@@ -786,12 +788,21 @@ always @* begin
     end
 end
 
-wire window_ports_ordered = be16(window_ports[15:0]) <= be16(window_ports[31:16]);
+// the source port at most the destination's, compared at each position, then picked
+reg [3:0] chunk_ports_ordered;
+
+always @* begin
+    for (i = 0; i < 4; i = i + 1) begin
+        chunk_ports_ordered[i] = be16(s1_l4_chunk[32*i +: 16]) <= be16(s1_l4_chunk[32*i + 16 +: 16]);
+    end
+end
+
+wire window_ports_ordered = chunk_ports_ordered[s1_l4_slot[1:0]];
 
 // payload offset = 42 + 4 * payload slot (stage 2b's, known here so that the payload stage's
 // selection can be split in two steps)
-wire [5:0] window_payload_slot = {1'b0, s1_l4_slot}
-    + (s1_proto == 8'd6 ? {2'b00, window_data_offset} - 6'd2 : 6'd0);
+wire [5:0] window_payload_slot = s1_proto == 8'd6
+    ? s1_l4_slot_less_2 + {2'b00, window_data_offset} : {1'b0, s1_l4_slot};
 
 reg         l4_valid = 1'b0;
 reg         l4_candidate = 1'b0;
@@ -1000,6 +1011,10 @@ reg [BUCKET_BITS-1:0] sig_bucket = {BUCKET_BITS{1'b0}};
 reg [8*SIGNATURE_BYTES-1:0] sig_payload_bytes = {8*SIGNATURE_BYTES{1'b0}};
 reg                   sig_payload = 1'b0;
 reg [16:0]            sig_payload_length = 17'd0;
+// the payload length less 2 and less 20 (bit 17: negative), for the signatures' length
+// compares (no adder before a compare)
+reg [17:0]            sig_length_less_2 = 18'd0;
+reg [17:0]            sig_length_less_20 = 18'd0;
 reg [15:0]            sig_sport = 16'd0;
 reg [15:0]            sig_dport = 16'd0;
 reg                   sig_tcp = 1'b0;
@@ -1020,6 +1035,8 @@ always @(posedge clk) begin
     sig_payload_bytes <= payload;
     sig_payload <= s2_payload_length != 17'd0;
     sig_payload_length <= s2_payload_length;
+    sig_length_less_2 <= {1'b0, s2_payload_length} - 18'd2;
+    sig_length_less_20 <= {1'b0, s2_payload_length} - 18'd20;
     sig_sport <= s2_sport;
     sig_dport <= s2_dport;
     sig_tcp <= s2_proto == 8'd6;
@@ -1047,6 +1064,8 @@ vtc_signatures signatures (
     .sport(sig_sport),
     .dport(sig_dport),
     .payload_length(sig_payload_length),
+    .length_less_2(sig_length_less_2),
+    .length_less_20(sig_length_less_20),
     .match(match)
 );
 

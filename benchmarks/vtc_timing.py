@@ -17,7 +17,9 @@ No Xilinx place and route runs here, so a Lattice ECP5 (LFE5U-85F, speed 8)
 stands in for the xc7z020: a conservative one (4-input LUTs where the
 7-series has 6), whose timing comes from a real router, not a cell count.
 Each module of the catalogue (its top, sources, include folders and
-parameters) is synthesised by yosys `synth_ecp5` and placed and routed by
+parameters; DEFINES: the vTC's flow-table RAM as ECP5 block RAM primitives,
+since yosys does not use their output register) is synthesised by yosys
+`synth_ecp5` and placed and routed by
 nextpnr-ecp5 (the YoWASP wheel, offline) with a fixed seed, allowed to
 miss the constraint (a module that misses it is what this is to show);
 nextpnr's JSON report gives the Fmax of the clock, the critical path and
@@ -61,6 +63,10 @@ GOAL_MHZ = 156.25
 DEVICE = ('--85k', '--speed', '8', '--package', 'CABGA381')
 RTL = nova_fpga_devtools.HDL / 'rtl'
 HARNESS_TOP = 'timing_harness'
+#: Verilog macros for this FPGA: the vTC's flow-table RAM as ECP5 block RAM
+#: primitives with their output register (hdl/rtl/vtc_flow_ram.v: yosys 0.23
+#: does not put a register into it, Vivado does)
+DEFINES = ('VTC_ECP5_EBR',)
 REFERENCE = 'loopback'
 #: nets yosys named after the cells it mapped, not after the RTL's signals
 MAPPED_NET = re.compile(r'_(LUT4|TRELLIS|PFUMX|L6MUX21|CCU2|DO[AB]\d)|\$')
@@ -149,7 +155,8 @@ def synthesize(module, work):
     netlist = work / 'netlist.json'
     script = '; '.join([
         'read_verilog -defer %s' % ' '.join(
-            ['-I%s' % directory for directory in module.include_dirs(RTL)]
+            ['-D%s' % define for define in DEFINES]
+            + ['-I%s' % directory for directory in module.include_dirs(RTL)]
             + [str(path) for path in module.source_paths(RTL)]
             + [str(wrapper)]),
         'synth_ecp5 -top %s -json %s' % (HARNESS_TOP, netlist),

@@ -18,8 +18,9 @@
  * parallel.  A request goes through a pipeline, one stage per cycle, so that
  * every stage fits a 156.25 MHz cycle (6.4 ns):
  *   read     the ways' RAMs read the bucket (the request is registered);
- *   entry    the RAM outputs are registered, with the timestamp and the
- *            clearing flag the request is decided by;
+ *   entry    the RAMs' output registers (vtc_flow_ram reads in two cycles),
+ *            with the timestamp and the clearing flag the request is
+ *            decided by;
  *   compare  per way, the key in KEY_CHUNK-bit chunks, each equality
  *            registered; free, expired and the inspection rule per way;
  *   hit      per way, hit (all chunks equal); the lowest hit, free and
@@ -304,13 +305,9 @@ generate
     end
 endgenerate
 
-// ---- entry: the RAM outputs registered ----------------------------------------
+// ---- entry: the RAM outputs, from their output registers -------------------------
 
-reg [WAYS*ENTRY_WIDTH-1:0] en_entries = {WAYS*ENTRY_WIDTH{1'b0}};
-
-always @(posedge clk) begin
-    en_entries <= way_data;
-end
+wire [WAYS*ENTRY_WIDTH-1:0] en_entries = way_data;
 
 // ---- compare: key chunks, free, expired, inspection per way -----------------
 

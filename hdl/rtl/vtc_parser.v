@@ -488,7 +488,7 @@ reg         g_extension = 1'b0;  // an extension header follows
 reg         g_unpacked = 1'b0;   // no extension, or one of 1..4 words that ends the chain
 reg [2:0]   g_words = 3'd0;      // the extension's length (words), low bits
 reg [2:0]   g_l3_slot = 3'd0;
-reg [3:0]   g_l4_slot = 4'd0;
+reg [4:0]   g_l4_slot_9 = 5'd0;   // the outer L4 slot plus 9 (UDP and GTP-U headers)
 reg         g_ipv6 = 1'b0;
 reg [1:0]   g_tags = 2'd0;
 reg         g_pppoe = 1'b0;
@@ -512,7 +512,7 @@ always @(posedge clk) begin
     g_unpacked <= o_gtp_unpacked[o_l4_slot];
     g_words <= o_gtp_words[3*o_l4_slot +: 3];
     g_l3_slot <= o_l3_slot;
-    g_l4_slot <= o_l4_slot;
+    g_l4_slot_9 <= {1'b0, o_l4_slot} + 5'd9;
     g_ipv6 <= o_ipv6;
     g_tags <= o_tags;
     g_pppoe <= o_pppoe;
@@ -532,7 +532,7 @@ localparam [4:0] LAST_L3_SLOT = 5'd21;
 
 // inner L3 offset = outer L4 offset (34 + 4 * slot) + 16 (UDP, GTP) + 4 (optional fields)
 // + 4 * extension words = 14 + 4 * (slot + 9 + ...)
-wire [5:0]  inner_slot = {2'b00, g_l4_slot} + 6'd9 + {5'd0, g_optional}
+wire [5:0]  inner_slot = {1'b0, g_l4_slot_9} + {5'd0, g_optional}
     + (g_extension ? {3'd0, g_words} : 6'd0);
 
 reg         t_valid = 1'b0;

@@ -325,6 +325,11 @@ reg [2:0]    l2_outer_slot = 3'd0;
 /* verilator lint_off UNUSEDSIGNAL */
 reg [95:0]   l2_outer = 96'd0;
 /* verilator lint_on UNUSEDSIGNAL */
+// for each position of the outer header (slot 0..4), whether its IPv4 total length / IPv6
+// payload length keeps the frame in MAX_FRAME_LEN (compared with a constant per slot as the
+// header is selected; stage 1c picks the slot's)
+reg [4:0]    l2_ipv4_fits = 5'd0;
+reg [4:0]    l2_ipv6_fits = 5'd0;
 
 always @(posedge clk) begin
     l2_valid <= la_valid;
@@ -336,6 +341,11 @@ always @(posedge clk) begin
     l2_link_ipv6 <= la_link_ipv6;
     l2_outer_slot <= la_outer_slot;
     l2_outer <= outer;
+    for (i = 0; i < 5; i = i + 1) begin
+        l2_ipv4_fits[i] <= {16'd0, be16(padded[8*(14+2) + 32*i +: 16])} <= MAX_FRAME_LEN - 14 - 4 * i;
+        l2_ipv6_fits[i] <= {16'd0, be16(padded[8*(14+4) + 32*i +: 16])}
+            <= MAX_FRAME_LEN - 14 - 4 * i - 40;
+    end
     if (rst) begin
         l2_valid <= 1'b0;
     end
@@ -350,15 +360,14 @@ wire        outer_ipv6 = l2_link_ipv6 && outer_version == 4'd6;
 wire        outer_more_fragments = l2_outer[8*6 + 5];
 wire [12:0] outer_fragment_offset = {l2_outer[8*6 +: 5], l2_outer[8*7 +: 8]};
 
-// the Ethernet header (14 + 4 * slot bytes) plus an IP length (beyond `header` bytes) fits
-// MAX_FRAME_LEN: compared with a constant per slot, no adder before it
-function outer_fits(input [15:0] length, input [2:0] slot, input integer header);
+// bit `slot` (0..4) of a per-slot set of flags
+function slot_bit(input [4:0] flags, input [2:0] slot);
     integer n;
     begin
-        outer_fits = 1'b0;
+        slot_bit = 1'b0;
         for (n = 0; n < 5; n = n + 1) begin
             if (slot == n[2:0]) begin
-                outer_fits = {16'd0, length} <= MAX_FRAME_LEN - 14 - 4 * n - header;
+                slot_bit = flags[n];
             end
         end
     end
@@ -383,9 +392,8 @@ reg [CAP_WIDTH-1:0] o_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
     o_valid <= l2_valid;
-    o_fits <= l2_full
-        && ((outer_ipv4 && outer_fits(be16(l2_outer[8*2 +: 16]), l2_outer_slot, 0))
-            || (outer_ipv6 && outer_fits(be16(l2_outer[8*4 +: 16]), l2_outer_slot, 40)));
+    o_fits <= l2_full && ((outer_ipv4 && slot_bit(l2_ipv4_fits, l2_outer_slot))
+                          || (outer_ipv6 && slot_bit(l2_ipv6_fits, l2_outer_slot)));
     o_fragment <= l2_full && outer_ipv4 && outer_fragment_offset != 13'd0;
     o_whole <= outer_ipv6 || (!outer_more_fragments && outer_fragment_offset == 13'd0);
     o_link_ipv4 <= l2_link_ipv4;
@@ -416,13 +424,14 @@ end
 // Slot 15 (only from an IHL below 5: no IPv4 header) reads as no G-PDU.
 localparam GTP_SLOTS = 16;
 
-// for each slot: a G-PDU's ports, version and type; optional fields; an extension header;
-// the extension chain ends where it must (or there is none); its length's low bits
+// for each slot: a G-PDU's ports, version and type; the extension chain ends where it must
+// (or there is none); the words the inner IP header is beyond the mandatory GTP-U header
+// (the optional fields', the extension's length)
 reg [GTP_SLOTS-1:0]   gtp_is_gpdu;
 reg [GTP_SLOTS-1:0]   gtp_has_optional;
 reg [GTP_SLOTS-1:0]   gtp_has_extension;
 reg [GTP_SLOTS-1:0]   gtp_is_unpacked;
-reg [3*GTP_SLOTS-1:0] gtp_slot_words;
+reg [4*GTP_SLOTS-1:0] gtp_slot_further;
 reg [15:0] slot_sport;
 reg [15:0] slot_dport;
 /* verilator lint_off UNUSEDSIGNAL */ // bit 3 is spare
@@ -436,7 +445,7 @@ always @* begin
     gtp_has_optional = {GTP_SLOTS{1'b0}};
     gtp_has_extension = {GTP_SLOTS{1'b0}};
     gtp_is_unpacked = {GTP_SLOTS{1'b0}};
-    gtp_slot_words = {3*GTP_SLOTS{1'b0}};
+    gtp_slot_further = {4*GTP_SLOTS{1'b0}};
     for (i = 0; i < GTP_SLOTS - 1; i = i + 1) begin
         slot_sport = be16(padded[8*34 + 32*i +: 16]);
         slot_dport = be16(padded[8*(34+2) + 32*i +: 16]);
@@ -454,22 +463,19 @@ always @* begin
         gtp_has_extension[i] = slot_flags[2] && padded[8*(34+19) + 32*i +: 8] != 8'd0;
         gtp_is_unpacked[i] = !gtp_has_extension[i]
             || (slot_words >= 8'd1 && slot_words <= 8'd4 && slot_chain_end == 8'd0);
-        gtp_slot_words[3*i +: 3] = slot_words[2:0];
+        gtp_slot_further[4*i +: 4] = {3'd0, gtp_has_optional[i]}
+            + (gtp_has_extension[i] ? {1'b0, slot_words[2:0]} : 4'd0);
     end
 end
 
 reg [GTP_SLOTS-1:0]   o_gtp_gpdu = {GTP_SLOTS{1'b0}};
-reg [GTP_SLOTS-1:0]   o_gtp_optional = {GTP_SLOTS{1'b0}};
-reg [GTP_SLOTS-1:0]   o_gtp_extension = {GTP_SLOTS{1'b0}};
 reg [GTP_SLOTS-1:0]   o_gtp_unpacked = {GTP_SLOTS{1'b0}};
-reg [3*GTP_SLOTS-1:0] o_gtp_words = {3*GTP_SLOTS{1'b0}};
+reg [4*GTP_SLOTS-1:0] o_gtp_further = {4*GTP_SLOTS{1'b0}};
 
 always @(posedge clk) begin
     o_gtp_gpdu <= gtp_is_gpdu;
-    o_gtp_optional <= gtp_has_optional;
-    o_gtp_extension <= gtp_has_extension;
     o_gtp_unpacked <= gtp_is_unpacked;
-    o_gtp_words <= gtp_slot_words;
+    o_gtp_further <= gtp_slot_further;
 end
 
 // the window once more, for the L4 and payload stages (they read it 4 and 6 cycles after
@@ -483,10 +489,8 @@ reg         g_link_ipv4 = 1'b0;
 reg         g_link_ipv6 = 1'b0;
 // a G-PDU (version 1, PT 1, type 0xFF) in a whole UDP packet on port 2152
 reg         g_gtp = 1'b0;
-reg         g_optional = 1'b0;   // sequence number, N-PDU number or extension present
-reg         g_extension = 1'b0;  // an extension header follows
 reg         g_unpacked = 1'b0;   // no extension, or one of 1..4 words that ends the chain
-reg [2:0]   g_words = 3'd0;      // the extension's length (words), low bits
+reg [3:0]   g_further = 4'd0;    // optional fields and extension, in words
 reg [2:0]   g_l3_slot = 3'd0;
 reg [4:0]   g_l4_slot_9 = 5'd0;   // the outer L4 slot plus 9 (UDP and GTP-U headers)
 reg         g_ipv6 = 1'b0;
@@ -507,10 +511,8 @@ always @(posedge clk) begin
     g_link_ipv4 <= o_link_ipv4;
     g_link_ipv6 <= o_link_ipv6;
     g_gtp <= o_fits && o_whole && o_outer_udp && o_gtp_gpdu[o_l4_slot];
-    g_optional <= o_gtp_optional[o_l4_slot];
-    g_extension <= o_gtp_extension[o_l4_slot];
     g_unpacked <= o_gtp_unpacked[o_l4_slot];
-    g_words <= o_gtp_words[3*o_l4_slot +: 3];
+    g_further <= o_gtp_further[4*o_l4_slot +: 4];
     g_l3_slot <= o_l3_slot;
     g_l4_slot_9 <= {1'b0, o_l4_slot} + 5'd9;
     g_ipv6 <= o_ipv6;
@@ -532,8 +534,7 @@ localparam [4:0] LAST_L3_SLOT = 5'd21;
 
 // inner L3 offset = outer L4 offset (34 + 4 * slot) + 16 (UDP, GTP) + 4 (optional fields)
 // + 4 * extension words = 14 + 4 * (slot + 9 + ...)
-wire [5:0]  inner_slot = {1'b0, g_l4_slot_9} + {5'd0, g_optional}
-    + (g_extension ? {3'd0, g_words} : 6'd0);
+wire [5:0]  inner_slot = {1'b0, g_l4_slot_9} + {2'd0, g_further};
 
 reg         t_valid = 1'b0;
 reg         t_fits = 1'b0;

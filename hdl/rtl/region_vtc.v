@@ -155,8 +155,10 @@ wire [DATA_WIDTH-1:0]  head_data = head_reg[DATA_WIDTH-1:0];
 wire [KEEP_WIDTH-1:0]  head_keep = head_reg[DATA_WIDTH +: KEEP_WIDTH];
 wire                   head_last = head_reg[DATA_WIDTH+KEEP_WIDTH];
 wire [COUNT_WIDTH-1:0] head_bytes = head_reg[FIFO_WIDTH-1 -: COUNT_WIDTH];
-// the head came in OUTPUT_DELAY or more cycles ago
-wire head_due = due_ptr_reg != fifo_rd_ptr_reg;
+// the head came in OUTPUT_DELAY or more cycles ago (registered: worked out a cycle ahead for
+// both outcomes of the cycle's pop, so that pop waits only for registers)
+reg  head_due_reg = 1'b0;
+wire head_due = head_due_reg;
 
 // ---- classification --------------------------------------------------------
 
@@ -294,7 +296,9 @@ wire [7:0]  position_c = decision_rewrite ? decision_found[23:16] : NO_REWRITE;
 reg [53:0]              decision_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] decision_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 
-wire        decision_ready = decision_wr_ptr_reg != decision_rd_ptr_reg;
+// the head frame's decision is there (registered, worked out a cycle ahead like head_due)
+reg         decision_ready_reg = 1'b0;
+wire        decision_ready = decision_ready_reg;
 wire [53:0] current = decision_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
 wire [7:0]  current_a = current[35:28];
 wire [7:0]  current_b = current[43:36];
@@ -412,6 +416,13 @@ out_reg (
     .m_axis_tlast(m_axis_tlast)
 );
 
+// the pointers head_due and decision_ready compare, as they will be in the next cycle (the
+// read pointers' for either outcome of pop)
+wire [FIFO_ADDR_WIDTH:0] due_ptr_next = due_ptr_reg + {{FIFO_ADDR_WIDTH{1'b0}}, arrived_reg[OUTPUT_DELAY-2]};
+wire [FIFO_ADDR_WIDTH:0] decision_wr_ptr_next = decision_wr_ptr_reg
+    + {{FIFO_ADDR_WIDTH{1'b0}}, decision_valid};
+wire [FIFO_ADDR_WIDTH:0] decision_rd_next_ptr = decision_rd_ptr_reg + 1'b1;
+
 // each beat that left, registered: its frame's bytes are summed from here, a cycle behind
 reg                   popped_reg = 1'b0;
 reg                   popped_last_reg = 1'b0;
@@ -436,6 +447,9 @@ always @(posedge aclk) begin
     if (arrived_reg[OUTPUT_DELAY-2]) begin
         due_ptr_reg <= due_ptr_reg + 1'b1;
     end
+    head_due_reg <= pop ? due_ptr_next != fifo_rd_next_ptr_reg : due_ptr_next != fifo_rd_ptr_reg;
+    decision_ready_reg <= pop && head_last ? decision_wr_ptr_next != decision_rd_next_ptr
+        : decision_wr_ptr_next != decision_rd_ptr_reg;
     if (decision_valid) begin
         decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {decision_found[25:24],
             position_c, position_b, position_a, decision[27:0]};
@@ -477,6 +491,8 @@ always @(posedge aclk) begin
         fifo_full_reg <= 1'b0;
         arrived_reg <= {(OUTPUT_DELAY-1){1'b0}};
         due_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        head_due_reg <= 1'b0;
+        decision_ready_reg <= 1'b0;
         decision_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         found_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         decision_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};

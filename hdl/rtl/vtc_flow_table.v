@@ -204,6 +204,10 @@ reg [15:0]            en_checksum_base = 16'd0, cmp_checksum_base = 16'd0;
 reg [15:0]            hit_checksum_base = 16'd0, dec_checksum_base = 16'd0;
 // the timestamp and the clearing flag the request is decided by
 reg [15:0]            en_timestamp = 16'd0, cmp_timestamp = 16'd0, hit_timestamp = 16'd0;
+// a way is expired if its last-seen time, at most the timestamp, is below the timestamp less
+// FLOW_TIMEOUT, or, above it (the timestamp wrapped since), below that plus 2**16 (bit 16:
+// negative / all of them): compares with registers, no subtraction before them
+reg [16:0]            en_expiry = 17'd0, en_expiry_wrapped = 17'd0;
 reg                   en_clearing = 1'b0, cmp_clearing = 1'b0, hit_clearing = 1'b0;
 
 wire [17:0] checksum_sum = {2'b00, ~req_checksum} + {2'b00, ~{req_byte0, req_byte1}}
@@ -236,6 +240,8 @@ always @(posedge clk) begin
     en_byte1 <= rd_byte1;
     en_checksum_base <= checksum_base;
     en_timestamp <= timestamp_reg;
+    en_expiry <= {1'b0, timestamp_reg} - {1'b0, TIMEOUT};
+    en_expiry_wrapped <= {1'b0, timestamp_reg} + 17'h10000 - {1'b0, TIMEOUT};
     en_clearing <= clearing_reg;
 
     cmp_valid <= en_valid;
@@ -318,7 +324,7 @@ reg [WAYS-1:0]                 entry_expired;
 reg [WAYS-1:0]                 entry_inspects;    // this packet is inspected if the way hits
 reg [WAYS*CLASS_WIDTH-1:0]     entry_class;
 reg [WAYS*INSPECTED_WIDTH-1:0] entry_inspected;   // after this packet, if the way hits
-reg [15:0]                     age;
+reg [15:0]                     last_seen;
 reg [ENTRY_WIDTH-1:0]          stored;
 integer n;
 integer k;
@@ -331,9 +337,12 @@ always @* begin
         for (k = 0; k < KEY_CHUNKS; k = k + 1) begin
             chunk_equal[KEY_CHUNKS*n + k] = ~|key_difference[KEY_CHUNK*k +: KEY_CHUNK];
         end
-        age = en_timestamp - stored[LAST_SEEN_LSB +: LAST_SEEN_WIDTH];
+        last_seen = stored[LAST_SEEN_LSB +: LAST_SEEN_WIDTH];
         entry_valid[n] = stored[VALID];
-        entry_expired[n] = stored[VALID] && age > TIMEOUT;
+        // (the timestamp - last seen) mod 2**16 > FLOW_TIMEOUT
+        entry_expired[n] = stored[VALID]
+            && (last_seen <= en_timestamp ? !en_expiry[16] && last_seen < en_expiry[15:0]
+                : en_expiry_wrapped[16] || last_seen < en_expiry_wrapped[15:0]);
         entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] = stored[CLASS_LSB +: CLASS_WIDTH];
         entry_inspects[n] = stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 && en_payload
             && stored[INSPECTED_LSB +: INSPECTED_WIDTH] < INSPECT_LIMIT;

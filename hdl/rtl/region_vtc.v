@@ -131,6 +131,7 @@ reg [FIFO_WIDTH-1:0]    head_reg = {FIFO_WIDTH{1'b0}};
 // pointer as it was OUTPUT_DELAY cycles ago: the beats before it are due
 reg [OUTPUT_DELAY-2:0]  arrived_reg = {(OUTPUT_DELAY-1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] due_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+reg [FIFO_ADDR_WIDTH:0] due_next_ptr_reg = {{FIFO_ADDR_WIDTH{1'b0}}, 1'b1};  // due + 1
 
 wire [FIFO_ADDR_WIDTH:0] fifo_count = fifo_wr_ptr_reg - fifo_rd_ptr_reg;
 // full, registered: set when the beats in the FIFO reach its depth, not counting the beat
@@ -416,9 +417,8 @@ out_reg (
     .m_axis_tlast(m_axis_tlast)
 );
 
-// the pointers head_due and decision_ready compare, as they will be in the next cycle (the
-// read pointers' for either outcome of pop)
-wire [FIFO_ADDR_WIDTH:0] due_ptr_next = due_ptr_reg + {{FIFO_ADDR_WIDTH{1'b0}}, arrived_reg[OUTPUT_DELAY-2]};
+// the pointers decision_ready compares, as they will be in the next cycle (the read
+// pointer's for either outcome of pop)
 wire [FIFO_ADDR_WIDTH:0] decision_wr_ptr_next = decision_wr_ptr_reg
     + {{FIFO_ADDR_WIDTH{1'b0}}, decision_valid};
 wire [FIFO_ADDR_WIDTH:0] decision_rd_next_ptr = decision_rd_ptr_reg + 1'b1;
@@ -445,9 +445,16 @@ always @(posedge aclk) begin
     fifo_full_reg <= fifo_count == FIFO_DEPTH || (fifo_count == FIFO_DEPTH - 1 && in_beat);
     arrived_reg <= {arrived_reg[OUTPUT_DELAY-3:0], in_beat};
     if (arrived_reg[OUTPUT_DELAY-2]) begin
-        due_ptr_reg <= due_ptr_reg + 1'b1;
+        due_ptr_reg <= due_next_ptr_reg;
+        due_next_ptr_reg <= due_next_ptr_reg + 1'b1;
     end
-    head_due_reg <= pop ? due_ptr_next != fifo_rd_next_ptr_reg : due_ptr_next != fifo_rd_ptr_reg;
+    // the four compares side by side, then the choice (no adder before a compare)
+    if (arrived_reg[OUTPUT_DELAY-2]) begin
+        head_due_reg <= pop ? due_next_ptr_reg != fifo_rd_next_ptr_reg
+            : due_next_ptr_reg != fifo_rd_ptr_reg;
+    end else begin
+        head_due_reg <= pop ? due_ptr_reg != fifo_rd_next_ptr_reg : due_ptr_reg != fifo_rd_ptr_reg;
+    end
     decision_ready_reg <= pop && head_last ? decision_wr_ptr_next != decision_rd_next_ptr
         : decision_wr_ptr_next != decision_rd_ptr_reg;
     if (decision_valid) begin
@@ -491,6 +498,7 @@ always @(posedge aclk) begin
         fifo_full_reg <= 1'b0;
         arrived_reg <= {(OUTPUT_DELAY-1){1'b0}};
         due_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        due_next_ptr_reg <= {{FIFO_ADDR_WIDTH{1'b0}}, 1'b1};
         head_due_reg <= 1'b0;
         decision_ready_reg <= 1'b0;
         decision_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};

@@ -18,8 +18,9 @@
  * parallel.  A request goes through a pipeline, one stage per cycle, so that
  * every stage fits a 156.25 MHz cycle (6.4 ns):
  *   read     the ways' RAMs read the bucket (the request is registered);
- *   entry    the RAM outputs are registered, with the timestamp and the
- *            clearing flag the request is decided by;
+ *   entry    the RAMs' output registers (vtc_flow_ram reads in two cycles),
+ *            with the timestamp and the clearing flag the request is
+ *            decided by;
  *   compare  per way, the key in KEY_CHUNK-bit chunks, each equality
  *            registered; free, expired and the inspection rule per way;
  *   hit      per way, hit (all chunks equal); the lowest hit, free and
@@ -261,6 +262,10 @@ reg [15:0]            en_checksum_base = 16'd0, cmp_checksum_base = 16'd0;
 reg [15:0]            hit_checksum_base = 16'd0, dec_checksum_base = 16'd0;
 // the timestamp and the clearing flag the request is decided by
 reg [15:0]            en_timestamp = 16'd0, cmp_timestamp = 16'd0, hit_timestamp = 16'd0;
+// a way is expired if its last-seen time, at most the timestamp, is below the timestamp less
+// FLOW_TIMEOUT, or, above it (the timestamp wrapped since), below that plus 2**16 (bit 16:
+// negative / all of them): compares with registers, no subtraction before them
+reg [16:0]            en_expiry = 17'd0, en_expiry_wrapped = 17'd0;
 reg                   en_clearing = 1'b0, cmp_clearing = 1'b0, hit_clearing = 1'b0;
 
 wire [17:0] checksum_sum = {2'b00, ~req_checksum} + {2'b00, ~{req_byte0, req_byte1}}
@@ -301,6 +306,8 @@ always @(posedge clk) begin
     en_byte1 <= rd_byte1;
     en_checksum_base <= checksum_base;
     en_timestamp <= timestamp_reg;
+    en_expiry <= {1'b0, timestamp_reg} - {1'b0, TIMEOUT};
+    en_expiry_wrapped <= {1'b0, timestamp_reg} + 17'h10000 - {1'b0, TIMEOUT};
     en_clearing <= clearing_reg;
 
     cmp_valid <= en_valid;
@@ -391,13 +398,9 @@ generate
     end
 endgenerate
 
-// ---- entry: the RAM outputs registered ----------------------------------------
+// ---- entry: the RAM outputs, from their output registers -------------------------
 
-reg [WAYS*ENTRY_WIDTH-1:0] en_entries = {WAYS*ENTRY_WIDTH{1'b0}};
-
-always @(posedge clk) begin
-    en_entries <= way_data;
-end
+wire [WAYS*ENTRY_WIDTH-1:0] en_entries = way_data;
 
 // ---- compare: key chunks, free, expired, inspection per way -----------------
 
@@ -413,8 +416,8 @@ reg [WAYS-1:0]                 sequence_ahead;    // the request's sequence numb
 reg [WAYS-1:0]                 entry_pending;
 reg [WAYS*GUESS_WIDTH-1:0]     entry_guess;       // the stored guess, 0 once guessed
 reg [WAYS*GUESS_WIDTH-1:0]     entry_victim_guess;  // the same if unknown: guessed if evicted
-reg [15:0]                     age;
 reg [15:0]                     sequence_step;
+reg [15:0]                     last_seen;
 reg [ENTRY_WIDTH-1:0]          stored;
 integer n;
 integer k;
@@ -427,9 +430,12 @@ always @* begin
         for (k = 0; k < KEY_CHUNKS; k = k + 1) begin
             chunk_equal[KEY_CHUNKS*n + k] = ~|key_difference[KEY_CHUNK*k +: KEY_CHUNK];
         end
-        age = en_timestamp - stored[LAST_SEEN_LSB +: LAST_SEEN_WIDTH];
+        last_seen = stored[LAST_SEEN_LSB +: LAST_SEEN_WIDTH];
         entry_valid[n] = stored[VALID];
-        entry_expired[n] = stored[VALID] && age > TIMEOUT;
+        // (the timestamp - last seen) mod 2**16 > FLOW_TIMEOUT
+        entry_expired[n] = stored[VALID]
+            && (last_seen <= en_timestamp ? !en_expiry[16] && last_seen < en_expiry[15:0]
+                : en_expiry_wrapped[16] || last_seen < en_expiry_wrapped[15:0]);
         entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] = stored[CLASS_LSB +: CLASS_WIDTH];
         // unknown, or classified and still refinable (REFINE)
         entry_inspects[n] = (stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 || stored[PENDING])
@@ -746,9 +752,11 @@ end
 
 // ---- answer: how the frame leaves -------------------------------------------
 
-// the checksum base plus the new DSCP, folded once more (the base is at most 0xFFFF)
+// the checksum base plus the new DSCP, folded once more (the base is at most 0xFFFF): the
+// sum and the sum plus one side by side, the carry out choosing (one adder deep, not two)
 wire [16:0] marked_sum = {1'b0, mark_checksum_base} + {9'd0, mark_dscp, 2'b00};
-wire [15:0] new_checksum = ~(marked_sum[15:0] + {15'd0, marked_sum[16]});
+wire [15:0] marked_sum_1 = mark_checksum_base + {8'd0, mark_dscp, 2'b01};
+wire [15:0] new_checksum = ~(marked_sum[16] ? marked_sum_1 : marked_sum[15:0]);
 
 always @(posedge clk) begin
     decision_valid <= mark_valid;

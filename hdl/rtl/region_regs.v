@@ -23,9 +23,13 @@
  * Offsets from 0x20 up are the module's own: the block passes
  * their reads and writes through on the user_* port (the module answers
  * in the same cycle, and user_*_err makes an offset it does not define
- * answer SLVERR; with REGISTERED_READ the read address is held for three
- * cycles and the module may answer through two register stages),
- * and pulses clear_counters for the module's own counters.
+ * answer SLVERR; with REGISTERED_READ = n > 0 the read address is held for
+ * n + 2 cycles and the module may answer through n + 1 register stages),
+ * and pulses clear_counters for the module's own counters.  A beat is
+ * counted a cycle after it leaves (its handshake registered, so the count's
+ * adder starts at a flip-flop), and CONTROL.CLEAR_COUNTERS takes effect a
+ * cycle after the write (clear_counters is registered: it reaches every
+ * counter from one flip-flop), here and in the module.
  */
 
 `resetall
@@ -42,7 +46,7 @@ module region_regs #
     parameter [31:0] MODULE_ID = 32'hFFFFFFFF,
     // register 1: major << 16 | minor
     parameter [31:0] MODULE_VERSION = 32'h00000000,
-    // 1: reads answered three cycles after they are taken (axil_reg_if)
+    // n > 0: reads answered n + 2 cycles after they are taken (axil_reg_if)
     parameter REGISTERED_READ = 0
 )
 (
@@ -78,8 +82,8 @@ module region_regs #
 
     // STATUS bits 31:2, the module's own (zero where it has none)
     input  wire [29:0]                status_user,
-    // one cycle: CONTROL.CLEAR_COUNTERS was written with 1
-    output wire                       clear_counters,
+    // one cycle, the cycle after CONTROL.CLEAR_COUNTERS was written with 1
+    output reg                        clear_counters = 1'b0,
 
     // the module's registers (offsets 0x20 and up; addresses are word-aligned byte offsets)
     output wire                       user_wr_en,
@@ -175,28 +179,67 @@ assign user_wr_addr = wr_word;
 assign user_rd_en = reg_rd_en && rd_word >= REG_USER;
 assign user_rd_addr = rd_word;
 
-assign clear_counters = reg_wr_en && wr_word == REG_CONTROL
+wire clear_written = reg_wr_en && wr_word == REG_CONTROL
     && user_wr_strb[0] && user_wr_data[CONTROL_CLEAR_COUNTERS];
+
+// the beat that left, counted a cycle later
+reg                   counted_beat_reg = 1'b0;
+reg                   counted_last_reg = 1'b0;
+reg [COUNT_WIDTH-1:0] counted_bytes_reg = {COUNT_WIDTH{1'b0}};
+
+// the common register the read address names (common_user: none, the module's)
+reg [31:0] common_data;
+reg        common_user;
+
+always @* begin
+    common_user = 1'b0;
+    case (rd_word)
+        REG_MODULE_ID: common_data = MODULE_ID;
+        REG_VERSION:   common_data = MODULE_VERSION;
+        REG_CONTROL:   common_data = 32'd0;
+        REG_STATUS:    common_data = {status_user, out_frame_reg, in_frame_reg};
+        REG_FRAMES_LO: common_data = frames_reg[31:0];
+        REG_FRAMES_HI: common_data = frames_hi_snapshot_reg;
+        REG_BYTES_LO:  common_data = bytes_reg[31:0];
+        REG_BYTES_HI:  common_data = bytes_hi_snapshot_reg;
+        default: begin
+            common_data = 32'd0;
+            common_user = 1'b1;
+        end
+    endcase
+end
+
+// with REGISTERED_READ (the address held), that is registered too, with the high words as
+// they were in the same cycle (a low word's read latches them) and the low words' decode
+reg [31:0] common_data_reg = 32'd0;
+reg        common_user_reg = 1'b0;
+reg [31:0] frames_hi_reg = 32'd0;
+reg [31:0] bytes_hi_reg = 32'd0;
+reg        rd_frames_lo_reg = 1'b0;
+reg        rd_bytes_lo_reg = 1'b0;
+
+always @(posedge clk) begin
+    common_data_reg <= common_data;
+    common_user_reg <= common_user;
+    frames_hi_reg <= frames_reg[63:32];
+    bytes_hi_reg <= bytes_reg[63:32];
+    rd_frames_lo_reg <= rd_word == REG_FRAMES_LO;
+    rd_bytes_lo_reg <= rd_word == REG_BYTES_LO;
+end
+
+wire        read_user = REGISTERED_READ != 0 ? common_user_reg : common_user;
+wire [31:0] read_common = REGISTERED_READ != 0 ? common_data_reg : common_data;
+wire        read_frames_lo = REGISTERED_READ != 0 ? rd_frames_lo_reg : rd_word == REG_FRAMES_LO;
+wire        read_bytes_lo = REGISTERED_READ != 0 ? rd_bytes_lo_reg : rd_word == REG_BYTES_LO;
+wire [31:0] frames_hi = REGISTERED_READ != 0 ? frames_hi_reg : frames_reg[63:32];
+wire [31:0] bytes_hi = REGISTERED_READ != 0 ? bytes_hi_reg : bytes_reg[63:32];
 
 always @* begin
     // writes to read-only registers are ignored; the module decides on its own offsets
     reg_wr_err = wr_word >= REG_USER && user_wr_err;
 
-    reg_rd_err = 1'b0;
-    case (rd_word)
-        REG_MODULE_ID: reg_rd_data = MODULE_ID;
-        REG_VERSION:   reg_rd_data = MODULE_VERSION;
-        REG_CONTROL:   reg_rd_data = 32'd0;
-        REG_STATUS:    reg_rd_data = {status_user, out_frame_reg, in_frame_reg};
-        REG_FRAMES_LO: reg_rd_data = frames_reg[31:0];
-        REG_FRAMES_HI: reg_rd_data = frames_hi_snapshot_reg;
-        REG_BYTES_LO:  reg_rd_data = bytes_reg[31:0];
-        REG_BYTES_HI:  reg_rd_data = bytes_hi_snapshot_reg;
-        default: begin
-            reg_rd_data = user_rd_data;
-            reg_rd_err = user_rd_err;
-        end
-    endcase
+    reg_rd_data = read_user ? user_rd_data : read_common;
+    reg_rd_err = read_user && user_rd_err;
 end
 
 always @(posedge clk) begin
@@ -208,16 +251,20 @@ always @(posedge clk) begin
     end
 
     // reading a low word latches its high word, so a 64-bit value reads consistently
-    if (reg_rd_en && rd_word == REG_FRAMES_LO) begin
-        frames_hi_snapshot_reg <= frames_reg[63:32];
+    if (reg_rd_en && read_frames_lo) begin
+        frames_hi_snapshot_reg <= frames_hi;
     end
-    if (reg_rd_en && rd_word == REG_BYTES_LO) begin
-        bytes_hi_snapshot_reg <= bytes_reg[63:32];
+    if (reg_rd_en && read_bytes_lo) begin
+        bytes_hi_snapshot_reg <= bytes_hi;
     end
 
-    if (out_beat) begin
-        frames_reg <= frames_reg + {63'd0, out_tlast};
-        bytes_reg <= bytes_reg + {{(64-COUNT_WIDTH){1'b0}}, out_beat_bytes};
+    clear_counters <= clear_written;
+    counted_beat_reg <= out_beat;
+    counted_last_reg <= out_tlast;
+    counted_bytes_reg <= out_beat_bytes;
+    if (counted_beat_reg) begin
+        frames_reg <= frames_reg + {63'd0, counted_last_reg};
+        bytes_reg <= bytes_reg + {{(64-COUNT_WIDTH){1'b0}}, counted_bytes_reg};
     end
     if (clear_counters) begin
         frames_reg <= 64'd0;
@@ -225,6 +272,8 @@ always @(posedge clk) begin
     end
 
     if (rst) begin
+        clear_counters <= 1'b0;
+        counted_beat_reg <= 1'b0;
         frames_reg <= 64'd0;
         bytes_reg <= 64'd0;
         in_frame_reg <= 1'b0;

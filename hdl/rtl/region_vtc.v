@@ -90,10 +90,14 @@ module region_vtc #
 localparam COUNT_WIDTH = $clog2(KEEP_WIDTH + 1);
 localparam BUCKET_BITS = $clog2(FLOW_TABLE_DEPTH / 4);
 // a beat leaves this many cycles after it came in: the window (128 bytes) plus the
-// parser and flow-table latency (the decision is there 23 cycles after the window's end:
-// the parser's request 15 cycles after it, the flow table's decision 7 after that, written
-// into the decision FIFO 1 after that)
-localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + 23;
+// parser and flow-table latency (the decision is there DECISION_LATENCY cycles after the
+// window's end: the parser's request PARSER_LATENCY cycles after it, the flow table's
+// decision FLOW_TABLE_LATENCY after that, written into the decision FIFO 1 after that).
+// The output register slice adds one more before the beat is on m_axis.
+localparam PARSER_LATENCY = 16;      // vtc_parser: from the window's last beat to req_valid
+localparam FLOW_TABLE_LATENCY = 7;   // vtc_flow_table: from req_valid to decision_valid
+localparam DECISION_LATENCY = PARSER_LATENCY + FLOW_TABLE_LATENCY + 1;
+localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + DECISION_LATENCY;
 localparam FIFO_ADDR_WIDTH = 6;
 localparam FIFO_DEPTH = 2 ** FIFO_ADDR_WIDTH;
 localparam FIFO_WIDTH = COUNT_WIDTH + 1 + KEEP_WIDTH + DATA_WIDTH;
@@ -108,7 +112,14 @@ wire rst = !aresetn;
 
 // ---- delay FIFO: every beat, with its byte count ----------------------------
 
+// distributed RAM (a block RAM would take head_reg in as its read register, and its slow
+// clock-to-output, 4.3 ns on the ECP5, would then lead into the output rewrite), in two
+// copies written alike: one read at the read pointer, one at the next, both addressed by
+// registers, so that only the choice between them waits for the output's handshake
+(* ram_style = "distributed" *)
 reg [FIFO_WIDTH-1:0]    fifo_mem [0:FIFO_DEPTH-1];
+(* ram_style = "distributed" *)
+reg [FIFO_WIDTH-1:0]    fifo_next_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] fifo_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] fifo_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] fifo_rd_next_ptr_reg = {{FIFO_ADDR_WIDTH{1'b0}}, 1'b1};  // read + 1
@@ -120,6 +131,7 @@ reg [FIFO_WIDTH-1:0]    head_reg = {FIFO_WIDTH{1'b0}};
 // pointer as it was OUTPUT_DELAY cycles ago: the beats before it are due
 reg [OUTPUT_DELAY-2:0]  arrived_reg = {(OUTPUT_DELAY-1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] due_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+reg [FIFO_ADDR_WIDTH:0] due_next_ptr_reg = {{FIFO_ADDR_WIDTH{1'b0}}, 1'b1};  // due + 1
 
 wire [FIFO_ADDR_WIDTH:0] fifo_count = fifo_wr_ptr_reg - fifo_rd_ptr_reg;
 // full, registered: set when the beats in the FIFO reach its depth, not counting the beat
@@ -144,8 +156,10 @@ wire [DATA_WIDTH-1:0]  head_data = head_reg[DATA_WIDTH-1:0];
 wire [KEEP_WIDTH-1:0]  head_keep = head_reg[DATA_WIDTH +: KEEP_WIDTH];
 wire                   head_last = head_reg[DATA_WIDTH+KEEP_WIDTH];
 wire [COUNT_WIDTH-1:0] head_bytes = head_reg[FIFO_WIDTH-1 -: COUNT_WIDTH];
-// the head came in OUTPUT_DELAY or more cycles ago
-wire head_due = due_ptr_reg != fifo_rd_ptr_reg;
+// the head came in OUTPUT_DELAY or more cycles ago (registered: worked out a cycle ahead for
+// both outcomes of the cycle's pop, so that pop waits only for registers)
+reg  head_due_reg = 1'b0;
+wire head_due = head_due_reg;
 
 // ---- classification --------------------------------------------------------
 
@@ -156,6 +170,10 @@ wire [104:0]           req_key;
 wire [BUCKET_BITS-1:0] req_bucket;
 wire                   req_payload;
 wire [3:0]             req_match;
+wire                   req_end;
+wire                   req_connect;
+wire                   req_rtp;
+wire [47:0]            req_rtp_id;
 wire                   req_ipv6;
 wire [1:0]             req_tags;
 wire                   req_pppoe;
@@ -184,6 +202,10 @@ parser (
     .req_bucket(req_bucket),
     .req_payload(req_payload),
     .req_match(req_match),
+    .req_end(req_end),
+    .req_connect(req_connect),
+    .req_rtp(req_rtp),
+    .req_rtp_id(req_rtp_id),
     .req_ipv6(req_ipv6),
     .req_tags(req_tags),
     .req_pppoe(req_pppoe),
@@ -196,7 +218,11 @@ parser (
 // policy of class c in bits [8c+7:8c] (classes 1..CLASSES-1; bit 6 and the rest read 0)
 wire [127:0] policy;
 wire         decision_valid;
+// its IP version and tags (bits 30:28) are the request's: the rewrite positions are worked
+// out from the request (found_mem)
+/* verilator lint_off UNUSEDSIGNAL */
 wire [31:0]  decision;
+/* verilator lint_on UNUSEDSIGNAL */
 // unparsed frames are counted as they leave, where fragments are told apart from them
 /* verilator lint_off UNUSEDSIGNAL */
 wire         event_unparsed;
@@ -204,6 +230,10 @@ wire         event_unparsed;
 wire         event_seen;
 wire         event_classified;
 wire [3:0]   event_class;
+wire         event_refined;
+wire [3:0]   event_refined_from;
+wire         event_guessed;
+wire [3:0]   event_guess_class;
 wire         event_inserted;
 wire         event_occupied;
 wire         event_evicted;
@@ -226,6 +256,10 @@ flow_table (
     .req_bucket(req_bucket),
     .req_payload(req_payload),
     .req_match(req_match),
+    .req_end(req_end),
+    .req_connect(req_connect),
+    .req_rtp(req_rtp),
+    .req_rtp_id(req_rtp_id),
     .req_ipv6(req_ipv6),
     .req_tags(req_tags),
     .req_byte0(req_byte0),
@@ -238,6 +272,10 @@ flow_table (
     .event_seen(event_seen),
     .event_classified(event_classified),
     .event_class(event_class),
+    .event_refined(event_refined),
+    .event_refined_from(event_refined_from),
+    .event_guessed(event_guessed),
+    .event_guess_class(event_guess_class),
     .event_inserted(event_inserted),
     .event_occupied(event_occupied),
     .event_evicted(event_evicted),
@@ -253,20 +291,25 @@ flow_table (
 localparam [7:0] LANE_MASK = KEEP_WIDTH[7:0] - 8'd1;
 localparam [7:0] NO_REWRITE = 8'hFF & ~LANE_MASK;
 
-// what the parser found besides: {fragment, unparsed, PPPoE}, one per request, read with the
-// frame's decision (the request comes before the decision)
-reg [2:0]               found_mem [0:FIFO_DEPTH-1];
+// what the parser found besides: {fragment, unparsed, position_c, position_b, position_a},
+// one per request, read with the frame's decision (the request comes before the decision).
+// The positions are the byte offsets the decision rewrites if it marks, worked out from the
+// request (the L3 offset from its tags and PPPoE header, its IP version: the decision
+// carries the same), so that writing a decision only chooses between them and NO_REWRITE
+reg [25:0]              found_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] found_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 reg [FIFO_ADDR_WIDTH:0] decision_wr_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 
-wire [2:0] decision_found = found_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
-wire       decision_rewrite = decision[31];
-wire       decision_ipv6 = decision[30];
-wire [7:0] l3_offset = 8'd14 + {4'd0, decision[29:28], 2'b00} + {4'd0, decision_found[0], 3'b000};
-wire [7:0] position_a = !decision_rewrite ? NO_REWRITE : decision_ipv6 ? l3_offset : l3_offset + 8'd1;
-wire [7:0] position_b = !decision_rewrite ? NO_REWRITE
-    : decision_ipv6 ? l3_offset + 8'd1 : l3_offset + 8'd10;
-wire [7:0] position_c = !decision_rewrite || decision_ipv6 ? NO_REWRITE : l3_offset + 8'd11;
+wire [7:0] req_l3_offset = 8'd14 + {4'd0, req_tags, 2'b00} + {4'd0, req_pppoe, 3'b000};
+wire [7:0] req_position_a = req_ipv6 ? req_l3_offset : req_l3_offset + 8'd1;
+wire [7:0] req_position_b = req_ipv6 ? req_l3_offset + 8'd1 : req_l3_offset + 8'd10;
+wire [7:0] req_position_c = req_ipv6 ? NO_REWRITE : req_l3_offset + 8'd11;
+
+wire [25:0] decision_found = found_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
+wire        decision_rewrite = decision[31];
+wire [7:0]  position_a = decision_rewrite ? decision_found[7:0] : NO_REWRITE;
+wire [7:0]  position_b = decision_rewrite ? decision_found[15:8] : NO_REWRITE;
+wire [7:0]  position_c = decision_rewrite ? decision_found[23:16] : NO_REWRITE;
 
 // {fragment, unparsed, position_c, position_b, position_a, values, class} (the positions
 // stand for the decision's rewrite, ipv6, tags and PPPoE bits); never overflows: a frame's
@@ -274,7 +317,9 @@ wire [7:0] position_c = !decision_rewrite || decision_ipv6 ? NO_REWRITE : l3_off
 reg [53:0]              decision_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] decision_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 
-wire        decision_ready = decision_wr_ptr_reg != decision_rd_ptr_reg;
+// the head frame's decision is there (registered, worked out a cycle ahead like head_due)
+reg         decision_ready_reg = 1'b0;
+wire        decision_ready = decision_ready_reg;
 wire [53:0] current = decision_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
 wire [7:0]  current_a = current[35:28];
 wire [7:0]  current_b = current[43:36];
@@ -392,6 +437,12 @@ out_reg (
     .m_axis_tlast(m_axis_tlast)
 );
 
+// the pointers decision_ready compares, as they will be in the next cycle (the read
+// pointer's for either outcome of pop)
+wire [FIFO_ADDR_WIDTH:0] decision_wr_ptr_next = decision_wr_ptr_reg
+    + {{FIFO_ADDR_WIDTH{1'b0}}, decision_valid};
+wire [FIFO_ADDR_WIDTH:0] decision_rd_next_ptr = decision_rd_ptr_reg + 1'b1;
+
 // each beat that left, registered: its frame's bytes are summed from here, a cycle behind
 reg                   popped_reg = 1'b0;
 reg                   popped_last_reg = 1'b0;
@@ -407,25 +458,38 @@ always @(posedge aclk) begin
     if (in_beat) begin
         fifo_mem[fifo_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {in_bytes, s_axis_tlast, s_axis_tkeep,
                                                            s_axis_tdata};
+        fifo_next_mem[fifo_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {in_bytes, s_axis_tlast,
+                                                                s_axis_tkeep, s_axis_tdata};
         fifo_wr_ptr_reg <= fifo_wr_ptr_reg + 1'b1;
     end
     fifo_full_reg <= fifo_count == FIFO_DEPTH || (fifo_count == FIFO_DEPTH - 1 && in_beat);
     arrived_reg <= {arrived_reg[OUTPUT_DELAY-3:0], in_beat};
     if (arrived_reg[OUTPUT_DELAY-2]) begin
-        due_ptr_reg <= due_ptr_reg + 1'b1;
+        due_ptr_reg <= due_next_ptr_reg;
+        due_next_ptr_reg <= due_next_ptr_reg + 1'b1;
     end
+    // the four compares side by side, then the choice (no adder before a compare)
+    if (arrived_reg[OUTPUT_DELAY-2]) begin
+        head_due_reg <= pop ? due_next_ptr_reg != fifo_rd_next_ptr_reg
+            : due_next_ptr_reg != fifo_rd_ptr_reg;
+    end else begin
+        head_due_reg <= pop ? due_ptr_reg != fifo_rd_next_ptr_reg : due_ptr_reg != fifo_rd_ptr_reg;
+    end
+    decision_ready_reg <= pop && head_last ? decision_wr_ptr_next != decision_rd_next_ptr
+        : decision_wr_ptr_next != decision_rd_ptr_reg;
     if (decision_valid) begin
-        decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {decision_found[2:1],
+        decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {decision_found[25:24],
             position_c, position_b, position_a, decision[27:0]};
         decision_wr_ptr_reg <= decision_wr_ptr_reg + 1'b1;
     end
     if (req_valid) begin
         found_mem[found_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {req_fragment,
                                                              !req_parsed && !req_fragment,
-                                                             req_pppoe};
+                                                             req_position_c, req_position_b,
+                                                             req_position_a};
         found_wr_ptr_reg <= found_wr_ptr_reg + 1'b1;
     end
-    head_reg <= pop ? fifo_mem[fifo_rd_next_ptr_reg[FIFO_ADDR_WIDTH-1:0]]
+    head_reg <= pop ? fifo_next_mem[fifo_rd_next_ptr_reg[FIFO_ADDR_WIDTH-1:0]]
         : fifo_mem[fifo_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
     if (pop) begin
         fifo_rd_ptr_reg <= fifo_rd_next_ptr_reg;
@@ -454,6 +518,9 @@ always @(posedge aclk) begin
         fifo_full_reg <= 1'b0;
         arrived_reg <= {(OUTPUT_DELAY-1){1'b0}};
         due_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        due_next_ptr_reg <= {{FIFO_ADDR_WIDTH{1'b0}}, 1'b1};
+        head_due_reg <= 1'b0;
+        decision_ready_reg <= 1'b0;
         decision_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         found_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         decision_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
@@ -468,10 +535,11 @@ end
 
 wire [64*CLASSES-1:0] class_packets;  // class c in bits [64c+63:64c]
 wire [64*CLASSES-1:0] class_bytes;
-wire [32*CLASSES-1:0] class_flows;    // class c in bits [32c+31:32c]
 reg  [31:0]           class_hi_snapshot_reg = 32'd0;
 reg [31:0] flows_seen_reg = 32'd0;
 reg [31:0] flows_classified_reg = 32'd0;
+reg [31:0] flows_guessed_reg = 32'd0;
+reg [31:0] flows_refined_reg = 32'd0;
 reg [31:0] occupancy_reg = 32'd0;
 reg [31:0] insertions_reg = 32'd0;
 reg [31:0] evictions_reg = 32'd0;
@@ -504,7 +572,7 @@ region_regs #(
     .AXIL_ADDR_WIDTH(AXIL_ADDR_WIDTH),
     .MODULE_ID(MODULE_ID),
     .MODULE_VERSION(MODULE_VERSION),
-    .REGISTERED_READ(1)
+    .REGISTERED_READ(2)
 )
 regs (
     .clk(aclk),
@@ -574,6 +642,10 @@ function is_class_flows(input [AXIL_ADDR_WIDTH-1:0] word);
     is_class_flows = word >= REG_CLASS_FLOWS + 4 && word < REG_CLASS_FLOWS + 4 * CLASSES;
 endfunction
 
+function is_class_guesses(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_class_guesses = word >= REG_CLASS_GUESSES + 4 && word < REG_CLASS_GUESSES + 4 * CLASSES;
+endfunction
+
 // FRAGMENT_BYTES (LO or HI); FRAGMENT_FRAMES or FRAGMENT_BYTES
 function is_fragment_bytes(input [AXIL_ADDR_WIDTH-1:0] word);
     is_fragment_bytes = word >= REG_FRAGMENT_BYTES_LO && word <= REG_FRAGMENT_BYTES_HI;
@@ -588,31 +660,40 @@ function is_defined(input [AXIL_ADDR_WIDTH-1:0] word);
     is_defined = (word >= REG_FLOW_TABLE_DEPTH && word <= REG_TIMESTAMP) || is_policy(word)
         || is_class_packets(word) || is_class_bytes(word)
         || (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES) || is_fragment_counter(word)
-        || is_class_flows(word);
+        || word == REG_FLOWS_GUESSED || word == REG_FLOWS_REFINED
+        || is_class_flows(word) || is_class_guesses(word);
 endfunction
 
 wire write_policy = user_wr_en && is_policy(wr_word) && user_wr_strb[0];
-wire [63:0] read_fragment = is_fragment_bytes(rd_word) ? fragment_bytes_reg : fragment_frames_reg;
+
+// reads go through three register stages (the address is held for four cycles,
+// REGISTERED_READ = 2): the address, copied here (what the read multiplexer decodes starts
+// at a register of its own); each kind of register's value for it, and which kind it names;
+// the value it names
+reg [AXIL_ADDR_WIDTH-1:0] rd_word_reg = {AXIL_ADDR_WIDTH{1'b0}};
+
+always @(posedge aclk) begin
+    rd_word_reg <= rd_word;
+end
+
+wire [63:0] read_fragment = is_fragment_bytes(rd_word_reg) ? fragment_bytes_reg : fragment_frames_reg;
 
 // one class's counters, selected for the register read and for the count on the output
 reg [63:0] read_packets;
 reg [63:0] read_bytes;
 reg [7:0]  read_policy;
-reg [31:0] read_flows;
 
 always @* begin
     read_packets = 64'd0;
     read_bytes = 64'd0;
     read_policy = 8'd0;
-    read_flows = 32'd0;
     for (c = 0; c < CLASSES; c = c + 1) begin
-        if (counter_class(rd_word) == c[3:0]) begin
+        if (counter_class(rd_word_reg) == c[3:0]) begin
             read_packets = class_packets[64*c +: 64];
             read_bytes = class_bytes[64*c +: 64];
         end
-        if (policy_class(rd_word) == c[3:0]) begin
+        if (policy_class(rd_word_reg) == c[3:0]) begin
             read_policy = policy[8*c +: 8];
-            read_flows = class_flows[32*c +: 32];
         end
     end
 end
@@ -639,6 +720,23 @@ always @(posedge aclk) begin
     end
 end
 
+// CLASS_FLOWS and CLASS_GUESSES: a small RAM, read at {guesses, class}
+wire [31:0] read_flows;
+
+vtc_class_counters class_counters (
+    .clk(aclk),
+    .rst(rst),
+    .clear(clear_counters),
+    .classified(event_classified),
+    .refined(event_refined),
+    .klass(event_class),
+    .from(event_refined_from),
+    .guess_valid(event_guessed),
+    .guess_class(event_guess_class),
+    .rd_addr({is_class_guesses(rd_word_reg), policy_class(rd_word_reg)}),
+    .rd_data(read_flows)
+);
+
 // per-class registers, each written only when its class is selected (an indexed write
 // into an array costs a demultiplexer per bit)
 genvar g;
@@ -648,15 +746,11 @@ generate
         reg [63:0] class_packets_reg = 64'd0;
         reg [63:0] class_bytes_reg = 64'd0;
         reg [7:0]  class_policy_reg = 8'd0;
-        reg [31:0] class_flows_reg = 32'd0;
 
         always @(posedge aclk) begin
             if (count_frame_reg && count_class_reg == CLASS) begin
                 class_packets_reg <= class_packets_reg + 64'd1;
                 class_bytes_reg <= class_bytes_reg + {40'd0, count_bytes_reg};
-            end
-            if (event_classified && event_class == CLASS && CLASS != 4'd0) begin
-                class_flows_reg <= class_flows_reg + 32'd1;
             end
             if (write_policy && policy_class(wr_word) == CLASS && CLASS != 4'd0) begin
                 class_policy_reg <= user_wr_data[7:0] & 8'hBF;
@@ -664,7 +758,6 @@ generate
             if (clear_counters || rst) begin
                 class_packets_reg <= 64'd0;
                 class_bytes_reg <= 64'd0;
-                class_flows_reg <= 32'd0;
             end
             if (rst) begin
                 class_policy_reg <= 8'd0;
@@ -674,13 +767,12 @@ generate
         assign class_packets[64*g +: 64] = class_packets_reg;
         assign class_bytes[64*g +: 64] = class_bytes_reg;
         assign policy[8*g +: 8] = class_policy_reg;
-        assign class_flows[32*g +: 32] = class_flows_reg;
     end
 endgenerate
 assign policy[127:8*CLASSES] = {(128-8*CLASSES){1'b0}};
 
-// reads go through two register stages (the address is held, REGISTERED_READ): first
-// each kind of register's value for the address, and which kind the address names
+// the read's second stage: each kind of register's value for the address, and which kind the
+// address names
 reg [31:0] named_data;
 reg        named;
 
@@ -690,13 +782,15 @@ always @* begin
 
     named = 1'b1;
     named_data = 32'd0;
-    case (rd_word)
+    case (rd_word_reg)
         REG_FLOW_TABLE_DEPTH: named_data = FLOW_TABLE_DEPTH;
         REG_INSPECT_PACKETS:  named_data = INSPECT_PACKETS;
         REG_FLOW_TIMEOUT:     named_data = FLOW_TIMEOUT;
         REG_TIMESTAMP:        named_data = {16'd0, timestamp};
         REG_FLOWS_SEEN:       named_data = flows_seen_reg;
         REG_FLOWS_CLASSIFIED: named_data = flows_classified_reg;
+        REG_FLOWS_GUESSED:    named_data = flows_guessed_reg;
+        REG_FLOWS_REFINED:    named_data = flows_refined_reg;
         REG_FLOW_OCCUPANCY:   named_data = occupancy_reg;
         REG_FLOW_INSERTIONS:  named_data = insertions_reg;
         REG_FLOW_EVICTIONS:   named_data = evictions_reg;
@@ -707,6 +801,7 @@ always @* begin
     endcase
 end
 
+reg        rd_snapshot_reg = 1'b0;  // a 64-bit counter's LO word: reading it latches HI
 reg        rd_policy_reg = 1'b0;
 reg        rd_flows_reg = 1'b0;
 reg        rd_packets_reg = 1'b0;
@@ -721,12 +816,14 @@ reg [31:0] rd_named_data_reg = 32'd0;
 reg [63:0] rd_fragment_data_reg = 64'd0;
 
 always @(posedge aclk) begin
-    rd_policy_reg <= is_policy(rd_word);
-    rd_flows_reg <= is_class_flows(rd_word);
-    rd_packets_reg <= is_class_packets(rd_word);
-    rd_bytes_reg <= is_class_bytes(rd_word);
+    rd_snapshot_reg <= (is_class_packets(rd_word_reg) || is_class_bytes(rd_word_reg)
+                        || is_fragment_counter(rd_word_reg)) && !rd_word_reg[2];
+    rd_policy_reg <= is_policy(rd_word_reg);
+    rd_flows_reg <= is_class_flows(rd_word_reg) || is_class_guesses(rd_word_reg);
+    rd_packets_reg <= is_class_packets(rd_word_reg);
+    rd_bytes_reg <= is_class_bytes(rd_word_reg);
     rd_named_reg <= named;
-    rd_fragment_reg <= is_fragment_counter(rd_word);
+    rd_fragment_reg <= is_fragment_counter(rd_word_reg);
     rd_policy_data_reg <= read_policy;
     rd_flows_data_reg <= read_flows;
     rd_packets_data_reg <= read_packets;
@@ -746,15 +843,17 @@ always @(posedge aclk) begin
                      || rd_fragment_reg || rd_named_reg);
     user_rd_data <= ({32{rd_policy_reg}} & {24'd0, rd_policy_data_reg})
         | ({32{rd_flows_reg}} & rd_flows_data_reg)
-        | ({32{rd_packets_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_packets_data_reg[31:0]))
-        | ({32{rd_bytes_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_bytes_data_reg[31:0]))
-        | ({32{rd_fragment_reg}} & (rd_word[2] ? class_hi_snapshot_reg : rd_fragment_data_reg[31:0]))
+        | ({32{rd_packets_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_packets_data_reg[31:0]))
+        | ({32{rd_bytes_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_bytes_data_reg[31:0]))
+        | ({32{rd_fragment_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_fragment_data_reg[31:0]))
         | ({32{rd_named_reg}} & rd_named_data_reg);
 end
 
 always @(posedge aclk) begin
     flows_seen_reg <= flows_seen_reg + {31'd0, event_seen};
     flows_classified_reg <= flows_classified_reg + {31'd0, event_classified};
+    flows_guessed_reg <= flows_guessed_reg + {31'd0, event_guessed};
+    flows_refined_reg <= flows_refined_reg + {31'd0, event_refined};
     occupancy_reg <= occupancy_reg + {31'd0, event_occupied};
     insertions_reg <= insertions_reg + {31'd0, event_inserted};
     evictions_reg <= evictions_reg + {31'd0, event_evicted};
@@ -767,15 +866,16 @@ always @(posedge aclk) begin
     end
 
     // reading a low word latches its high word, as it was when the low word was, so a
-    // 64-bit value reads consistently
-    if (user_rd_en && (is_class_packets(rd_word) || is_class_bytes(rd_word)
-                       || is_fragment_counter(rd_word)) && !rd_word[2]) begin
+    // 64-bit value reads consistently (the address, held, was decoded two cycles before)
+    if (user_rd_en && rd_snapshot_reg) begin
         class_hi_snapshot_reg <= rd_high_reg;
     end
 
     if (clear_counters) begin
         flows_seen_reg <= 32'd0;
         flows_classified_reg <= 32'd0;
+        flows_guessed_reg <= 32'd0;
+        flows_refined_reg <= 32'd0;
         insertions_reg <= 32'd0;
         evictions_reg <= 32'd0;
         failed_reg <= 32'd0;
@@ -789,6 +889,8 @@ always @(posedge aclk) begin
         class_hi_snapshot_reg <= 32'd0;
         flows_seen_reg <= 32'd0;
         flows_classified_reg <= 32'd0;
+        flows_guessed_reg <= 32'd0;
+        flows_refined_reg <= 32'd0;
         occupancy_reg <= 32'd0;
         insertions_reg <= 32'd0;
         evictions_reg <= 32'd0;

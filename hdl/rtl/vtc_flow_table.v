@@ -18,8 +18,9 @@
  * parallel.  A request goes through a pipeline, one stage per cycle, so that
  * every stage fits a 156.25 MHz cycle (6.4 ns):
  *   read     the ways' RAMs read the bucket (the request is registered);
- *   entry    the RAM outputs are registered, with the timestamp and the
- *            clearing flag the request is decided by;
+ *   entry    the RAMs' output registers (vtc_flow_ram reads in two cycles),
+ *            with the timestamp and the clearing flag the request is
+ *            decided by;
  *   compare  per way, the key in KEY_CHUNK-bit chunks, each equality
  *            registered; free, expired and the inspection rule per way;
  *   hit      per way, hit (all chunks equal); the lowest hit, free and
@@ -38,6 +39,13 @@
  * i.e. 6 beats at DATA_WIDTH 64 (more at narrower widths): table requests
  * are at least 6 cycles apart, so no write needs forwarding.  A longer
  * pipeline, or a shorter minimum frame, would need it.
+ * Stateful rules: a UDP RTP candidate stores its SSRC and sequence number in
+ * the entry (PENDING); a later one of that SSRC 1..16 ahead makes the flow
+ * RTP (compared per way in the compare stage, the hit way's taken in decide).
+ * An HTTP CONNECT or SMTP flow stays inspected (PENDING as REFINE) and
+ * becomes TLS once a TLS record is seen (event_refined).  An unknown flow
+ * that ends (req_end) or is evicted is guessed by the port guess stored in
+ * its entry (GUESS, from vtc_port_guess on the request's key), once.
  * Rules (hdl/README.md, hdl/tests/vtc_model.py): a hit inspects the packet
  * if the flow is still unknown and has been inspected fewer than
  * INSPECT_PACKETS times; a miss takes the lowest free way, else the lowest
@@ -67,6 +75,11 @@ module vtc_flow_table #
     input  wire [BUCKET_BITS-1:0] req_bucket,
     input  wire                   req_payload,
     input  wire [3:0]             req_match,
+    // a TCP FIN or RST; an HTTP CONNECT request; a UDP RTP candidate, its {SSRC, sequence}
+    input  wire                   req_end,
+    input  wire                   req_connect,
+    input  wire                   req_rtp,
+    input  wire [47:0]            req_rtp_id,
     input  wire                   req_ipv6,
     input  wire [1:0]             req_tags,
     input  wire [7:0]             req_byte0,
@@ -86,10 +99,18 @@ module vtc_flow_table #
     output reg                    event_seen = 1'b0,
     output reg                    event_classified = 1'b0,
     output reg  [3:0]             event_class = 4'd0,  // the class of event_classified's flow
+    // a classified flow refined (HTTP CONNECT or SMTP to TLS) from event_refined_from to
+    // event_class
+    output reg                    event_refined = 1'b0,
+    output reg  [3:0]             event_refined_from = 4'd0,
     output reg                    event_inserted = 1'b0,
     output reg                    event_occupied = 1'b0,
     output reg                    event_evicted = 1'b0,
     output reg                    event_failed = 1'b0,
+    // an unknown flow guessed by its ports (it ended, or it was evicted), with the other events
+    // other events
+    output reg                    event_guessed = 1'b0,
+    output reg  [3:0]             event_guess_class = 4'd0,
 
     output wire                   clearing,
     output wire [15:0]            timestamp
@@ -97,11 +118,22 @@ module vtc_flow_table #
 
 localparam WAYS = 4;
 localparam KEY_WIDTH = 105;
+// the key as stored: the protocol as one bit (a parsed flow is TCP or UDP)
+localparam STORED_KEY_WIDTH = KEY_WIDTH - 7;
 localparam TICK_WIDTH = $clog2(FLOW_TICK_CYCLES);
 localparam TICK_LAST_CYCLE = FLOW_TICK_CYCLES - 1;
 localparam [TICK_WIDTH-1:0] TICK_LAST = TICK_LAST_CYCLE[TICK_WIDTH-1:0];
 localparam [15:0] TIMEOUT = FLOW_TIMEOUT[15:0];
 localparam [3:0] INSPECT_LIMIT = INSPECT_PACKETS[3:0];
+
+// class numbers and port guesses, from the module catalogue
+`include "vtc_classes.vh"
+localparam [3:0] HTTP = CLASS_HTTP[3:0];
+localparam [3:0] TLS = CLASS_TLS[3:0];
+localparam [3:0] RTP = CLASS_RTP[3:0];
+localparam [3:0] SMTP = CLASS_SMTP[3:0];
+// a later RTP candidate of the stored SSRC confirms when its sequence number is 1..16 ahead
+localparam [15:0] RTP_SEQUENCE_WINDOW = 16'd16;
 
 // entry fields, from bit 0 up, each at the previous one's end (a new field goes
 // before VALID); ENTRY_WIDTH follows
@@ -111,22 +143,42 @@ localparam INSPECTED_LSB = LAST_SEEN_LSB + LAST_SEEN_WIDTH;
 localparam INSPECTED_WIDTH = 4;
 localparam CLASS_LSB = INSPECTED_LSB + INSPECTED_WIDTH;
 localparam CLASS_WIDTH = 4;
-localparam KEY_LSB = CLASS_LSB + CLASS_WIDTH;
-localparam VALID = KEY_LSB + KEY_WIDTH;
+// CLASS 0: an RTP candidate was seen (RTP_PENDING, its SSRC and sequence in RTP); any
+// other class: the flow may still be refined to TLS (REFINE)
+localparam PENDING = CLASS_LSB + CLASS_WIDTH;
+// the class the flow's ports guess (from vtc_port_guess when it is stored), 0 once it was
+// guessed (a flow is guessed once) or when no port of the list is the flow's
+localparam GUESS_LSB = PENDING + 1;
+localparam GUESS_WIDTH = 4;
+localparam RTP_LSB = GUESS_LSB + GUESS_WIDTH;
+localparam RTP_WIDTH = 48;
+localparam KEY_LSB = RTP_LSB + RTP_WIDTH;
+localparam VALID = KEY_LSB + STORED_KEY_WIDTH;
 localparam ENTRY_WIDTH = VALID + 1;
 
 // the key compare: chunks of KEY_CHUNK bits (two 4-input LUT levels each) registered
 // in one stage, combined in the next
 localparam KEY_CHUNK = 8;
-localparam KEY_CHUNKS = (KEY_WIDTH + KEY_CHUNK - 1) / KEY_CHUNK;
+localparam KEY_CHUNKS = (STORED_KEY_WIDTH + KEY_CHUNK - 1) / KEY_CHUNK;
 
-function [ENTRY_WIDTH-1:0] entry(input [KEY_WIDTH-1:0] key, input [CLASS_WIDTH-1:0] klass,
+// {IPv6, UDP (else TCP), addresses and ports}
+function [STORED_KEY_WIDTH-1:0] stored_key(input [KEY_WIDTH-1:0] key);
+    stored_key = {key[104], key[103:96] == 8'd17, key[95:0]};
+endfunction
+
+function [ENTRY_WIDTH-1:0] entry(input [STORED_KEY_WIDTH-1:0] key,
+                                 input [CLASS_WIDTH-1:0] klass,
                                  input [INSPECTED_WIDTH-1:0] inspected,
-                                 input [LAST_SEEN_WIDTH-1:0] last_seen);
+                                 input [LAST_SEEN_WIDTH-1:0] last_seen,
+                                 input pending, input [GUESS_WIDTH-1:0] guess,
+                                 input [RTP_WIDTH-1:0] rtp);
     begin
         entry = {ENTRY_WIDTH{1'b0}};
         entry[VALID] = 1'b1;
-        entry[KEY_LSB +: KEY_WIDTH] = key;
+        entry[KEY_LSB +: STORED_KEY_WIDTH] = key;
+        entry[RTP_LSB +: RTP_WIDTH] = rtp;
+        entry[GUESS_LSB +: GUESS_WIDTH] = guess;
+        entry[PENDING] = pending;
         entry[CLASS_LSB +: CLASS_WIDTH] = klass;
         entry[INSPECTED_LSB +: INSPECTED_WIDTH] = inspected;
         entry[LAST_SEEN_LSB +: LAST_SEEN_WIDTH] = last_seen;
@@ -183,12 +235,19 @@ end
 // its fields, stage by stage (rd_ read, en_ entry, cmp_ compare, hit_ hit, dec_ decide)
 reg                   rd_valid = 1'b0, en_valid = 1'b0, cmp_valid = 1'b0, hit_valid = 1'b0;
 reg                   rd_parsed = 1'b0, en_parsed = 1'b0, cmp_parsed = 1'b0, hit_parsed = 1'b0;
-reg [KEY_WIDTH-1:0]   rd_key = {KEY_WIDTH{1'b0}}, en_key = {KEY_WIDTH{1'b0}};
-reg [KEY_WIDTH-1:0]   cmp_key = {KEY_WIDTH{1'b0}}, hit_key = {KEY_WIDTH{1'b0}};
+reg [STORED_KEY_WIDTH-1:0] rd_key = {STORED_KEY_WIDTH{1'b0}}, en_key = {STORED_KEY_WIDTH{1'b0}};
+reg [STORED_KEY_WIDTH-1:0] cmp_key = {STORED_KEY_WIDTH{1'b0}}, hit_key = {STORED_KEY_WIDTH{1'b0}};
 reg [BUCKET_BITS-1:0] rd_bucket = {BUCKET_BITS{1'b0}}, en_bucket = {BUCKET_BITS{1'b0}};
 reg [BUCKET_BITS-1:0] cmp_bucket = {BUCKET_BITS{1'b0}}, hit_bucket = {BUCKET_BITS{1'b0}};
 reg                   rd_payload = 1'b0, en_payload = 1'b0, cmp_payload = 1'b0, hit_payload = 1'b0;
 reg [3:0]             rd_match = 4'd0, en_match = 4'd0, cmp_match = 4'd0, hit_match = 4'd0;
+reg                   rd_end = 1'b0, en_end = 1'b0, cmp_end = 1'b0, hit_end = 1'b0;
+reg                   rd_connect = 1'b0, en_connect = 1'b0, cmp_connect = 1'b0, hit_connect = 1'b0;
+reg                   rd_rtp = 1'b0, en_rtp = 1'b0, cmp_rtp = 1'b0, hit_rtp = 1'b0;
+reg [47:0]            rd_rtp_id = 48'd0, en_rtp_id = 48'd0, cmp_rtp_id = 48'd0, hit_rtp_id = 48'd0;
+// the class the request's own ports guess (vtc_port_guess on rd_key, with cmp_)
+wire [3:0]            cmp_guess;
+reg [3:0]             hit_guess = 4'd0;
 // how the frame leaves needs these after the decision
 reg                   rd_ipv6 = 1'b0, en_ipv6 = 1'b0, cmp_ipv6 = 1'b0, hit_ipv6 = 1'b0, dec_ipv6 = 1'b0;
 reg [1:0]             rd_tags = 2'd0, en_tags = 2'd0, cmp_tags = 2'd0, hit_tags = 2'd0, dec_tags = 2'd0;
@@ -203,6 +262,10 @@ reg [15:0]            en_checksum_base = 16'd0, cmp_checksum_base = 16'd0;
 reg [15:0]            hit_checksum_base = 16'd0, dec_checksum_base = 16'd0;
 // the timestamp and the clearing flag the request is decided by
 reg [15:0]            en_timestamp = 16'd0, cmp_timestamp = 16'd0, hit_timestamp = 16'd0;
+// a way is expired if its last-seen time, at most the timestamp, is below the timestamp less
+// FLOW_TIMEOUT, or, above it (the timestamp wrapped since), below that plus 2**16 (bit 16:
+// negative / all of them): compares with registers, no subtraction before them
+reg [16:0]            en_expiry = 17'd0, en_expiry_wrapped = 17'd0;
 reg                   en_clearing = 1'b0, cmp_clearing = 1'b0, hit_clearing = 1'b0;
 
 wire [17:0] checksum_sum = {2'b00, ~req_checksum} + {2'b00, ~{req_byte0, req_byte1}}
@@ -213,10 +276,14 @@ wire [15:0] checksum_base = checksum_fold[15:0] + {15'd0, checksum_fold[16]};
 always @(posedge clk) begin
     rd_valid <= req_valid;
     rd_parsed <= req_parsed;
-    rd_key <= req_key;
+    rd_key <= stored_key(req_key);
     rd_bucket <= req_bucket;
     rd_payload <= req_payload;
     rd_match <= req_match;
+    rd_end <= req_end;
+    rd_connect <= req_connect;
+    rd_rtp <= req_rtp;
+    rd_rtp_id <= req_rtp_id;
     rd_ipv6 <= req_ipv6;
     rd_tags <= req_tags;
     rd_byte0 <= req_byte0[7:4];
@@ -229,12 +296,18 @@ always @(posedge clk) begin
     en_bucket <= rd_bucket;
     en_payload <= rd_payload;
     en_match <= rd_match;
+    en_end <= rd_end;
+    en_connect <= rd_connect;
+    en_rtp <= rd_rtp;
+    en_rtp_id <= rd_rtp_id;
     en_ipv6 <= rd_ipv6;
     en_tags <= rd_tags;
     en_byte0 <= rd_byte0;
     en_byte1 <= rd_byte1;
     en_checksum_base <= checksum_base;
     en_timestamp <= timestamp_reg;
+    en_expiry <= {1'b0, timestamp_reg} - {1'b0, TIMEOUT};
+    en_expiry_wrapped <= {1'b0, timestamp_reg} + 17'h10000 - {1'b0, TIMEOUT};
     en_clearing <= clearing_reg;
 
     cmp_valid <= en_valid;
@@ -243,6 +316,10 @@ always @(posedge clk) begin
     cmp_bucket <= en_bucket;
     cmp_payload <= en_payload;
     cmp_match <= en_match;
+    cmp_end <= en_end;
+    cmp_connect <= en_connect;
+    cmp_rtp <= en_rtp;
+    cmp_rtp_id <= en_rtp_id;
     cmp_ipv6 <= en_ipv6;
     cmp_tags <= en_tags;
     cmp_byte0 <= en_byte0;
@@ -257,6 +334,11 @@ always @(posedge clk) begin
     hit_bucket <= cmp_bucket;
     hit_payload <= cmp_payload;
     hit_match <= cmp_match;
+    hit_end <= cmp_end;
+    hit_connect <= cmp_connect;
+    hit_rtp <= cmp_rtp;
+    hit_rtp_id <= cmp_rtp_id;
+    hit_guess <= cmp_guess;
     hit_ipv6 <= cmp_ipv6;
     hit_tags <= cmp_tags;
     hit_byte0 <= cmp_byte0;
@@ -279,6 +361,17 @@ always @(posedge clk) begin
     end
 end
 
+// the request's own ports guessed (for a flow that ends unknown), from the registered
+// stored key (its protocol bit: UDP, else TCP), two cycles on: with cmp_
+vtc_port_guess own_ports_guess (
+    .clk(clk),
+    .tcp(!rd_key[96]),
+    .udp(rd_key[96]),
+    .port_a(rd_key[63:48]),
+    .port_b(rd_key[15:0]),
+    .guess(cmp_guess)
+);
+
 // ---- read: the bucket's ways ------------------------------------------------
 
 wire [WAYS*ENTRY_WIDTH-1:0] way_data;
@@ -297,20 +390,17 @@ generate
             .clk(clk),
             .wr_en(clearing_reg || write_way_reg[w]),
             .wr_addr(clearing_reg ? clear_index_reg : write_bucket_reg),
-            .wr_data(clearing_reg ? {ENTRY_WIDTH{1'b0}} : write_entry_reg),
+            // clearing writes VALID = 0 only: a free entry's other fields are never read
+            .wr_data({write_entry_reg[VALID] && !clearing_reg, write_entry_reg[VALID-1:0]}),
             .rd_addr(req_bucket),
             .rd_data(way_data[ENTRY_WIDTH*w +: ENTRY_WIDTH])
         );
     end
 endgenerate
 
-// ---- entry: the RAM outputs registered ----------------------------------------
+// ---- entry: the RAM outputs, from their output registers -------------------------
 
-reg [WAYS*ENTRY_WIDTH-1:0] en_entries = {WAYS*ENTRY_WIDTH{1'b0}};
-
-always @(posedge clk) begin
-    en_entries <= way_data;
-end
+wire [WAYS*ENTRY_WIDTH-1:0] en_entries = way_data;
 
 // ---- compare: key chunks, free, expired, inspection per way -----------------
 
@@ -321,7 +411,13 @@ reg [WAYS-1:0]                 entry_expired;
 reg [WAYS-1:0]                 entry_inspects;    // this packet is inspected if the way hits
 reg [WAYS*CLASS_WIDTH-1:0]     entry_class;
 reg [WAYS*INSPECTED_WIDTH-1:0] entry_inspected;   // after this packet, if the way hits
-reg [15:0]                     age;
+reg [WAYS*4-1:0]               ssrc_equal;        // the stored SSRC's bytes equal the request's
+reg [WAYS-1:0]                 sequence_ahead;    // the request's sequence number 1..16 ahead
+reg [WAYS-1:0]                 entry_pending;
+reg [WAYS*GUESS_WIDTH-1:0]     entry_guess;       // the stored guess, 0 once guessed
+reg [WAYS*GUESS_WIDTH-1:0]     entry_victim_guess;  // the same if unknown: guessed if evicted
+reg [15:0]                     sequence_step;
+reg [15:0]                     last_seen;
 reg [ENTRY_WIDTH-1:0]          stored;
 integer n;
 integer k;
@@ -330,18 +426,31 @@ always @* begin
     for (n = 0; n < WAYS; n = n + 1) begin
         stored = en_entries[ENTRY_WIDTH*n +: ENTRY_WIDTH];
         key_difference = {KEY_CHUNK*KEY_CHUNKS{1'b0}};
-        key_difference[KEY_WIDTH-1:0] = stored[KEY_LSB +: KEY_WIDTH] ^ en_key;
+        key_difference[STORED_KEY_WIDTH-1:0] = stored[KEY_LSB +: STORED_KEY_WIDTH] ^ en_key;
         for (k = 0; k < KEY_CHUNKS; k = k + 1) begin
             chunk_equal[KEY_CHUNKS*n + k] = ~|key_difference[KEY_CHUNK*k +: KEY_CHUNK];
         end
-        age = en_timestamp - stored[LAST_SEEN_LSB +: LAST_SEEN_WIDTH];
+        last_seen = stored[LAST_SEEN_LSB +: LAST_SEEN_WIDTH];
         entry_valid[n] = stored[VALID];
-        entry_expired[n] = stored[VALID] && age > TIMEOUT;
+        // (the timestamp - last seen) mod 2**16 > FLOW_TIMEOUT
+        entry_expired[n] = stored[VALID]
+            && (last_seen <= en_timestamp ? !en_expiry[16] && last_seen < en_expiry[15:0]
+                : en_expiry_wrapped[16] || last_seen < en_expiry_wrapped[15:0]);
         entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] = stored[CLASS_LSB +: CLASS_WIDTH];
-        entry_inspects[n] = stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 && en_payload
-            && stored[INSPECTED_LSB +: INSPECTED_WIDTH] < INSPECT_LIMIT;
+        // unknown, or classified and still refinable (REFINE)
+        entry_inspects[n] = (stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 || stored[PENDING])
+            && en_payload && stored[INSPECTED_LSB +: INSPECTED_WIDTH] < INSPECT_LIMIT;
         entry_inspected[INSPECTED_WIDTH*n +: INSPECTED_WIDTH] =
             stored[INSPECTED_LSB +: INSPECTED_WIDTH] + {3'd0, entry_inspects[n]};
+        for (k = 0; k < 4; k = k + 1) begin
+            ssrc_equal[4*n + k] = stored[RTP_LSB + 16 + 8*k +: 8] == en_rtp_id[16 + 8*k +: 8];
+        end
+        sequence_step = en_rtp_id[15:0] - stored[RTP_LSB +: 16];
+        sequence_ahead[n] = sequence_step != 16'd0 && sequence_step <= RTP_SEQUENCE_WINDOW;
+        entry_pending[n] = stored[PENDING];
+        entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH] = stored[GUESS_LSB +: GUESS_WIDTH];
+        entry_victim_guess[GUESS_WIDTH*n +: GUESS_WIDTH] =
+            stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 ? stored[GUESS_LSB +: GUESS_WIDTH] : 4'd0;
     end
 end
 
@@ -351,6 +460,23 @@ reg [WAYS-1:0]                 cmp_entry_expired = {WAYS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_inspects = {WAYS{1'b0}};
 reg [WAYS*CLASS_WIDTH-1:0]     cmp_entry_class = {WAYS*CLASS_WIDTH{1'b0}};
 reg [WAYS*INSPECTED_WIDTH-1:0] cmp_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}};
+reg [WAYS*4-1:0]               cmp_ssrc_equal = {WAYS*4{1'b0}};
+reg [WAYS-1:0]                 cmp_sequence_ahead = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_entry_pending = {WAYS{1'b0}};
+reg [WAYS*GUESS_WIDTH-1:0]     cmp_entry_guess = {WAYS*GUESS_WIDTH{1'b0}};
+reg [WAYS*GUESS_WIDTH-1:0]     cmp_entry_victim_guess = {WAYS*GUESS_WIDTH{1'b0}};
+reg [WAYS*RTP_WIDTH-1:0]       cmp_entry_rtp = {WAYS*RTP_WIDTH{1'b0}};
+
+always @(posedge clk) begin
+    cmp_ssrc_equal <= ssrc_equal;
+    cmp_sequence_ahead <= sequence_ahead;
+    cmp_entry_pending <= entry_pending;
+    cmp_entry_guess <= entry_guess;
+    cmp_entry_victim_guess <= entry_victim_guess;
+    for (n = 0; n < WAYS; n = n + 1) begin
+        cmp_entry_rtp[RTP_WIDTH*n +: RTP_WIDTH] <= en_entries[ENTRY_WIDTH*n + RTP_LSB +: RTP_WIDTH];
+    end
+end
 
 always @(posedge clk) begin
     cmp_chunk_equal <= chunk_equal;
@@ -364,10 +490,20 @@ end
 // ---- hit: the lowest hit, free and expired way ------------------------------
 
 reg [WAYS-1:0] hit;
+reg [WAYS-1:0] hit_lowest;
+reg [WAYS-1:0] victim;                 // the lowest expired way
+reg [GUESS_WIDTH-1:0] victim_guess;  // what the lowest expired way's flow guesses
 
 always @* begin
     for (n = 0; n < WAYS; n = n + 1) begin
         hit[n] = cmp_entry_valid[n] && &cmp_chunk_equal[KEY_CHUNKS*n +: KEY_CHUNKS];
+    end
+    hit_lowest = lowest(hit);
+    victim = lowest(cmp_entry_expired);
+    victim_guess = {GUESS_WIDTH{1'b0}};
+    for (n = 0; n < WAYS; n = n + 1) begin
+        victim_guess = victim_guess
+            | ({GUESS_WIDTH{victim[n]}} & cmp_entry_victim_guess[GUESS_WIDTH*n +: GUESS_WIDTH]);
     end
 end
 
@@ -377,11 +513,29 @@ reg [WAYS-1:0]                 hit_expired_way = {WAYS{1'b0}};
 reg [WAYS-1:0]                 hit_entry_inspects = {WAYS{1'b0}};
 reg [WAYS*CLASS_WIDTH-1:0]     hit_entry_class = {WAYS*CLASS_WIDTH{1'b0}};
 reg [WAYS*INSPECTED_WIDTH-1:0] hit_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}};
+reg [WAYS-1:0]                 hit_entry_pending = {WAYS{1'b0}};
+reg [WAYS*GUESS_WIDTH-1:0]     hit_entry_guess = {WAYS*GUESS_WIDTH{1'b0}};
+// per way, for an RTP candidate: the stored one (RTP_PENDING) is of its SSRC and 1..16
+// behind (confirms); the stored one may be replaced (none, or of its SSRC)
+reg [WAYS-1:0]                 hit_rtp_confirms = {WAYS{1'b0}};
+reg [WAYS-1:0]                 hit_rtp_replaces = {WAYS{1'b0}};
+reg [WAYS*RTP_WIDTH-1:0]       hit_entry_rtp = {WAYS*RTP_WIDTH{1'b0}};
+reg [GUESS_WIDTH-1:0]          hit_victim_guess = {GUESS_WIDTH{1'b0}};
 
 always @(posedge clk) begin
-    hit_way <= lowest(hit);
+    hit_way <= hit_lowest;
     hit_free_way <= lowest(~cmp_entry_valid);
-    hit_expired_way <= lowest(cmp_entry_expired);
+    hit_expired_way <= victim;
+    hit_entry_pending <= cmp_entry_pending;
+    hit_entry_guess <= cmp_entry_guess;
+    for (n = 0; n < WAYS; n = n + 1) begin
+        hit_rtp_confirms[n] <= cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
+            && cmp_entry_pending[n] && &cmp_ssrc_equal[4*n +: 4] && cmp_sequence_ahead[n];
+        hit_rtp_replaces[n] <= !(cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
+            && cmp_entry_pending[n]) || &cmp_ssrc_equal[4*n +: 4];
+    end
+    hit_entry_rtp <= cmp_entry_rtp;
+    hit_victim_guess <= victim_guess;
     hit_entry_inspects <= cmp_entry_inspects;
     hit_entry_class <= cmp_entry_class;
     hit_entry_inspected <= cmp_entry_inspected;
@@ -393,12 +547,29 @@ end
 reg [CLASS_WIDTH-1:0]     hit_class;
 reg [INSPECTED_WIDTH-1:0] hit_inspected;
 reg                       hit_inspects;
+reg                       hit_flag;        // PENDING / REFINE
+reg [GUESS_WIDTH-1:0]     hit_stored_guess;
+reg                       hit_confirms;    // the RTP candidate confirms the stored one
+reg                       hit_replaces;    // it may replace the stored one
+reg [RTP_WIDTH-1:0]       hit_stored_rtp;  // the hit way's RTP field
 
 always @* begin
     hit_class = {CLASS_WIDTH{1'b0}};
     hit_inspected = {INSPECTED_WIDTH{1'b0}};
     hit_inspects = 1'b0;
+    hit_flag = 1'b0;
+    hit_stored_guess = {GUESS_WIDTH{1'b0}};
+    hit_confirms = 1'b0;
+    hit_replaces = 1'b0;
+    hit_stored_rtp = {RTP_WIDTH{1'b0}};
     for (n = 0; n < WAYS; n = n + 1) begin
+        hit_flag = hit_flag | (hit_way[n] && hit_entry_pending[n]);
+        hit_stored_guess = hit_stored_guess
+            | ({GUESS_WIDTH{hit_way[n]}} & hit_entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH]);
+        hit_confirms = hit_confirms | (hit_way[n] && hit_rtp_confirms[n]);
+        hit_replaces = hit_replaces | (hit_way[n] && hit_rtp_replaces[n]);
+        hit_stored_rtp = hit_stored_rtp
+            | ({RTP_WIDTH{hit_way[n]}} & hit_entry_rtp[RTP_WIDTH*n +: RTP_WIDTH]);
         hit_class = hit_class | ({CLASS_WIDTH{hit_way[n]}} & hit_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH]);
         hit_inspected = hit_inspected
             | ({INSPECTED_WIDTH{hit_way[n]}} & hit_entry_inspected[INSPECTED_WIDTH*n +: INSPECTED_WIDTH]);
@@ -417,6 +588,14 @@ reg                       inserted;
 reg                       occupied;
 reg                       evicted;
 reg                       failed;
+reg                       refined;
+reg                       pending_after;   // the entry's PENDING / REFINE bit
+reg [GUESS_WIDTH-1:0]     guess_after;     // the entry's GUESS field
+reg [RTP_WIDTH-1:0]       rtp_after;
+reg                       guess_own;       // the frame ends its unknown flow: guess it
+reg                       guess_victim;    // the frame evicts an unknown flow: guess that
+reg [GUESS_WIDTH-1:0]     own_guess;       // the frame's flow's guess (stored or new)
+reg [CLASS_WIDTH-1:0]     found;           // the class an unknown flow's packet proves
 
 always @* begin
     write_way = {WAYS{1'b0}};
@@ -430,6 +609,14 @@ always @* begin
     occupied = 1'b0;
     evicted = 1'b0;
     failed = 1'b0;
+    refined = 1'b0;
+    pending_after = 1'b0;
+    own_guess = hit_guess;
+    rtp_after = hit_rtp_id;
+    guess_victim = 1'b0;
+    // a signature's class, else RTP if the stored SSRC's sequence number moved 1..16 on
+    found = hit_match != 4'd0 ? hit_match
+        : (hit_rtp && hit_confirms ? RTP : 4'd0);
 
     if (!hit_valid) begin
         // nothing to do
@@ -440,16 +627,35 @@ always @* begin
         failed = 1'b1;
     end else if (|hit_way) begin
         class_before = hit_class;
-        class_after = hit_inspects ? hit_match : hit_class;
+        class_after = hit_class;
         inspected = hit_inspected;
-        classified = hit_inspects && hit_match != 4'd0;
         write_way = hit_way;
+        pending_after = hit_flag;
+        own_guess = hit_stored_guess;
+        rtp_after = hit_stored_rtp;
+        if (hit_inspects && hit_class == 4'd0) begin
+            class_after = found;
+            classified = found != 4'd0;
+            pending_after = found != 4'd0 ? found == SMTP || (found == HTTP && hit_connect)
+                : hit_flag || hit_rtp;
+            // the first SSRC stays; its sequence number follows
+            if (found == 4'd0 && hit_rtp && hit_replaces) begin
+                rtp_after = hit_rtp_id;
+            end
+        end else if (hit_inspects && hit_match == TLS) begin
+            // refined: an HTTP CONNECT tunnel's or a STARTTLS session's TLS
+            class_after = TLS;
+            refined = 1'b1;
+            pending_after = 1'b0;
+        end
     end else begin
         seen = 1'b1;
         if (hit_payload && INSPECT_LIMIT != 4'd0) begin
             class_after = hit_match;
             inspected = 4'd1;
             classified = hit_match != 4'd0;
+            pending_after = hit_match != 4'd0
+                ? hit_match == SMTP || (hit_match == HTTP && hit_connect) : hit_rtp;
         end
         if (|hit_free_way) begin
             write_way = hit_free_way;
@@ -459,12 +665,18 @@ always @* begin
             write_way = hit_expired_way;
             inserted = 1'b1;
             evicted = 1'b1;
+            guess_victim = hit_victim_guess != 4'd0;
         end else begin
             class_after = 4'd0;
             classified = 1'b0;
             failed = 1'b1;
         end
     end
+    // one guess per frame: the evicted flow's, else the frame's own flow's if the frame
+    // ends it while unknown and its ports guess a class (not guessed before)
+    guess_own = hit_valid && hit_parsed && !hit_clearing && hit_end && !failed
+        && class_after == 4'd0 && own_guess != 4'd0 && !guess_victim;
+    guess_after = guess_own ? 4'd0 : own_guess;
 end
 
 reg                   dec_valid = 1'b0;
@@ -477,11 +689,16 @@ always @(posedge clk) begin
     dec_after <= class_after;
     write_way_reg <= write_way;
     write_bucket_reg <= hit_bucket;
-    write_entry_reg <= entry(hit_key, class_after, inspected, hit_timestamp);
+    write_entry_reg <= entry(hit_key, class_after, inspected, hit_timestamp, pending_after,
+                             guess_after, rtp_after);
     event_unparsed <= unparsed;
     event_seen <= seen;
     event_classified <= classified;
     event_class <= class_after;
+    event_refined <= refined;
+    event_refined_from <= class_before;
+    event_guessed <= guess_own || guess_victim;
+    event_guess_class <= guess_victim ? hit_victim_guess : own_guess;
     event_inserted <= inserted;
     event_occupied <= occupied;
     event_evicted <= evicted;
@@ -492,6 +709,8 @@ always @(posedge clk) begin
         event_unparsed <= 1'b0;
         event_seen <= 1'b0;
         event_classified <= 1'b0;
+        event_refined <= 1'b0;
+        event_guessed <= 1'b0;
         event_inserted <= 1'b0;
         event_occupied <= 1'b0;
         event_evicted <= 1'b0;
@@ -533,9 +752,11 @@ end
 
 // ---- answer: how the frame leaves -------------------------------------------
 
-// the checksum base plus the new DSCP, folded once more (the base is at most 0xFFFF)
+// the checksum base plus the new DSCP, folded once more (the base is at most 0xFFFF): the
+// sum and the sum plus one side by side, the carry out choosing (one adder deep, not two)
 wire [16:0] marked_sum = {1'b0, mark_checksum_base} + {9'd0, mark_dscp, 2'b00};
-wire [15:0] new_checksum = ~(marked_sum[15:0] + {15'd0, marked_sum[16]});
+wire [15:0] marked_sum_1 = mark_checksum_base + {8'd0, mark_dscp, 2'b01};
+wire [15:0] new_checksum = ~(marked_sum[16] ? marked_sum_1 : marked_sum[15:0]);
 
 always @(posedge clk) begin
     decision_valid <= mark_valid;

@@ -17,17 +17,23 @@
  * The window (the frame's first WINDOW_BYTES bytes, zero beyond its end) is
  * captured as the beats go by; at the window's end (the frame's last beat,
  * or its 128th byte) it is copied into a second register and parsed over
- * thirteen pipeline stages, each small enough for a 156.25 MHz cycle: link
+ * fourteen pipeline stages, each small enough for a 156.25 MHz cycle: link
  * (tags, PPPoE), the outer IP header's first bytes, outer IP (fits,
- * fragment, outer L4 offset), GTP-U bytes, GTP-U (where the flow's IP header
- * is), flow IP header selected, flow IP fields, L4 (ports, address compare),
- * key (canonical key, lengths), payload (signature bytes, hash), signature
- * compares, signatures (which match), class (the lowest that matches).  One
- * request leaves per frame, in frame order, 15 cycles after the window's end.  Only windows of
+ * fragment, outer L4 offset; the GTP-U checks at every possible offset),
+ * GTP-U bytes (the checks at the offset picked), GTP-U (where the flow's IP
+ * header is), flow IP header (selected in two steps, the second also finds
+ * the L4 offset), flow IP fields (and the L4 bytes' first selection step),
+ * L4 (ports, address compare; the payload offset), key (canonical key,
+ * lengths; the payload's first selection step), payload (signature bytes,
+ * hash), signature compares, signatures (which match), class (the lowest
+ * that matches).  A selection from the window by a computed offset is done
+ * in two registered steps (the 4-slot group, then the slot in it), so that
+ * no stage has a wide multiplexer and its routing.  One request leaves per
+ * frame, in frame order, 16 cycles after the window's end.  Only windows of
  * at least MIN_PARSE_BYTES are copied (the shortest TCP/UDP frame), so a copy
- * is held for at least that many beats (6 at 64 bits): the first six stages
- * read it (on cycles 1, 2, 4 and 6 after it was taken), and the fourth copies
- * it once more for the L4 and payload stages (cycles 8 and 10).
+ * is held for at least that many beats (6 at 64 bits): the first seven stages
+ * read it (on cycles 1, 2, 3 and 6 after it was taken), and the fourth copies
+ * it once more for the L4 and payload selections (cycles 8 and 10).
  * hdl/README.md (the vTC section) and hdl/tests/vtc_model.py define what is
  * parsed.
  */
@@ -71,6 +77,12 @@ module vtc_parser #
     output reg                    req_pppoe = 1'b0,
     // an IPv4 fragment other than the first (not parsed, counted apart)
     output reg                    req_fragment = 1'b0,
+    // a TCP FIN or RST (the flow ends); an HTTP CONNECT request; a UDP RTP candidate and
+    // its {SSRC, sequence number} (payload bytes 8..11 and 2..3)
+    output reg                    req_end = 1'b0,
+    output reg                    req_connect = 1'b0,
+    output reg                    req_rtp = 1'b0,
+    output reg  [47:0]            req_rtp_id = 48'd0,
     output reg  [7:0]             req_byte0 = 8'd0,
     output reg  [7:0]             req_byte1 = 8'd0,
     output reg  [15:0]            req_checksum = 16'd0
@@ -187,6 +199,17 @@ reg [WINDOW_BITS-1:0] parse_window_reg = {WINDOW_BITS{1'b0}};
 reg                   s0_valid = 1'b0;
 reg                   s0_full = 1'b0;
 reg [CAP_WIDTH-1:0]   s0_captured = {CAP_WIDTH{1'b0}};
+// the link layer's compares, done on the window as it is copied (they are at fixed places):
+// a tag's ethertype at bytes 12 and 16; for no, one and two tags (position 0, 1, 2) the
+// ethertype IPv4, IPv6 and PPPoE session, the PPPoE version/type and code, and the PPP
+// protocol IPv4 and IPv6
+reg [1:0]             s0_vlan = 2'd0;
+reg [2:0]             s0_type_ipv4 = 3'd0;
+reg [2:0]             s0_type_ipv6 = 3'd0;
+reg [2:0]             s0_type_pppoe = 3'd0;
+reg [2:0]             s0_pppoe_session = 3'd0;
+reg [2:0]             s0_ppp_ipv4 = 3'd0;
+reg [2:0]             s0_ppp_ipv6 = 3'd0;
 
 always @(posedge clk) begin
     oversize <= 1'b0;
@@ -222,6 +245,17 @@ always @(posedge clk) begin
     if (w_full) begin
         parse_window_reg <= window;
     end
+    for (i = 0; i < 2; i = i + 1) begin
+        s0_vlan[i] <= is_vlan(be16(window[8*(12+4*i) +: 16]));
+    end
+    for (i = 0; i < 3; i = i + 1) begin
+        s0_type_ipv4[i] <= be16(window[8*(12+4*i) +: 16]) == 16'h0800;
+        s0_type_ipv6[i] <= be16(window[8*(12+4*i) +: 16]) == 16'h86DD;
+        s0_type_pppoe[i] <= be16(window[8*(12+4*i) +: 16]) == 16'h8864;
+        s0_pppoe_session[i] <= window[8*(14+4*i) +: 16] == 16'h0011;
+        s0_ppp_ipv4[i] <= be16(window[8*(20+4*i) +: 16]) == 16'h0021;
+        s0_ppp_ipv6[i] <= be16(window[8*(20+4*i) +: 16]) == 16'h0057;
+    end
 
     if (rst) begin
         oversize <= 1'b0;
@@ -238,18 +272,13 @@ wire [PADDED_BITS-1:0] padded = {{(PADDED_BITS-WINDOW_BITS){1'b0}}, parse_window
 
 // ---- stage 1a: link layer ------------------------------------------------------
 
-wire [15:0] ethertype0 = be16(padded[8*12 +: 16]);
-wire [15:0] ethertype1 = be16(padded[8*16 +: 16]);
-wire [15:0] ethertype2 = be16(padded[8*20 +: 16]);
-wire        tag1 = is_vlan(ethertype0);
-wire        tag2 = tag1 && is_vlan(ethertype1);
-wire [15:0] link_type = tag2 ? ethertype2 : (tag1 ? ethertype1 : ethertype0);
+// the compares at the position the tags give (registered with the window's copy)
+wire        tag1 = s0_vlan[0];
+wire        tag2 = tag1 && s0_vlan[1];
+wire [1:0]  link_position = {tag2, tag1 && !tag2};
+wire        pppoe = s0_type_pppoe[link_position];
 // after the tags: the PPPoE session header's version/type and code, and the PPP protocol
-wire [15:0] pppoe_start = tag2 ? padded[8*22 +: 16] : (tag1 ? padded[8*18 +: 16] : padded[8*14 +: 16]);
-wire [15:0] ppp_protocol = be16(tag2 ? padded[8*28 +: 16]
-    : (tag1 ? padded[8*24 +: 16] : padded[8*20 +: 16]));
-wire        pppoe = link_type == 16'h8864;
-wire        pppoe_session = pppoe_start == 16'h0011;
+wire        pppoe_session = s0_pppoe_session[link_position];
 
 reg          la_valid = 1'b0;
 reg          la_full = 1'b0;
@@ -267,8 +296,10 @@ always @(posedge clk) begin
     la_captured <= s0_captured;
     la_tags <= {tag2, tag1 && !tag2};
     la_pppoe <= pppoe;
-    la_link_ipv4 <= pppoe ? pppoe_session && ppp_protocol == 16'h0021 : link_type == 16'h0800;
-    la_link_ipv6 <= pppoe ? pppoe_session && ppp_protocol == 16'h0057 : link_type == 16'h86DD;
+    la_link_ipv4 <= pppoe ? pppoe_session && s0_ppp_ipv4[link_position]
+        : s0_type_ipv4[link_position];
+    la_link_ipv6 <= pppoe ? pppoe_session && s0_ppp_ipv6[link_position]
+        : s0_type_ipv6[link_position];
     la_outer_slot <= {1'b0, tag2, tag1 && !tag2} + {1'b0, pppoe, 1'b0};
     if (rst) begin
         la_valid <= 1'b0;
@@ -300,6 +331,11 @@ reg [2:0]    l2_outer_slot = 3'd0;
 /* verilator lint_off UNUSEDSIGNAL */
 reg [95:0]   l2_outer = 96'd0;
 /* verilator lint_on UNUSEDSIGNAL */
+// for each position of the outer header (slot 0..4), whether its IPv4 total length / IPv6
+// payload length keeps the frame in MAX_FRAME_LEN (compared with a constant per slot as the
+// header is selected; stage 1c picks the slot's)
+reg [4:0]    l2_ipv4_fits = 5'd0;
+reg [4:0]    l2_ipv6_fits = 5'd0;
 
 always @(posedge clk) begin
     l2_valid <= la_valid;
@@ -311,6 +347,11 @@ always @(posedge clk) begin
     l2_link_ipv6 <= la_link_ipv6;
     l2_outer_slot <= la_outer_slot;
     l2_outer <= outer;
+    for (i = 0; i < 5; i = i + 1) begin
+        l2_ipv4_fits[i] <= {16'd0, be16(padded[8*(14+2) + 32*i +: 16])} <= MAX_FRAME_LEN - 14 - 4 * i;
+        l2_ipv6_fits[i] <= {16'd0, be16(padded[8*(14+4) + 32*i +: 16])}
+            <= MAX_FRAME_LEN - 14 - 4 * i - 40;
+    end
     if (rst) begin
         l2_valid <= 1'b0;
     end
@@ -325,15 +366,14 @@ wire        outer_ipv6 = l2_link_ipv6 && outer_version == 4'd6;
 wire        outer_more_fragments = l2_outer[8*6 + 5];
 wire [12:0] outer_fragment_offset = {l2_outer[8*6 +: 5], l2_outer[8*7 +: 8]};
 
-// the Ethernet header (14 + 4 * slot bytes) plus an IP length (beyond `header` bytes) fits
-// MAX_FRAME_LEN: compared with a constant per slot, no adder before it
-function outer_fits(input [15:0] length, input [2:0] slot, input integer header);
+// bit `slot` (0..4) of a per-slot set of flags
+function slot_bit(input [4:0] flags, input [2:0] slot);
     integer n;
     begin
-        outer_fits = 1'b0;
+        slot_bit = 1'b0;
         for (n = 0; n < 5; n = n + 1) begin
             if (slot == n[2:0]) begin
-                outer_fits = {16'd0, length} <= MAX_FRAME_LEN - 14 - 4 * n - header;
+                slot_bit = flags[n];
             end
         end
     end
@@ -358,9 +398,8 @@ reg [CAP_WIDTH-1:0] o_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
     o_valid <= l2_valid;
-    o_fits <= l2_full
-        && ((outer_ipv4 && outer_fits(be16(l2_outer[8*2 +: 16]), l2_outer_slot, 0))
-            || (outer_ipv6 && outer_fits(be16(l2_outer[8*4 +: 16]), l2_outer_slot, 40)));
+    o_fits <= l2_full && ((outer_ipv4 && slot_bit(l2_ipv4_fits, l2_outer_slot))
+                          || (outer_ipv6 && slot_bit(l2_ipv6_fits, l2_outer_slot)));
     o_fragment <= l2_full && outer_ipv4 && outer_fragment_offset != 13'd0;
     o_whole <= outer_ipv6 || (!outer_more_fragments && outer_fragment_offset == 13'd0);
     o_link_ipv4 <= l2_link_ipv4;
@@ -385,34 +424,64 @@ end
 
 // the outer UDP header and the GTP-U bytes looked at, from the outer L4 offset (34 + 4 * slot,
 // slot 0..14): ports 0..3, flags 8, message type 9, next extension type 19, extension
-// length 20 and the byte that ends an extension of 1..4 words (23, 27, 31, 35)
-reg [31:0] outer_ports;
+// length 20 and the byte that ends an extension of 1..4 words (23, 27, 31, 35).  They sit
+// at fixed places for each slot, so they are checked for every slot at once in stage 1c
+// (the window is held), and stage 1d picks the slot's results: one bit each, no bytes.
+// Slot 15 (only from an IHL below 5: no IPv4 header) reads as no G-PDU.
+localparam GTP_SLOTS = 16;
+
+// for each slot: a G-PDU's ports, version and type; the extension chain ends where it must
+// (or there is none); the words the inner IP header is beyond the mandatory GTP-U header
+// (the optional fields', the extension's length)
+reg [GTP_SLOTS-1:0]   gtp_is_gpdu;
+reg [GTP_SLOTS-1:0]   gtp_has_optional;
+reg [GTP_SLOTS-1:0]   gtp_has_extension;
+reg [GTP_SLOTS-1:0]   gtp_is_unpacked;
+reg [4*GTP_SLOTS-1:0] gtp_slot_further;
+reg [15:0] slot_sport;
+reg [15:0] slot_dport;
 /* verilator lint_off UNUSEDSIGNAL */ // bit 3 is spare
-reg [7:0]  gtp_flags;
+reg [7:0]  slot_flags;
 /* verilator lint_on UNUSEDSIGNAL */
-reg [7:0]  gtp_type;
-reg [7:0]  gtp_next;
-reg [7:0]  gtp_words;
-reg [31:0] gtp_chain_ends;
+reg [7:0]  slot_words;
+reg [7:0]  slot_chain_end;
 
 always @* begin
-    outer_ports = 32'd0;
-    gtp_flags = 8'd0;
-    gtp_type = 8'd0;
-    gtp_next = 8'd0;
-    gtp_words = 8'd0;
-    gtp_chain_ends = 32'd0;
-    for (i = 0; i < 15; i = i + 1) begin
-        if (o_l4_slot == i[3:0]) begin
-            outer_ports = padded[8*34 + 32*i +: 32];
-            gtp_flags = padded[8*(34+8) + 32*i +: 8];
-            gtp_type = padded[8*(34+9) + 32*i +: 8];
-            gtp_next = padded[8*(34+19) + 32*i +: 8];
-            gtp_words = padded[8*(34+20) + 32*i +: 8];
-            gtp_chain_ends = {padded[8*(34+35) + 32*i +: 8], padded[8*(34+31) + 32*i +: 8],
-                              padded[8*(34+27) + 32*i +: 8], padded[8*(34+23) + 32*i +: 8]};
-        end
+    gtp_is_gpdu = {GTP_SLOTS{1'b0}};
+    gtp_has_optional = {GTP_SLOTS{1'b0}};
+    gtp_has_extension = {GTP_SLOTS{1'b0}};
+    gtp_is_unpacked = {GTP_SLOTS{1'b0}};
+    gtp_slot_further = {4*GTP_SLOTS{1'b0}};
+    for (i = 0; i < GTP_SLOTS - 1; i = i + 1) begin
+        slot_sport = be16(padded[8*34 + 32*i +: 16]);
+        slot_dport = be16(padded[8*(34+2) + 32*i +: 16]);
+        slot_flags = padded[8*(34+8) + 32*i +: 8];
+        slot_words = padded[8*(34+20) + 32*i +: 8];
+        case (slot_words[1:0])
+            2'd1: slot_chain_end = padded[8*(34+23) + 32*i +: 8];
+            2'd2: slot_chain_end = padded[8*(34+27) + 32*i +: 8];
+            2'd3: slot_chain_end = padded[8*(34+31) + 32*i +: 8];
+            default: slot_chain_end = padded[8*(34+35) + 32*i +: 8];
+        endcase
+        gtp_is_gpdu[i] = (slot_sport == 16'd2152 || slot_dport == 16'd2152)
+            && slot_flags[7:4] == 4'h3 && padded[8*(34+9) + 32*i +: 8] == 8'hFF;
+        gtp_has_optional[i] = slot_flags[2:0] != 3'd0;
+        gtp_has_extension[i] = slot_flags[2] && padded[8*(34+19) + 32*i +: 8] != 8'd0;
+        gtp_is_unpacked[i] = !gtp_has_extension[i]
+            || (slot_words >= 8'd1 && slot_words <= 8'd4 && slot_chain_end == 8'd0);
+        gtp_slot_further[4*i +: 4] = {3'd0, gtp_has_optional[i]}
+            + (gtp_has_extension[i] ? {1'b0, slot_words[2:0]} : 4'd0);
     end
+end
+
+reg [GTP_SLOTS-1:0]   o_gtp_gpdu = {GTP_SLOTS{1'b0}};
+reg [GTP_SLOTS-1:0]   o_gtp_unpacked = {GTP_SLOTS{1'b0}};
+reg [4*GTP_SLOTS-1:0] o_gtp_further = {4*GTP_SLOTS{1'b0}};
+
+always @(posedge clk) begin
+    o_gtp_gpdu <= gtp_is_gpdu;
+    o_gtp_unpacked <= gtp_is_unpacked;
+    o_gtp_further <= gtp_slot_further;
 end
 
 // the window once more, for the L4 and payload stages (they read it 4 and 6 cycles after
@@ -426,12 +495,10 @@ reg         g_link_ipv4 = 1'b0;
 reg         g_link_ipv6 = 1'b0;
 // a G-PDU (version 1, PT 1, type 0xFF) in a whole UDP packet on port 2152
 reg         g_gtp = 1'b0;
-reg         g_optional = 1'b0;   // sequence number, N-PDU number or extension present
-reg         g_extension = 1'b0;  // an extension header follows
-reg [7:0]   g_words = 8'd0;
-reg [31:0]  g_chain_ends = 32'd0;
+reg         g_unpacked = 1'b0;   // no extension, or one of 1..4 words that ends the chain
+reg [3:0]   g_further = 4'd0;    // optional fields and extension, in words
 reg [2:0]   g_l3_slot = 3'd0;
-reg [3:0]   g_l4_slot = 4'd0;
+reg [4:0]   g_l4_slot_9 = 5'd0;   // the outer L4 slot plus 9 (UDP and GTP-U headers)
 reg         g_ipv6 = 1'b0;
 reg [1:0]   g_tags = 2'd0;
 reg         g_pppoe = 1'b0;
@@ -449,15 +516,11 @@ always @(posedge clk) begin
     g_fragment <= o_fragment;
     g_link_ipv4 <= o_link_ipv4;
     g_link_ipv6 <= o_link_ipv6;
-    g_gtp <= o_fits && o_whole && o_outer_udp
-        && (be16(outer_ports[15:0]) == 16'd2152 || be16(outer_ports[31:16]) == 16'd2152)
-        && gtp_flags[7:4] == 4'h3 && gtp_type == 8'hFF;
-    g_optional <= gtp_flags[2:0] != 3'd0;
-    g_extension <= gtp_flags[2] && gtp_next != 8'd0;
-    g_words <= gtp_words;
-    g_chain_ends <= gtp_chain_ends;
+    g_gtp <= o_fits && o_whole && o_outer_udp && o_gtp_gpdu[o_l4_slot];
+    g_unpacked <= o_gtp_unpacked[o_l4_slot];
+    g_further <= o_gtp_further[4*o_l4_slot +: 4];
     g_l3_slot <= o_l3_slot;
-    g_l4_slot <= o_l4_slot;
+    g_l4_slot_9 <= {1'b0, o_l4_slot} + 5'd9;
     g_ipv6 <= o_ipv6;
     g_tags <= o_tags;
     g_pppoe <= o_pppoe;
@@ -475,14 +538,9 @@ end
 // an inner (GTP-U) header's slot is up to 21 (an inner IP + UDP header must fit the window)
 localparam [4:0] LAST_L3_SLOT = 5'd21;
 
-wire [1:0]  gtp_chain_index = g_words[1:0] - 2'd1;
-wire [7:0]  gtp_chain_end = g_chain_ends[8*gtp_chain_index +: 8];
-wire        gtp_unpacked = !g_extension
-    || (g_words >= 8'd1 && g_words <= 8'd4 && gtp_chain_end == 8'd0);
 // inner L3 offset = outer L4 offset (34 + 4 * slot) + 16 (UDP, GTP) + 4 (optional fields)
 // + 4 * extension words = 14 + 4 * (slot + 9 + ...)
-wire [5:0]  inner_slot = {2'b00, g_l4_slot} + 6'd9 + {5'd0, g_optional}
-    + (g_extension ? {3'd0, g_words[2:0]} : 6'd0);
+wire [5:0]  inner_slot = {1'b0, g_l4_slot_9} + {2'd0, g_further};
 
 reg         t_valid = 1'b0;
 reg         t_fits = 1'b0;
@@ -501,7 +559,7 @@ reg [CAP_WIDTH-1:0] t_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
     t_valid <= g_valid;
-    t_fits <= g_fits && (!g_gtp || (gtp_unpacked && inner_slot <= {1'b0, LAST_L3_SLOT}));
+    t_fits <= g_fits && (!g_gtp || (g_unpacked && inner_slot <= {1'b0, LAST_L3_SLOT}));
     t_fragment <= g_fragment;
     t_tunnel <= g_gtp;
     t_link_ipv4 <= g_link_ipv4;
@@ -529,15 +587,19 @@ reg          h_fragment = 1'b0;
 reg          h_tunnel = 1'b0;
 reg          h_link_ipv4 = 1'b0;
 reg          h_link_ipv6 = 1'b0;
-reg [4:0]    h_l3_slot = 5'd0;
 // the IP length the frame has room for in MAX_FRAME_LEN behind the Ethernet header and what
 // comes before the flow's IP header (14 + 4 * slot bytes); the IPv6 payload length
+// the slot plus 5 (an IPv6 header's L4 slot) and minus 5 (an IPv4 header's, plus its IHL)
+reg [4:0]    h_l3_slot_plus5 = 5'd0;
+reg [4:0]    h_l3_slot_minus5 = 5'd0;
 reg [15:0]   h_ip_room = 16'd0;
 reg [15:0]   h_ipv6_room = 16'd0;
 // its first 40 bytes (L3 offset = 14 + 4 * slot, slot 0..21; the TOS / traffic class byte is
-// the outer header's, stage 1c's).  A part-select: yosys makes it a shifter, 1,300 LUTs fewer
-// than a multiplexer over the 22 slots
-reg [319:0]  h_l3 = 320'd0;
+// the outer header's, stage 1c's), selected in two steps: here the 52 bytes from slot
+// 4 * (slot / 4) on (a part-select, which yosys makes a shifter), in stage 1f' the 40 of them
+// from slot % 4 on
+reg [415:0]  h_l3_part = 416'd0;
+reg [1:0]    h_l3_low = 2'd0;
 reg          h_ipv6 = 1'b0;
 reg [1:0]    h_tags = 2'd0;
 reg          h_pppoe = 1'b0;
@@ -553,10 +615,12 @@ always @(posedge clk) begin
     h_tunnel <= t_tunnel;
     h_link_ipv4 <= t_link_ipv4;
     h_link_ipv6 <= t_link_ipv6;
-    h_l3_slot <= t_l3_slot;
+    h_l3_slot_plus5 <= t_l3_slot + 5'd5;
+    h_l3_slot_minus5 <= t_l3_slot - 5'd5;
     h_ip_room <= IP_ROOM - {9'd0, t_l3_slot, 2'b00};
     h_ipv6_room <= IP_ROOM - 16'd40 - {9'd0, t_l3_slot, 2'b00};
-    h_l3 <= padded[8*14 + 32*t_l3_slot +: 320];
+    h_l3_part <= padded[8*14 + 128*t_l3_slot[4:2] +: 416];
+    h_l3_low <= t_l3_slot[1:0];
     h_ipv6 <= t_ipv6;
     h_tags <= t_tags;
     h_pppoe <= t_pppoe;
@@ -571,10 +635,69 @@ end
 
 wire [L4_PADDED_BITS-1:0] l4_padded = {{(L4_PADDED_BITS-WINDOW_BITS){1'b0}}, l4_window_reg};
 
+// ---- stage 1f': the flow's IP header, second step; the L4 offset -------------------
+
+reg [319:0] h_l3_pick;
+
+always @* begin
+    h_l3_pick = 320'd0;
+    for (i = 0; i < 4; i = i + 1) begin
+        if (h_l3_low == i[1:0]) begin
+            h_l3_pick = h_l3_part[32*i +: 320];
+        end
+    end
+end
+
+// the header's first byte (version, IHL): the L4 offset is known a stage early, so that the
+// L4 stage's selection can be split in two steps as well
+wire [7:0] h_first = h_l3_pick[7:0];
+wire       h_is_ipv6 = (h_tunnel || h_link_ipv6) && h_first[7:4] == 4'd6;
+
+reg          hc_valid = 1'b0;
+reg          hc_fits = 1'b0;
+reg          hc_fragment = 1'b0;
+reg          hc_tunnel = 1'b0;
+reg          hc_link_ipv4 = 1'b0;
+reg          hc_link_ipv6 = 1'b0;
+reg [4:0]    hc_l4_slot = 5'd0;     // L4 offset = 34 + 4 * slot
+reg [15:0]   hc_ip_room = 16'd0;
+reg [15:0]   hc_ipv6_room = 16'd0;
+reg [319:0]  hc_l3 = 320'd0;
+reg          hc_ipv6 = 1'b0;
+reg [1:0]    hc_tags = 2'd0;
+reg          hc_pppoe = 1'b0;
+reg [7:0]    hc_byte0 = 8'd0;
+reg [7:0]    hc_byte1 = 8'd0;
+reg [15:0]   hc_checksum = 16'd0;
+reg [CAP_WIDTH-1:0] hc_captured = {CAP_WIDTH{1'b0}};
+
+always @(posedge clk) begin
+    hc_valid <= h_valid;
+    hc_fits <= h_fits;
+    hc_fragment <= h_fragment;
+    hc_tunnel <= h_tunnel;
+    hc_link_ipv4 <= h_link_ipv4;
+    hc_link_ipv6 <= h_link_ipv6;
+    hc_l4_slot <= h_is_ipv6 ? h_l3_slot_plus5 : h_l3_slot_minus5 + {1'b0, h_first[3:0]};
+    hc_ip_room <= h_ip_room;
+    hc_ipv6_room <= h_ipv6_room;
+    hc_l3 <= h_l3_pick;
+    hc_ipv6 <= h_ipv6;
+    hc_tags <= h_tags;
+    hc_pppoe <= h_pppoe;
+    hc_byte0 <= h_byte0;
+    hc_byte1 <= h_byte1;
+    hc_checksum <= h_checksum;
+    hc_captured <= h_captured;
+    if (rst) begin
+        hc_valid <= 1'b0;
+    end
+end
+
 // ---- stage 1g: the flow's IP header fields -----------------------------------------
 
 /* verilator lint_off UNUSEDSIGNAL */
-wire [319:0] l3 = h_l3;
+wire [319:0] l3 = hc_l3;
 /* verilator lint_on UNUSEDSIGNAL */
 
 wire [3:0]  ip_version = l3[7:4];
@@ -584,16 +707,30 @@ wire [12:0] ipv4_fragment_offset = {l3[8*6 +: 5], l3[8*7 +: 8]};
 wire [15:0] ipv6_payload_length = be16(l3[8*4 +: 16]);
 
 // an inner header's version stands for the ethertype
-wire is_ipv4 = (h_tunnel || h_link_ipv4) && ip_version == 4'd4 && ihl >= 4'd5;
-wire is_ipv6 = (h_tunnel || h_link_ipv6) && ip_version == 4'd6;
+wire is_ipv4 = (hc_tunnel || hc_link_ipv4) && ip_version == 4'd4 && ihl >= 4'd5;
+wire is_ipv6 = (hc_tunnel || hc_link_ipv6) && ip_version == 4'd6;
 wire [7:0] proto = is_ipv6 ? l3[8*6 +: 8] : l3[8*9 +: 8];
 wire [16:0] ip_length = is_ipv6 ? 17'd40 + {1'b0, ipv6_payload_length} : {1'b0, ipv4_length};
 wire [5:0] l3_header = is_ipv6 ? 6'd40 : {ihl, 2'b00};
-// L4 offset = 34 + 4 * l4_slot
-wire [4:0] l4_slot = h_l3_slot + (is_ipv6 ? 5'd5 : {1'b0, ihl} - 5'd5);
 // the IP length fits the room, IPv4 and IPv6 side by side
-wire ip_fits = is_ipv6 ? ipv6_payload_length <= h_ipv6_room : ipv4_length <= h_ip_room;
-wire inner_fragment = h_tunnel && is_ipv4 && ipv4_fragment_offset != 13'd0;
+wire ip_fits = is_ipv6 ? ipv6_payload_length <= hc_ipv6_room : ipv4_length <= hc_ip_room;
+wire inner_fragment = hc_tunnel && is_ipv4 && ipv4_fragment_offset != 13'd0;
+
+// the L4 ports and TCP data offset, first step: the bytes from slot 4 * (slot / 4) on (slot
+// 0..21, L4 offset = 34 + 4 * slot), at each of the four positions below: the ports (bytes
+// 4 * i .. 4 * i + 3) and the data offset (byte 4 * i + 12); the second step (stage 2a) picks
+// position slot % 4 (slots beyond 23 read zeros)
+localparam L4_CHUNK_BYTES = 32;
+reg [8*L4_CHUNK_BYTES-1:0] l4_chunk;
+
+always @* begin
+    l4_chunk = {8*L4_CHUNK_BYTES{1'b0}};
+    for (i = 0; i < 6; i = i + 1) begin
+        if (hc_l4_slot[4:2] == i[2:0]) begin
+            l4_chunk = l4_padded[8*34 + 128*i +: 8*L4_CHUNK_BYTES];
+        end
+    end
+end
 
 reg         s1_valid = 1'b0;
 reg         s1_candidate = 1'b0;
@@ -605,6 +742,8 @@ reg [127:0] s1_dst = 128'd0;
 reg [16:0]  s1_ip_length = 17'd0;
 reg [5:0]   s1_l3_header = 6'd0;
 reg [4:0]   s1_l4_slot = 5'd0;
+reg [5:0]   s1_l4_slot_less_2 = 6'd0;  // a TCP payload's slot, less its data offset
+reg [8*L4_CHUNK_BYTES-1:0] s1_l4_chunk = {8*L4_CHUNK_BYTES{1'b0}};
 reg         s1_ipv6 = 1'b0;
 reg [1:0]   s1_tags = 2'd0;
 reg         s1_pppoe = 1'b0;
@@ -614,24 +753,26 @@ reg [15:0]  s1_checksum = 16'd0;
 reg [CAP_WIDTH-1:0] s1_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
-    s1_valid <= h_valid;
-    s1_candidate <= h_fits && (is_ipv4 || is_ipv6) && (proto == 8'd6 || proto == 8'd17)
+    s1_valid <= hc_valid;
+    s1_candidate <= hc_fits && (is_ipv4 || is_ipv6) && (proto == 8'd6 || proto == 8'd17)
         && ip_fits && !inner_fragment;
-    s1_fragment <= h_fragment || (h_fits && inner_fragment);
+    s1_fragment <= hc_fragment || (hc_fits && inner_fragment);
     s1_flow_ipv6 <= is_ipv6;
     s1_proto <= proto;
     s1_src <= is_ipv6 ? be128(l3[8*8 +: 128]) : {96'd0, be32(l3[8*12 +: 32])};
     s1_dst <= is_ipv6 ? be128(l3[8*24 +: 128]) : {96'd0, be32(l3[8*16 +: 32])};
     s1_ip_length <= ip_length;
     s1_l3_header <= l3_header;
-    s1_l4_slot <= l4_slot;
-    s1_ipv6 <= h_ipv6;
-    s1_tags <= h_tags;
-    s1_pppoe <= h_pppoe;
-    s1_byte0 <= h_byte0;
-    s1_byte1 <= h_byte1;
-    s1_checksum <= h_checksum;
-    s1_captured <= h_captured;
+    s1_l4_slot <= hc_l4_slot;
+    s1_l4_slot_less_2 <= {1'b0, hc_l4_slot} - 6'd2;
+    s1_l4_chunk <= l4_chunk;
+    s1_ipv6 <= hc_ipv6;
+    s1_tags <= hc_tags;
+    s1_pppoe <= hc_pppoe;
+    s1_byte0 <= hc_byte0;
+    s1_byte1 <= hc_byte1;
+    s1_checksum <= hc_checksum;
+    s1_captured <= hc_captured;
     if (rst) begin
         s1_valid <= 1'b0;
     end
@@ -639,21 +780,39 @@ end
 
 // ---- stage 2a: ports, addresses ----------------------------------------------
 
-// the L4 ports and TCP data offset (L4 offset = 34 + 4 * slot; an L4 header that fits the
-// window starts in slot 0..21)
+// the L4 ports and TCP data offset, second step: the position slot % 4 of the chunk
 reg [31:0] window_ports;
 reg [3:0]  window_data_offset;
+reg        window_fin_rst;     // TCP's FIN or RST flag (byte 13, bits 0 and 2)
 
 always @* begin
     window_ports = 32'd0;
     window_data_offset = 4'd0;
-    for (i = 0; i < 22; i = i + 1) begin
-        if (s1_l4_slot == i[4:0]) begin
-            window_ports = l4_padded[8*34 + 32*i +: 32];
-            window_data_offset = l4_padded[8*(34+12) + 4 + 32*i +: 4];
+    window_fin_rst = 1'b0;
+    for (i = 0; i < 4; i = i + 1) begin
+        if (s1_l4_slot[1:0] == i[1:0]) begin
+            window_ports = s1_l4_chunk[32*i +: 32];
+            window_data_offset = s1_l4_chunk[8*(4*i+12) + 4 +: 4];
+            window_fin_rst = s1_l4_chunk[8*(4*i+13)] || s1_l4_chunk[8*(4*i+13) + 2];
         end
     end
 end
+
+// the source port at most the destination's, compared at each position, then picked
+reg [3:0] chunk_ports_ordered;
+
+always @* begin
+    for (i = 0; i < 4; i = i + 1) begin
+        chunk_ports_ordered[i] = be16(s1_l4_chunk[32*i +: 16]) <= be16(s1_l4_chunk[32*i + 16 +: 16]);
+    end
+end
+
+wire window_ports_ordered = chunk_ports_ordered[s1_l4_slot[1:0]];
+
+// payload offset = 42 + 4 * payload slot (stage 2b's, known here so that the payload stage's
+// selection can be split in two steps)
+wire [5:0] window_payload_slot = s1_proto == 8'd6
+    ? s1_l4_slot_less_2 + {2'b00, window_data_offset} : {1'b0, s1_l4_slot};
 
 reg         l4_valid = 1'b0;
 reg         l4_candidate = 1'b0;
@@ -665,6 +824,9 @@ reg         l4_pppoe = 1'b0;
 reg [7:0]   l4_proto = 8'd0;
 reg [31:0]  l4_ports = 32'd0;
 reg [3:0]   l4_data_offset = 4'd0;
+reg         l4_end = 1'b0;           // FIN or RST, if TCP
+reg         l4_ports_ordered = 1'b0; // source port <= destination port
+reg [5:0]   l4_payload_slot = 6'd0;
 reg [31:0]  l4_src = 32'd0;          // folded
 reg [31:0]  l4_dst = 32'd0;
 // the addresses compared a 32-bit word at a time (a 128-bit compare is too long a carry
@@ -675,7 +837,6 @@ reg         l4_tcp = 1'b0;
 reg [8:0]   l4_room = 9'd0;          // window bytes from the L4 header on (negative: none)
 reg [16:0]  l4_ip_payload = 17'd0;   // the IP length beyond the L3 header
 reg         l4_covers_l3 = 1'b0;     // the IP length covers the L3 header
-reg [4:0]   l4_l4_slot = 5'd0;
 reg [7:0]   l4_byte0 = 8'd0;
 reg [7:0]   l4_byte1 = 8'd0;
 reg [15:0]  l4_checksum = 16'd0;
@@ -693,6 +854,9 @@ always @(posedge clk) begin
     l4_room <= {1'b0, s1_captured} - (9'd34 + {2'd0, s1_l4_slot, 2'b00});
     l4_ports <= window_ports;
     l4_data_offset <= window_data_offset;
+    l4_end <= window_fin_rst;
+    l4_ports_ordered <= window_ports_ordered;
+    l4_payload_slot <= window_payload_slot;
     l4_src <= fold(s1_src);
     l4_dst <= fold(s1_dst);
     for (i = 0; i < 4; i = i + 1) begin
@@ -701,7 +865,6 @@ always @(posedge clk) begin
     end
     l4_ip_payload <= s1_ip_length - {11'd0, s1_l3_header};
     l4_covers_l3 <= s1_ip_length >= {11'd0, s1_l3_header};
-    l4_l4_slot <= s1_l4_slot;
     l4_byte0 <= s1_byte0;
     l4_byte1 <= s1_byte1;
     l4_checksum <= s1_checksum;
@@ -719,23 +882,40 @@ wire        is_tcp = l4_tcp;
 wire [5:0]  l4_header = is_tcp ? {data_offset, 2'b00} : 6'd8;
 // window bytes from the payload on: negative (bit 8) when the L4 header ends beyond the window
 wire [8:0]  payload_room = l4_room - {3'd0, l4_header};
-// payload offset = 42 + 4 * payload_slot
-wire [5:0]  payload_slot = {1'b0, l4_l4_slot} + (is_tcp ? {2'b00, data_offset} - 6'd2 : 6'd0);
 wire [16:0] payload_length = l4_ip_payload - {11'd0, l4_header};
-// the IP length covers the L3 and L4 headers
-wire        covers_headers = l4_covers_l3 && l4_ip_payload >= {11'd0, l4_header};
+// the IP length covers the L3 and L4 headers (an L4 header is at most 60 bytes: a 6-bit
+// compare, not a 17-bit one)
+wire        covers_headers = l4_covers_l3
+    && (|l4_ip_payload[16:6] || l4_ip_payload[5:0] >= l4_header);
 wire        parsed = l4_candidate && (!is_tcp || data_offset >= 4'd5)
     && !payload_room[8] && covers_headers;
 // the (address, port) that compares lower is endpoint a
 wire        src_below = l4_word_below[3] || (l4_word_same[3] && (l4_word_below[2]
     || (l4_word_same[2] && (l4_word_below[1] || (l4_word_same[1] && l4_word_below[0])))));
-wire        src_is_a = src_below || (&l4_word_same && sport <= dport);
+wire        src_is_a = src_below || (&l4_word_same && l4_ports_ordered);
+
+// the 12 signature bytes, first step: the bytes from payload slot 4 * (slot / 4) on (payload
+// offset = 42 + 4 * slot; a parsed frame's payload starts inside the window, slot 0..21); the
+// second step (stage 3a) picks slot % 4 (slots beyond 23 read zeros)
+localparam PAYLOAD_CHUNK_BYTES = 12 + SIGNATURE_BYTES;
+reg [8*PAYLOAD_CHUNK_BYTES-1:0] payload_chunk;
+
+always @* begin
+    payload_chunk = {8*PAYLOAD_CHUNK_BYTES{1'b0}};
+    for (i = 0; i < 6; i = i + 1) begin
+        if (l4_payload_slot[5:2] == i[3:0]) begin
+            payload_chunk = l4_padded[8*42 + 128*i +: 8*PAYLOAD_CHUNK_BYTES];
+        end
+    end
+end
 
 reg         s2_valid = 1'b0;
 reg         s2_parsed = 1'b0;
 reg         s2_fragment = 1'b0;
+reg         s2_end = 1'b0;
 reg [104:0] s2_key = 105'd0;
-reg [5:0]   s2_payload_slot = 6'd0;
+reg [1:0]   s2_payload_low = 2'd0;
+reg [8*PAYLOAD_CHUNK_BYTES-1:0] s2_payload_chunk = {8*PAYLOAD_CHUNK_BYTES{1'b0}};
 reg [7:0]   s2_payload_room = 8'd0;
 reg [16:0]  s2_payload_length = 17'd0;
 reg [15:0]  s2_sport = 16'd0;
@@ -752,12 +932,14 @@ always @(posedge clk) begin
     s2_valid <= l4_valid;
     s2_parsed <= parsed && !l4_fragment;
     s2_fragment <= l4_fragment;
+    s2_end <= is_tcp && l4_end;
     if (src_is_a) begin
         s2_key <= {l4_flow_ipv6, l4_proto, l4_src, sport, l4_dst, dport};
     end else begin
         s2_key <= {l4_flow_ipv6, l4_proto, l4_dst, dport, l4_src, sport};
     end
-    s2_payload_slot <= payload_slot;
+    s2_payload_low <= l4_payload_slot[1:0];
+    s2_payload_chunk <= payload_chunk;
     s2_payload_room <= payload_room[7:0];
     s2_payload_length <= payload_length;
     s2_sport <= sport;
@@ -777,15 +959,15 @@ end
 
 // ---- stage 3a: payload bytes, hash -------------------------------------------
 
-// payload offset = 42 + 4 * slot; a parsed frame's payload starts inside the window
-// (slot 0..21); bytes past the frame's end (past the room the window has) read 0
+// the signature bytes, second step (position slot % 4 of the chunk); bytes past the
+// frame's end (past the room the window has) read 0
 reg [8*SIGNATURE_BYTES-1:0] payload;
 
 always @* begin
     payload = {8*SIGNATURE_BYTES{1'b0}};
-    for (i = 0; i < 22; i = i + 1) begin
-        if (s2_payload_slot == i[5:0]) begin
-            payload = l4_padded[8*42 + 32*i +: 8*SIGNATURE_BYTES];
+    for (i = 0; i < 4; i = i + 1) begin
+        if (s2_payload_low == i[1:0]) begin
+            payload = s2_payload_chunk[32*i +: 8*SIGNATURE_BYTES];
         end
     end
     for (i = 0; i < SIGNATURE_BYTES; i = i + 1) begin
@@ -838,11 +1020,16 @@ endgenerate
 reg                   sig_valid = 1'b0;
 reg                   sig_parsed = 1'b0;
 reg                   sig_fragment = 1'b0;
+reg                   sig_end = 1'b0;
 reg [104:0]           sig_key = 105'd0;
 reg [BUCKET_BITS-1:0] sig_bucket = {BUCKET_BITS{1'b0}};
 reg [8*SIGNATURE_BYTES-1:0] sig_payload_bytes = {8*SIGNATURE_BYTES{1'b0}};
 reg                   sig_payload = 1'b0;
 reg [16:0]            sig_payload_length = 17'd0;
+// the payload length less 2 and less 20 (bit 17: negative), for the signatures' length
+// compares (no adder before a compare)
+reg [17:0]            sig_length_less_2 = 18'd0;
+reg [17:0]            sig_length_less_20 = 18'd0;
 reg [15:0]            sig_sport = 16'd0;
 reg [15:0]            sig_dport = 16'd0;
 reg                   sig_tcp = 1'b0;
@@ -858,11 +1045,14 @@ always @(posedge clk) begin
     sig_valid <= s2_valid;
     sig_parsed <= s2_parsed;
     sig_fragment <= s2_fragment;
+    sig_end <= s2_end;
     sig_key <= s2_key;
     sig_bucket <= bucket;
     sig_payload_bytes <= payload;
     sig_payload <= s2_payload_length != 17'd0;
     sig_payload_length <= s2_payload_length;
+    sig_length_less_2 <= {1'b0, s2_payload_length} - 18'd2;
+    sig_length_less_20 <= {1'b0, s2_payload_length} - 18'd20;
     sig_sport <= s2_sport;
     sig_dport <= s2_dport;
     sig_tcp <= s2_proto == 8'd6;
@@ -881,6 +1071,8 @@ end
 // ---- stages 3b, 3c, 3d: signatures (compares, matches, class; registered inside) -
 
 wire [3:0] match;  // two cycles behind sig_*, with cls_*
+wire       rtp_candidate;
+wire       connect;
 
 vtc_signatures signatures (
     .clk(clk),
@@ -890,12 +1082,21 @@ vtc_signatures signatures (
     .sport(sig_sport),
     .dport(sig_dport),
     .payload_length(sig_payload_length),
-    .match(match)
+    .length_less_2(sig_length_less_2),
+    .length_less_20(sig_length_less_20),
+    .match(match),
+    .rtp_candidate(rtp_candidate),
+    .connect(connect)
 );
+
+// an RTP header's {SSRC (bytes 8..11), sequence number (bytes 2..3)}, big-endian
+wire [47:0] sig_rtp_id = {be32(sig_payload_bytes[8*8 +: 32]), be16(sig_payload_bytes[8*2 +: 16])};
 
 reg                   mid_valid = 1'b0;
 reg                   mid_parsed = 1'b0;
 reg                   mid_fragment = 1'b0;
+reg                   mid_end = 1'b0;
+reg [47:0]            mid_rtp_id = 48'd0;
 reg [104:0]           mid_key = 105'd0;
 reg [BUCKET_BITS-1:0] mid_bucket = {BUCKET_BITS{1'b0}};
 reg                   mid_payload = 1'b0;
@@ -910,6 +1111,8 @@ always @(posedge clk) begin
     mid_valid <= sig_valid;
     mid_parsed <= sig_parsed;
     mid_fragment <= sig_fragment;
+    mid_end <= sig_end;
+    mid_rtp_id <= sig_rtp_id;
     mid_key <= sig_key;
     mid_bucket <= sig_bucket;
     mid_payload <= sig_payload;
@@ -927,6 +1130,8 @@ end
 reg                   cls_valid = 1'b0;
 reg                   cls_parsed = 1'b0;
 reg                   cls_fragment = 1'b0;
+reg                   cls_end = 1'b0;
+reg [47:0]            cls_rtp_id = 48'd0;
 reg [104:0]           cls_key = 105'd0;
 reg [BUCKET_BITS-1:0] cls_bucket = {BUCKET_BITS{1'b0}};
 reg                   cls_payload = 1'b0;
@@ -941,6 +1146,8 @@ always @(posedge clk) begin
     cls_valid <= mid_valid;
     cls_parsed <= mid_parsed;
     cls_fragment <= mid_fragment;
+    cls_end <= mid_end;
+    cls_rtp_id <= mid_rtp_id;
     cls_key <= mid_key;
     cls_bucket <= mid_bucket;
     cls_payload <= mid_payload;
@@ -963,6 +1170,10 @@ always @(posedge clk) begin
     req_bucket <= cls_bucket;
     req_payload <= cls_payload;
     req_match <= cls_payload ? match : 4'd0;
+    req_end <= cls_end;
+    req_connect <= cls_payload && connect;
+    req_rtp <= cls_payload && rtp_candidate;
+    req_rtp_id <= cls_rtp_id;
     req_ipv6 <= cls_ipv6;
     req_tags <= cls_tags;
     req_pppoe <= cls_pppoe;

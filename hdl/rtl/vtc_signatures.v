@@ -40,7 +40,14 @@ module vtc_signatures
     input  wire [15:0]  dport,
     // the payload's length in bytes (the IP length beyond the headers)
     input  wire [16:0]  payload_length,
-    output reg  [3:0]   match
+    // the same less 2 and less 20 (bit 17 set: it is shorter)
+    input  wire [17:0]  length_less_2,
+    input  wire [17:0]  length_less_20,
+    output reg  [3:0]   match,
+    // with match: a UDP RTP candidate (RTP header, both ports >= 1024, L >= 12), which
+    // the flow table confirms with a second packet of its SSRC; an HTTP CONNECT request
+    output reg          rtp_candidate = 1'b0,
+    output reg          connect = 1'b0
 );
 
 reg [95:0] text;  // the payload with byte 0 in the top bits, as string literals are
@@ -88,7 +95,6 @@ wire sip_start = head == "SIP/" || head == "INVI" || head == "REGI" || head == "
     || head == "BYE " || head == "CANC" || head == "OPTI" || head == "NOTI" || head == "SUBS"
     || head == "MESS" || head == "INFO" || head == "PRAC" || head == "REFE" || head == "UPDA"
     || head == "PUBL";
-wire [16:0] stun_end = {1'b0, stun_length} + 17'd20;
 wire stun_classic_type = prefix == 16'h0001 || prefix == 16'h0101 || prefix == 16'h0111;
 wire stun_cookie = text[63:32] == 32'h2112A442;
 // a long header (form and fixed bits) with v1, v2, an IETF draft or Google's Q0xx/T0xx; a
@@ -134,6 +140,7 @@ reg utp_reg = 1'b0;
 reg hello_smtp_reg = 1'b0;     // EHLO / HELO
 reg greeting_reg = 1'b0;       // 220
 reg ntp_reg = 1'b0;
+reg connect_reg = 1'b0;        // CONN
 
 always @(posedge clk) begin
     tcp_reg <= tcp;
@@ -159,9 +166,12 @@ always @(posedge clk) begin
     quic_reg <= quic_long || quic_public;
     rtp_udp_reg <= rtp_header(p0[7:6], p1[6:0]);
     rtp_tcp_reg <= prefix >= 16'd12 && rtp_header(p2[7:6], p3[6:0]);
-    rtp_tcp_fits_reg <= {1'b0, prefix} + 17'd2 <= payload_length;
-    stun_rfc5389_reg <= p0[7:6] == 2'b00 && stun_cookie && stun_end <= payload_length;
-    stun_rfc3489_reg <= !stun_cookie && stun_classic_type && stun_end == payload_length;
+    // prefix + 2 <= L, length + 20 <= L, length + 20 == L: compared with L - 2 and L - 20
+    rtp_tcp_fits_reg <= !length_less_2[17] && {1'b0, prefix} <= length_less_2[16:0];
+    stun_rfc5389_reg <= p0[7:6] == 2'b00 && stun_cookie && !length_less_20[17]
+        && {1'b0, stun_length} <= length_less_20[16:0];
+    stun_rfc3489_reg <= !stun_cookie && stun_classic_type && !length_less_20[17]
+        && {1'b0, stun_length} == length_less_20[16:0];
     bittorrent_tcp_reg <= text == {8'h13, "BitTorrent "};
     bittorrent_text_reg <= text == "BT-SEARCH * " || head == "d1:a" || head == "d1:r"
         || head == "d1:e";
@@ -169,6 +179,7 @@ always @(posedge clk) begin
     hello_smtp_reg <= head_upper == "EHLO" || head_upper == "HELO";
     greeting_reg <= head == "220 ";
     ntp_reg <= p0[5:3] >= 3'd1 && p0[5:3] <= 3'd4 && p0[2:0] != 3'd0;
+    connect_reg <= head == "CONN";
 end
 
 // ---- cycle 2: the signatures ----------------------------------------------------
@@ -182,8 +193,9 @@ wire is_ssh = tcp_reg && ssh_reg;
 wire is_quic = udp_reg && quic_reg;
 wire is_sip = ((udp_reg || (tcp_reg && port_5060_reg)) && sip_start_reg)
     || (port_5060_reg && length_5_reg && hello_reg);
-wire is_rtp = high_ports_reg && ((udp_reg && length_12_reg && rtp_udp_reg)
-    || (tcp_reg && length_14_reg && rtp_tcp_reg && rtp_tcp_fits_reg));
+// RTP over TCP (RFC 4571) in one packet; over UDP a candidate the flow table confirms
+wire is_rtp = high_ports_reg && tcp_reg && length_14_reg && rtp_tcp_reg && rtp_tcp_fits_reg;
+wire is_rtp_candidate = high_ports_reg && udp_reg && length_12_reg && rtp_udp_reg;
 wire is_bittorrent = (tcp_reg && bittorrent_tcp_reg) || (udp_reg && (bittorrent_text_reg
     || (length_20_reg && utp_reg && !stun)));
 wire is_smtp = tcp_reg && (hello_smtp_reg || (greeting_reg && port_mail_reg));
@@ -195,6 +207,8 @@ reg [11:1] matches_reg = 11'd0;
 always @(posedge clk) begin
     matches_reg <= {stun, is_ntp, is_smtp, is_bittorrent, is_rtp, is_sip, is_quic, is_ssh,
                     is_dns, is_tls, is_http};
+    rtp_candidate <= is_rtp_candidate;
+    connect <= connect_reg;
 end
 
 always @* begin

@@ -30,6 +30,7 @@ from cocotbext.axi import AxiStreamFrame
 from cocotbext.axi import AxiStreamSink
 from cocotbext.axi import AxiStreamSource
 from scapy.layers.inet import IP
+from scapy.layers.inet import TCP
 from scapy.layers.inet import UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
@@ -53,6 +54,8 @@ ALL_MARKED = {
 FLOW_COUNTERS = {
     'FLOWS_SEEN': REGS.FLOWS_SEEN,
     'FLOWS_CLASSIFIED': REGS.FLOWS_CLASSIFIED,
+    'FLOWS_GUESSED': REGS.FLOWS_GUESSED,
+    'FLOWS_REFINED': REGS.FLOWS_REFINED,
     'FLOW_OCCUPANCY': REGS.FLOW_OCCUPANCY,
     'FLOW_INSERTIONS': REGS.FLOW_INSERTIONS,
     'FLOW_EVICTIONS': REGS.FLOW_EVICTIONS,
@@ -145,6 +148,8 @@ async def read_counters(axil):
     for klass in vtc_model.CLASSES[1:]:
         counters['CLASS_FLOWS_' + klass.upper()] = await read_ok(
             axil, REGS.at('CLASS_FLOWS', klass))
+        counters['CLASS_GUESSES_' + klass.upper()] = await read_ok(
+            axil, REGS.at('CLASS_GUESSES', klass))
     return counters
 
 
@@ -206,11 +211,21 @@ def ipv4_header_sum(frame):
 
 #: cycles from a frame's first beat in to its first beat out, beyond the
 #: window's beats (hdl/README.md, "Forwarding")
-LATENCY_AFTER_WINDOW = 24
+LATENCY_AFTER_WINDOW = 25
 #: a DNS query header: one question
 DNS_QUERY = bytes.fromhex('bc1f01000001000000000000')
 #: an RTP header (PCMA)
 RTP_HEADER = bytes.fromhex('80086fae000004d83796cb71')
+
+
+def rtp_next(header, step, ssrc=None):
+    """An RTP header `step` sequence numbers on (modulo 2**16), of another
+    SSRC if given.
+    """
+    seq = (int.from_bytes(header[2:4], 'big') + step) & 0xFFFF
+    ssrc = header[8:12] if ssrc is None else ssrc.to_bytes(4, 'big')
+    return header[:2] + seq.to_bytes(2, 'big') + header[4:8] + ssrc \
+        + header[12:]
 
 
 def udp_frame(flow, payload=b'', size=None, dport=30000):
@@ -230,6 +245,30 @@ def udp_frame(flow, payload=b'', size=None, dport=30000):
 
 def dns_frame(flow, size=None):
     return udp_frame(flow, DNS_QUERY, size, dport=53)
+
+
+def tcp_frame(flow, flags, payload=b'', sport=40000, dport=50000):
+    """An Ethernet/IPv4/TCP frame of flow number `flow`."""
+    return bytes(
+        Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02')
+        / IP(src='10.0.%d.%d' % (flow >> 8 & 255, flow & 255), dst='10.1.0.1')
+        / TCP(sport=sport, dport=dport, flags=flags)
+        / Raw(payload)
+    )
+
+
+#: a TLS record header (handshake, TLS 1.0) and the start of a ClientHello
+CLIENT_HELLO = bytes.fromhex('160301020001000200') + bytes(8)
+
+
+async def clear_counters(axil, model):
+    assert (
+        await write_u32(
+            axil, REGS.CONTROL, REGS.bit('CONTROL', 'CLEAR_COUNTERS')
+        )
+        == AxiResp.OKAY
+    )
+    model.clear_counters()
 
 
 @cocotb.test()
@@ -274,8 +313,10 @@ async def registers_follow_the_contract(dut):
     classes = len(vtc_model.CLASSES)
     for offset in (0x30, REGS.POLICY, REGS.POLICY + 4 * classes,
                    REGS.CLASS_PACKETS + 8 * classes,
-                   REGS.CLASS_BYTES + 8 * classes, REGS.FRAGMENT_BYTES_HI + 4,
-                   REGS.CLASS_FLOWS, REGS.CLASS_FLOWS + 4 * classes, 0xFFC):
+                   REGS.CLASS_BYTES + 8 * classes, REGS.FLOWS_REFINED + 4,
+                   REGS.CLASS_FLOWS, REGS.CLASS_FLOWS + 4 * classes,
+                   REGS.CLASS_GUESSES, REGS.CLASS_GUESSES + 4 * classes,
+                   0xFFC):
         assert await read_u32(axil, offset) == (0, AxiResp.SLVERR), hex(offset)
         assert await write_u32(axil, offset, 1) == AxiResp.SLVERR, hex(offset)
 
@@ -430,17 +471,20 @@ async def long_frames_are_forwarded_and_counted(dut):
     assert max(map(len, ssh)) == 1602
     rtp = RTP_HEADER
     jumbo = [
+        # UDP RTP takes two packets of one SSRC: the third is marked
         udp_frame(1, rtp + bytes(64), size=9018),
-        udp_frame(1, rtp, size=9018),
+        udp_frame(1, rtp_next(rtp, 1), size=9018),
+        udp_frame(1, rtp_next(rtp, 2), size=9018),
         udp_frame(2, rtp, size=9019),
         udp_frame(3, rtp),
         udp_frame(3, rtp, size=9100),
     ]
     frames = ssh + jumbo
     outputs = await replay(dut, frames, model, source, sink)
+    assert outputs[-5] == frames[-5], 'RTP after one packet of its SSRC'
     assert (
         outputs[-4] != frames[-4]
-    ), 'the second 9,018-byte frame is marked as RTP'
+    ), 'the third 9,018-byte frame is not marked as RTP'
     assert outputs[-3] == frames[-3] and outputs[-1] == frames[-1]
     assert model.counters['OVERSIZE_FRAMES'] == 2
     assert model.counters['UNPARSED_FRAMES'] == 2
@@ -506,6 +550,106 @@ async def inspection_stops_after_inspect_packets(dut):
         outputs[-1] == frames[-1] and outputs[3 + limit] != frames[3 + limit]
     )
     await check_against_model(axil, model, frames, outputs)
+
+
+@cocotb.test()
+async def udp_rtp_takes_two_packets_of_one_ssrc(dut):
+    """A UDP flow is RTP after two packets of one SSRC whose sequence number
+    moved 1..16 on; one packet, a jump of 17, a step of 0 or another SSRC
+    do not do it; the other direction's SSRC does not replace the first.
+    """
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil, ALL_MARKED)
+    x, y = 0x11111111, 0x22222222
+    cases = {  # flow -> (sequence step, SSRC) of each packet after the first
+        1: [],
+        2: [(1, x), (1, x)],
+        3: [(16, x), (1, x)],
+        4: [(17, x)],
+        5: [(0, x), (0, x)],
+        6: [(1, y), (1, y)],
+        7: [(0xFFFF - 0x6FAE + 1, x), (1, x)],  # wraps to 0
+    }
+    frames = []
+    for flow, steps in cases.items():
+        header = rtp_next(RTP_HEADER, 0, x)
+        frames.append(udp_frame(flow, header))
+        for step, ssrc in steps:
+            header = rtp_next(header, step, ssrc)
+            frames.append(udp_frame(flow, header))
+    # both directions of flow 8, each its own SSRC: A x, B y, A x + 1
+    there = rtp_next(RTP_HEADER, 0, x)
+    back = bytes(
+        Ether(src='02:00:00:00:00:02', dst='02:00:00:00:00:01')
+        / IP(src='10.1.0.1', dst='10.0.0.8')
+        / UDP(sport=30000, dport=20000)
+        / Raw(rtp_next(RTP_HEADER, 400, y))
+    )
+    frames += [udp_frame(8, there), back, udp_frame(8, rtp_next(there, 1)),
+               back]
+    outputs = await replay(dut, frames, model, source, sink)
+    await check_against_model(axil, model, frames, outputs)
+    got = {flow: model.flow_class(vtc_model.parse(udp_frame(flow)).key)
+           for flow in range(1, 9)}
+    assert got == {1: 'unknown', 2: 'rtp', 3: 'rtp', 4: 'unknown',
+                   5: 'unknown', 6: 'unknown', 7: 'rtp', 8: 'rtp'}
+    assert model.counters['CLASS_FLOWS_RTP'] == 4
+    assert outputs[-1] != frames[-1]  # marked as RTP
+    assert outputs[-2] == frames[-2]
+
+
+@cocotb.test()
+async def ended_flows_are_guessed_and_tunnels_refined(dut):
+    """An unknown TCP flow that ends (FIN or RST) is guessed by its port once,
+    counted apart and never classified or marked; a flow with no port of the
+    list is not guessed.  HTTP CONNECT and SMTP flows become TLS when TLS
+    follows (FLOWS_REFINED, CLASS_FLOWS moved, FLOWS_CLASSIFIED once); after
+    CLEAR_COUNTERS the old class's counter wraps below 0, as modelled.
+    """
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil, ALL_MARKED)
+    frames = [
+        tcp_frame(1, 'S', dport=443), tcp_frame(1, 'FA', dport=443),
+        tcp_frame(1, 'R', dport=443), tcp_frame(1, 'A', dport=443),
+        tcp_frame(2, 'R'),  # no port of the list
+        tcp_frame(3, 'PA', b'GET / HTTP/1.1\r\n', dport=80),
+        tcp_frame(3, 'FA', dport=80),  # classified: not guessed
+        tcp_frame(4, 'R', dport=22),
+        tcp_frame(5, 'PA', b'CONNECT a:443 HTTP/1.1\r\n'),
+        tcp_frame(5, 'PA', b'HTTP/1.1 200 OK\r\n\r\n'),
+        tcp_frame(5, 'PA', CLIENT_HELLO), tcp_frame(5, 'PA', CLIENT_HELLO),
+        tcp_frame(6, 'PA', b'GET / HTTP/1.1\r\n'),
+        tcp_frame(6, 'PA', CLIENT_HELLO),  # a GET flow stays http
+        tcp_frame(7, 'PA', b'220 mail ESMTP\r\n', sport=25),
+        tcp_frame(7, 'PA', b'EHLO client\r\n', sport=25),
+        tcp_frame(7, 'PA', b'STARTTLS\r\n', sport=25),
+        tcp_frame(7, 'PA', CLIENT_HELLO, sport=25),
+        tcp_frame(7, 'PA', CLIENT_HELLO, sport=25),
+        tcp_frame(8, 'PA', b'CONNECT b:443 HTTP/1.1\r\n'),
+    ]
+    outputs = await replay(dut, frames, model, source, sink)
+    await check_against_model(axil, model, frames, outputs)
+    c = model.counters
+    assert (c['FLOWS_GUESSED'], c['CLASS_GUESSES_TLS'],
+            c['CLASS_GUESSES_SSH']) == (2, 1, 1)
+    assert (c['FLOWS_CLASSIFIED'], c['FLOWS_REFINED']) == (5, 2)
+    assert (c['CLASS_FLOWS_HTTP'], c['CLASS_FLOWS_TLS'],
+            c['CLASS_FLOWS_SMTP']) == (3, 2, 0)  # flows 3, 6, 8; 5, 7
+    assert model.flow_class(vtc_model.parse(frames[0]).key) == 'unknown'
+    assert outputs[3] == frames[3]  # guessed, not marked
+    assert outputs[11] != frames[11] and outputs[10] != frames[10]
+    assert marked_classes(frames[10:12], outputs[10:12]) == {
+        vtc_model.parse(frames[10]).key: 'tls'}
+    # flow 8 (http) is refined after the counters were cleared
+    await clear_counters(axil, model)
+    more = [tcp_frame(8, 'PA', CLIENT_HELLO)]
+    outputs = await replay(dut, more, model, source, sink)
+    # marked by the class before it (http), as modelled (replay)
+    assert marked_classes(more, outputs) == {
+        vtc_model.parse(more[0]).key: 'http'}
+    assert await read_counters(axil) == model.counters
+    assert c['CLASS_FLOWS_HTTP'] == 0xFFFFFFFF
+    assert (c['CLASS_FLOWS_TLS'], c['FLOWS_REFINED']) == (1, 1)
 
 
 def same_bucket_flows(buckets, count, frame=dns_frame):
@@ -621,3 +765,58 @@ async def idle_flows_age_out(dut):
     await check_against_model(
         axil, model, frames[:4] + more, outputs, marked=False
     )
+
+
+def in_bucket(frame, bucket, buckets, count):
+    """`count` frames `frame(n)` whose flows hash to `bucket`."""
+    found = [frame(n) for n in range(1, 5000) if vtc_model.bucket_index(
+        vtc_model.parse(frame(n)).key, buckets) == bucket]
+    return found[:count]
+
+
+@cocotb.test()
+async def evicted_unknown_flows_are_guessed(dut):
+    """Small build: an unknown flow evicted is guessed by its port (if a port
+    is listed); a frame that evicts one and ends its own new flow guesses the
+    evicted one only, its own flow when it ends again.
+    """
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil, ALL_MARKED)
+    timeout = await read_ok(axil, REGS.FLOW_TIMEOUT)
+    buckets = model.buckets
+    bucket = vtc_model.bucket_index(
+        vtc_model.parse(udp_frame(1, dport=53)).key, buckets)
+    dns = in_bucket(lambda n: udp_frame(n, dport=53), bucket, buckets, 3)
+    other = in_bucket(lambda n: udp_frame(n, dport=2000), bucket, buckets, 4)
+    rst = in_bucket(lambda n: tcp_frame(n, 'R', dport=443), bucket, buckets,
+                    1)
+    # ways 0, 1: dns; 2: port 2000; 3: dns
+    first = dns[:2] + other[:1] + dns[2:]
+    now = await read_ok(axil, REGS.TIMESTAMP)
+    outputs = await replay(dut, first, model, source, sink, now=now)
+    while await read_ok(axil, REGS.TIMESTAMP) <= now + timeout + 2:
+        await ClockCycles(dut.aclk, 100)
+    now = await read_ok(axil, REGS.TIMESTAMP)
+    more = rst + other[1:] + rst
+    outputs += await replay(dut, more, model, source, sink, now=now)
+    c = model.counters
+    assert c['FLOW_EVICTIONS'] == 4
+    # the three dns flows as they were evicted, not the port-2000 one; the
+    # RST flow when its second RST came
+    assert (c['FLOWS_GUESSED'], c['CLASS_GUESSES_DNS'],
+            c['CLASS_GUESSES_TLS']) == (4, 3, 1)
+    await check_against_model(axil, model, first + more, outputs,
+                              marked=False)
+    # an RST that evicts a flow with nothing to guess (port 2000) is guessed
+    # at once
+    while await read_ok(axil, REGS.TIMESTAMP) <= now + timeout + 2:
+        await ClockCycles(dut.aclk, 100)
+    now = await read_ok(axil, REGS.TIMESTAMP)
+    last = in_bucket(lambda n: tcp_frame(n + 100, 'R', dport=443), bucket,
+                     buckets, 4)
+    # the ways now: the rst flow (guessed already), then port-2000 flows
+    # (nothing to guess): each new RST flow is guessed as it evicts one
+    outputs = await replay(dut, last[1:3], model, source, sink, now=now)
+    assert (c['FLOW_EVICTIONS'], c['FLOWS_GUESSED'],
+            c['CLASS_GUESSES_TLS']) == (6, 6, 3)
+    assert await read_counters(axil) == model.counters

@@ -34,7 +34,15 @@ ageing rules, so output frames and counters can be compared bit for bit
   expired when (now - last_seen) mod 2**16 > flow_timeout, in ticks.
 - Only packets with payload are inspected, at most inspect_packets of them
   per flow, with SIGNATURE_BYTES of payload; the first match classifies the
-  flow for good.
+  flow, except that an HTTP flow that began with CONNECT and an SMTP flow
+  stay inspected and are refined to TLS (once) when a TLS record is seen.
+  UDP RTP is stateful: a candidate packet (RTP header, both ports >= 1024)
+  stores its SSRC and sequence number in the flow (RTP_PENDING); a later
+  candidate of the same SSRC whose sequence number is 1..16 ahead makes the
+  flow rtp.  RTP over TCP (RFC 4571) stays a one-packet signature.
+- A flow that ends (a TCP FIN or RST) or is evicted while unknown is guessed
+  by its ports (PORT_GUESSES, from the module catalogue) once: counted in
+  FLOWS_GUESSED and CLASS_GUESSES, never changing its class.
 - A frame is marked with the DSCP of the class its flow had *before* the
   frame (if that class's policy entry is enabled); it is counted in the
   per-class counters under the class its flow has *after* the frame.
@@ -47,6 +55,8 @@ the gaps are far longer than the timeout.
 """
 import collections
 import ipaddress
+
+from nova_fpga import catalogue
 
 CLASSES = (
     'unknown',
@@ -129,13 +139,30 @@ STUN_CLASSIC_TYPES = (0x0001, 0x0101, 0x0111)
 STUN_HEADER = 20
 QUIC_VERSIONS = (b'\x00\x00\x00\x01', b'\x6b\x33\x43\xcf')  # v1, v2
 
+#: TCP flags that end a flow: FIN, RST
+TCP_END_FLAGS = 0x05
+#: a later RTP packet of the same SSRC confirms when its sequence number is
+#: this many ahead at most (and at least 1), modulo 2**16
+RTP_SEQUENCE_WINDOW = 16
+#: classes a flow may leave for TLS when a TLS record follows (refinement)
+REFINED_CLASS = 'tls'
+
+#: (transport, port) -> class, from the catalogue's [port_guesses] (the
+#: lowest class number wins when both ports are listed)
+PORT_GUESSES = {
+    (guess.transport, guess.port): guess.label
+    for guess in reversed(catalogue.load().by_name('vtc').port_guesses)
+}
+
 COUNTER_NAMES = (
-    'FRAMES', 'BYTES', 'FLOWS_SEEN', 'FLOWS_CLASSIFIED', 'FLOW_OCCUPANCY',
+    'FRAMES', 'BYTES', 'FLOWS_SEEN', 'FLOWS_CLASSIFIED', 'FLOWS_GUESSED',
+    'FLOWS_REFINED', 'FLOW_OCCUPANCY',
     'FLOW_INSERTIONS', 'FLOW_EVICTIONS', 'FLOW_FAILED_INSERTIONS',
     'UNPARSED_FRAMES', 'OVERSIZE_FRAMES', 'FRAGMENT_FRAMES', 'FRAGMENT_BYTES',
 ) + tuple('CLASS_PACKETS_%s' % name.upper() for name in CLASSES) \
   + tuple('CLASS_BYTES_%s' % name.upper() for name in CLASSES) \
-  + tuple('CLASS_FLOWS_%s' % name.upper() for name in CLASSES[1:])
+  + tuple('CLASS_FLOWS_%s' % name.upper() for name in CLASSES[1:]) \
+  + tuple('CLASS_GUESSES_%s' % name.upper() for name in CLASSES[1:])
 
 MASK32 = 0xFFFFFFFF
 
@@ -143,7 +170,8 @@ MASK32 = 0xFFFFFFFF
 class FlowState:
     """One flow-table entry."""
 
-    __slots__ = ('key', 'stored_key', 'klass', 'inspected', 'last_seen')
+    __slots__ = ('key', 'stored_key', 'klass', 'inspected', 'last_seen',
+                 'rtp_pending', 'rtp_ssrc', 'rtp_seq', 'guessed', 'refine')
 
     def __init__(self, key, stored_key, now):
         self.key = key
@@ -151,6 +179,14 @@ class FlowState:
         self.klass = 'unknown'
         self.inspected = 0
         self.last_seen = now
+        #: an RTP candidate was seen: its SSRC and sequence number
+        self.rtp_pending = False
+        self.rtp_ssrc = 0
+        self.rtp_seq = 0
+        #: guessed by port once
+        self.guessed = False
+        #: still inspected: may become REFINED_CLASS
+        self.refine = False
 
     def __repr__(self):
         return 'FlowState(%s, %s, inspected=%d)' % (
@@ -171,6 +207,7 @@ class Parsed:
         'payload',
         'sport',
         'dport',
+        'end',
     )
 
 
@@ -318,6 +355,7 @@ def parse(frame, max_frame_len=9018):
     parsed.payload_len = payload_len
     start = l4 + l4_header
     parsed.payload = window[start:start + SIGNATURE_BYTES]
+    parsed.end = proto == TCP and bool(window[l4 + 13] & TCP_END_FLAGS)
     return parsed
 
 
@@ -427,10 +465,10 @@ def signature(parsed):
         'sip': ((udp or (tcp and 5060 in ports)) and _starts(p, SIP_STARTS)
                 or (5060 in ports and length == len(SIP_KEEPALIVE)
                     and p.startswith(SIP_KEEPALIVE))),
-        'rtp': high_ports and (
-            (udp and length >= 12 and _rtp_header(p[0:2]))
-            or (tcp and length >= 14 and prefix >= 12
-                and prefix + 2 <= length and _rtp_header(p[2:4]))),
+        # UDP RTP takes two packets: rtp_candidate()
+        'rtp': high_ports and (tcp and length >= 14 and prefix >= 12
+                               and prefix + 2 <= length
+                               and _rtp_header(p[2:4])),
         'bittorrent': (
             (tcp and p[:12] == BITTORRENT_START)
             or (udp and (p[:12] == BITTORRENT_LOCAL_DISCOVERY
@@ -449,6 +487,36 @@ def signature(parsed):
         if matches[name]:
             return number
     return 0
+
+
+def rtp_candidate(parsed):
+    """A UDP packet that may be RTP: both ports >= 1024, L >= 12, an RTP
+    header (version 2, a plausible payload type).  No other signature
+    matches such a packet (its first byte is 0x80..0xBF).
+    """
+    return (parsed.key.proto == UDP and parsed.sport >= 1024
+            and parsed.dport >= 1024 and parsed.payload_len >= 12
+            and _rtp_header(parsed.payload[0:2]))
+
+
+def rtp_id(parsed):
+    """(SSRC, sequence number) of an RTP header at payload byte 0."""
+    p = parsed.payload
+    return int.from_bytes(p[8:12], 'big'), _be16(p, 2)
+
+
+def connect(parsed):
+    """The payload starts an HTTP CONNECT request (a tunnel: TLS may follow).
+    """
+    return parsed.payload[:4] == b'CONN'
+
+
+def port_guess(key):
+    """The class a flow's ports guess (PORT_GUESSES), or None."""
+    guesses = [PORT_GUESSES.get((key.proto, port))
+               for port in (key.port_a, key.port_b)]
+    guesses = [CLASS_NUMBER[g] for g in guesses if g]
+    return CLASSES[min(guesses)] if guesses else None
 
 
 def _ones_add(*words):
@@ -506,6 +574,8 @@ class VtcModel:
         self.table = [[None] * WAYS for _ in range(self.buckets)]
         self.counters = dict.fromkeys(COUNTER_NAMES, 0)
         self.now = 0
+        #: canonical key -> the class its ports guessed (flows guessed)
+        self.guesses = {}
 
     def set_policy(self, name, register_value):
         """What a write of `register_value` to the class's POLICY register
@@ -516,6 +586,14 @@ class VtcModel:
         self.policy[CLASS_NUMBER[name]] = register_value & (
             POLICY_ENABLE | 0x3F
         )
+
+    def clear_counters(self):
+        """What CONTROL.CLEAR_COUNTERS does: every counter 0 but
+        FLOW_OCCUPANCY (state, not a count).
+        """
+        for name in self.counters:
+            if name != 'FLOW_OCCUPANCY':
+                self.counters[name] = 0
 
     @property
     def flows(self):
@@ -550,6 +628,57 @@ class VtcModel:
             1 << TIMESTAMP_BITS
         ) > self.flow_timeout
 
+    def _classify(self, entry, klass):
+        c = self.counters
+        entry.klass = klass
+        c['FLOWS_CLASSIFIED'] += 1
+        c['CLASS_FLOWS_' + klass.upper()] += 1
+
+    def _inspect(self, entry, parsed, match):
+        """One inspected packet of a flow that is unknown or may be refined.
+        """
+        c = self.counters
+        entry.inspected += 1
+        if entry.klass != 'unknown':
+            # refinement: a TLS record in an HTTP CONNECT tunnel or after
+            # STARTTLS; the flow moves from its class to tls, counted once
+            if CLASSES[match] == REFINED_CLASS:
+                name = 'CLASS_FLOWS_' + entry.klass.upper()
+                c[name] = c[name] - 1 & MASK32  # wraps as in the RTL
+                c['CLASS_FLOWS_' + REFINED_CLASS.upper()] += 1
+                c['FLOWS_REFINED'] += 1
+                entry.klass = REFINED_CLASS
+                entry.refine = False
+            return
+        candidate = rtp_candidate(parsed)
+        ssrc, seq = rtp_id(parsed)
+        same = entry.rtp_pending and entry.rtp_ssrc == ssrc
+        confirmed = (candidate and same and 1 <= (seq - entry.rtp_seq)
+                     % (1 << 16) <= RTP_SEQUENCE_WINDOW)
+        if not match and confirmed:
+            match = CLASS_NUMBER['rtp']
+        if match:
+            self._classify(entry, CLASSES[match])
+            entry.refine = (entry.klass == 'smtp' or (
+                entry.klass == 'http' and connect(parsed)))
+        elif candidate and (same or not entry.rtp_pending):
+            # the first SSRC seen stays (the other direction's does not
+            # replace it); its sequence number follows
+            entry.rtp_ssrc, entry.rtp_seq = ssrc, seq
+        entry.rtp_pending = entry.rtp_pending or candidate
+
+    def _guess(self, entry):
+        """Guess an unknown flow by its ports, once; True if a port matched.
+        """
+        klass = port_guess(entry.key)
+        if klass is None:
+            return False
+        entry.guessed = True
+        self.counters['FLOWS_GUESSED'] += 1
+        self.counters['CLASS_GUESSES_' + klass.upper()] += 1
+        self.guesses[self.canonical(entry.key)] = klass
+        return True
+
     def _lookup(self, parsed):
         """Update the table for one parsed frame; return (class before, class
         after) numbers.
@@ -564,15 +693,14 @@ class VtcModel:
             if entry and entry.stored_key == wanted:
                 before = CLASS_NUMBER[entry.klass]
                 if (
-                    before == 0
+                    (before == 0 or entry.refine)
                     and carries_payload
                     and entry.inspected < self.inspect_packets
                 ):
-                    entry.inspected += 1
-                    if match:
-                        entry.klass = CLASSES[match]
-                        c['FLOWS_CLASSIFIED'] += 1
-                        c['CLASS_FLOWS_' + entry.klass.upper()] += 1
+                    self._inspect(entry, parsed, match)
+                if parsed.end and entry.klass == 'unknown' \
+                        and not entry.guessed:
+                    self._guess(entry)
                 entry.last_seen = self.now
                 return before, CLASS_NUMBER[entry.klass]
         c['FLOWS_SEEN'] += 1
@@ -582,23 +710,27 @@ class VtcModel:
             for way, entry in enumerate(bucket)
             if entry and self._expired(entry)
         ]
+        victim = None
         if free:
             way = free[0]
             c['FLOW_OCCUPANCY'] += 1
         elif expired:
             way = expired[0]
             c['FLOW_EVICTIONS'] += 1
+            victim = bucket[way]
         else:
             c['FLOW_FAILED_INSERTIONS'] += 1
             return 0, 0
         c['FLOW_INSERTIONS'] += 1
+        # an evicted flow that is still unknown is guessed as it goes; if it
+        # was, the new flow is not guessed by this frame (one guess a frame)
+        victim_guessed = (victim is not None and victim.klass == 'unknown'
+                          and not victim.guessed and self._guess(victim))
         entry = bucket[way] = FlowState(key, wanted, self.now)
         if carries_payload and self.inspect_packets > 0:
-            entry.inspected = 1
-            if match:
-                entry.klass = CLASSES[match]
-                c['FLOWS_CLASSIFIED'] += 1
-                c['CLASS_FLOWS_' + entry.klass.upper()] += 1
+            self._inspect(entry, parsed, match)
+        if parsed.end and entry.klass == 'unknown' and not victim_guessed:
+            self._guess(entry)
         return 0, CLASS_NUMBER[entry.klass]
 
     def process(self, frame, now=None):

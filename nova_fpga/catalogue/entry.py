@@ -45,10 +45,16 @@ class Counter:
     #: label -> (counter a, counter b): the element the array leaves out
     #: is a - b (for display; the agent does not report it)
     derived: dict = dataclasses.field(default_factory=dict)
+    #: the console's column heading, when not the name without {label}
+    heading: str = None
 
     @property
     def column(self):
-        """An array counter's column name (``{label}_packets``: packets)."""
+        """An array counter's column name (``{label}_packets``: packets,
+        unless the entry names it).
+        """
+        if self.heading:
+            return self.heading
         return self.name.replace('{label}', '').strip('_')
 
     def names(self):
@@ -68,6 +74,23 @@ class Counter:
                 value |= read(offset + 4) << 32
             values[name] = value
         return values
+
+
+@dataclasses.dataclass(frozen=True)
+class PortGuess:
+    """One port of a module's ``[port_guesses]``: a flow of ``transport``
+    (6 TCP, 17 UDP) with ``port`` at either end is guessed as class
+    ``label`` (number ``number`` of its labels).
+    """
+
+    label: str
+    number: int
+    transport: int
+    port: int
+
+
+#: the transports a port guess names, and their IP protocol numbers
+GUESS_TRANSPORTS = {'tcp': 6, 'udp': 17}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,6 +129,8 @@ class Module:
     own_registers: tuple
     counters: tuple
     labels: dict
+    #: PortGuess entries, lowest class number (then transport, port) first
+    port_guesses: tuple = ()
 
     @property
     def directory(self):
@@ -225,8 +250,47 @@ def _counters(specs, register_map, path):
                                  'goes with an array register' % (path, name))
         derived = {label: tuple(pair) for label, pair
                    in spec.get('derived', {}).items()}
-        counters.append(Counter(name, register_map[register], derived))
+        counters.append(Counter(name, register_map[register], derived,
+                                spec.get('column')))
     return tuple(counters)
+
+
+def _port_guesses(data, labels, path):
+    """PortGuess entries of a [port_guesses] table, keyed by the labels of
+    the module's classes.
+    """
+    spec = data.get('port_guesses')
+    if not spec:
+        return ()
+    classes = labels.get('classes')
+    if classes is None:
+        raise CatalogueError('%s: port_guesses need [labels.classes]' % path)
+    out = []
+    for label, by_transport in spec.items():
+        if label not in classes.names[1:]:
+            raise CatalogueError('%s: port_guesses: %s is not a class'
+                                 % (path, label))
+        for transport, ports in by_transport.items():
+            if transport not in GUESS_TRANSPORTS:
+                raise CatalogueError('%s: port_guesses of %s: transport %s '
+                                     'is not tcp or udp'
+                                     % (path, label, transport))
+            for port in ports:
+                if not isinstance(port, int) or not 0 < port < 65536:
+                    raise CatalogueError('%s: port_guesses of %s: %r is no '
+                                         'port' % (path, label, port))
+                out.append(PortGuess(label, classes.names.index(label),
+                                     GUESS_TRANSPORTS[transport], port))
+    out.sort(key=lambda g: (g.number, g.transport, g.port))
+    seen = {}
+    for guess in out:
+        where = (guess.transport, guess.port)
+        if where in seen:
+            raise CatalogueError('%s: port_guesses: port %d of %s is also '
+                                 '%s' % (path, guess.port, guess.label,
+                                         seen[where]))
+        seen[where] = guess.label
+    return tuple(out)
 
 
 def load_block(path):
@@ -288,7 +352,7 @@ def load_module(path, common):
         parameters=dict(hdl.get('parameters', {})),
         registers=register_map, own_registers=own,
         counters=_counters(data.get('counters', ()), register_map, path),
-        labels=labels)
+        labels=labels, port_guesses=_port_guesses(data, labels, path))
 
 
 def rtl_dir(hdl_dir):

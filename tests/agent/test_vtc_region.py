@@ -57,6 +57,9 @@ def model_counters(model):
         out['%s_flows' % klass] = model.counters[
             'CLASS_FLOWS_%s' % klass.upper()
         ]
+        out['%s_guessed' % klass] = model.counters[
+            'CLASS_GUESSES_%s' % klass.upper()
+        ]
     return out
 
 

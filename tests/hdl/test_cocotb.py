@@ -38,6 +38,7 @@ BUILD = ROOT / '.build' / 'cocotb'
 VTC_TABLE_TESTS = (
     'full_bucket_fails_insertion_and_still_forwards',
     'idle_flows_age_out',
+    'evicted_unknown_flows_are_guessed',
 )
 VTC_TESTS = (
     'registers_follow_the_contract',
@@ -49,6 +50,8 @@ VTC_TESTS = (
     'one_beat_per_cycle_at_a_fixed_latency',
     'inspection_stops_after_inspect_packets',
     'back_to_back_shortest_frames_see_each_others_writes',
+    'udp_rtp_takes_two_packets_of_one_ssrc',
+    'ended_flows_are_guessed_and_tunnels_refined',
 )
 #: at 32 bits, all but the longest replay (the variants replay seven of the
 #: nine captures)

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.hdl
 GENERATE = ROOT / 'hdl' / 'generate.py'
 #: what the shipped catalogue and the reference shell give
 EXPECTED = {'hdl/rtl/generated/common_regs.vh',
-            'hdl/rtl/generated/vtc_regs.vh', 'hdl/vivado/modules.tcl',
+            'hdl/rtl/generated/vtc_regs.vh',
+            'hdl/rtl/generated/vtc_classes.vh', 'hdl/vivado/modules.tcl',
             'hdl/vivado/rtl/rp0_partition.v',
             'hdl/vivado/rtl/rp1_partition.v', 'hdl/README.md'}
 
@@ -55,6 +56,21 @@ def test_regenerating_gives_byte_identical_files(tmp_path):
             '%s is stale: run `make generate`' % name
         assert 'by hdl/generate.py: do not edit' in \
             (tmp_path / name).read_text()
+
+
+def test_port_guesses_reach_the_verilog_header():
+    """vtc_classes.vh has the catalogue's class numbers and port guesses in
+    the catalogue's order (the first entry that matches wins).
+    """
+    from nova_fpga import catalogue
+    vtc = catalogue.load().by_name('vtc')
+    text = (ROOT / 'hdl/rtl/generated/vtc_classes.vh').read_text()
+    assert 'localparam CLASS_TLS = 2;' in text
+    assert 'localparam PORT_GUESSES = %d;' % len(vtc.port_guesses) in text
+    ports = text.split('PORT_GUESS_PORTS = {')[1].split('}')[0].split(', ')
+    assert ports[::-1] == ["16'd%d" % g.port for g in vtc.port_guesses]
+    classes = text.split('PORT_GUESS_CLASSES = {')[1].split('}')[0]
+    assert classes.split(', ')[-1] == "4'd%d" % vtc.port_guesses[0].number
 
 
 def test_check_names_each_stale_file(tmp_path):

@@ -71,6 +71,10 @@ NDPI_TO_VTC = {
     'SMTP': 'smtp',
     'NTP': 'ntp',
     'STUN': 'stun',
+    # a later, more specific match refines these to TLS, as the vTC does
+    # (hdl/README.md, "Refinement")
+    'HTTP_Connect': 'tls',
+    'SMTPS': 'tls',
 }
 
 REQUIRED_AGREEMENT = 0.95
@@ -108,6 +112,9 @@ class Verdict:
     #: e.g. more than two tags): the module never sees the flow, so it is
     #: reported apart and not counted for or against a protocol
     unparsed: bool = False
+    #: the class the vTC guessed by port when the flow ended or was evicted
+    #: unknown (FLOWS_GUESSED): reported apart, never counted as agreement
+    guess: str = None
 
     @property
     def agrees(self):
@@ -284,7 +291,8 @@ def _verdict(folder, path, flow, frames, model, address, seen):
                        % flow.transport)
     key = flow_key(flow, address)
     verdict = Verdict(folder, path.name, flow, covered(flow),
-                      model.flow_class(key), unparsed=key not in seen)
+                      model.flow_class(key), unparsed=key not in seen,
+                      guess=model.guesses.get(VtcModel.canonical(key)))
     if verdict.unparsed or (verdict.expected and not verdict.agrees):
         verdict.reason = reason(flow, key, verdict.got, dissect(frames),
                                 address, model.inspect_packets)
@@ -321,6 +329,20 @@ def agreement(all_verdicts):
     return {name: tuple(counts) for name, counts in table.items() if counts[0]}
 
 
+def guesses(all_verdicts):
+    """{vTC class: (flows nDPI guessed by port as it, flows the vTC guessed
+    by port as it)}: neither counts in agreement().
+    """
+    table = collections.OrderedDict((name, [0, 0]) for name in CLASSES[1:])
+    for v in all_verdicts:
+        if v.expected and v.ndpi_guess and not v.unparsed:
+            table[v.expected][0] += 1
+        if v.guess:
+            table[v.guess][1] += 1
+    return {name: tuple(counts) for name, counts in table.items()
+            if any(counts)}
+
+
 def by_folder(all_verdicts):
     """{each folder, then COMBINED: its verdicts}."""
     groups = {folder: [v for v in all_verdicts if v.folder == folder]
@@ -335,11 +357,19 @@ def _table(variant, group, group_verdicts):
         'vTC accuracy against nDPI, %s, %s (%d flows in %d captures, '
         'reference model, default parameters):'
         % (variant, group, len(group_verdicts), captures),
-        '  %-11s %8s %6s %7s' % ('protocol', 'ground', 'agree', '%'),
+        '  %-11s %8s %6s %7s %11s %10s' % (
+            'protocol', 'ground', 'agree', '%', 'nDPI guess', 'vTC guess'),
     ]
-    for name, (flows, agree) in agreement(group_verdicts).items():
-        lines.append('  %-11s %8d %6d %6.1f%%'
-                     % (name, flows, agree, 100.0 * agree / flows))
+    agreed = agreement(group_verdicts)
+    guessed = guesses(group_verdicts)
+    for name in CLASSES[1:]:
+        if name not in agreed and name not in guessed:
+            continue
+        flows, agree = agreed.get(name, (0, 0))
+        share = '%6.1f%%' % (100.0 * agree / flows) if flows else '%7s' % '-'
+        lines.append('  %-11s %8d %6d %s %11d %10d'
+                     % ((name, flows, agree, share) + guessed.get(name,
+                                                                  (0, 0))))
     return lines
 
 
@@ -364,11 +394,18 @@ def _flow_line(v):
             where, v.flow.protocol, v.reason)
     if v.expected and v.ndpi_guess:
         return ('  NDPI GUESS %s: nDPI %s by port only (not counted), vTC '
-                'says %s' % (where, v.flow.protocol, v.got))
+                'says %s%s' % (where, v.flow.protocol, v.got,
+                               ', guesses %s' % v.guess if v.guess else ''))
+    if v.guess and not (v.expected and not v.agrees):
+        return ('  VTC GUESS %s: vTC says %s, guesses %s by port (not '
+                'counted); nDPI %s' % (where, v.got, v.guess,
+                                       v.flow.protocol))
     if v.expected:
         return ('  DISAGREE %s (nDPI %s, %d pkts, confidence %s): vTC says '
-                '%s: %s' % (where, v.flow.protocol, v.flow.packets,
-                            v.flow.confidence, v.got, v.reason))
+                '%s%s: %s' % (where, v.flow.protocol, v.flow.packets,
+                              v.flow.confidence, v.got,
+                              ' (guesses %s by port, not counted)' % v.guess
+                              if v.guess else '', v.reason))
     if v.false_positive:
         return ('  FALSE POSITIVE %s: nDPI %s (not covered, confidence %s), '
                 'vTC says %s' % (where, v.flow.protocol, v.flow.confidence,
@@ -389,8 +426,13 @@ def describe(variant, all_verdicts):
     false_positives = [v for v in all_verdicts if v.false_positive]
     lines.append('  false positives (uncovered flows the vTC puts in a '
                  'covered class): %d' % len(false_positives))
+    vtc_guesses = [v for v in all_verdicts if v.guess]
+    lines.append('  vTC guesses by port (not counted as agreement): %d, of '
+                 'which nDPI names the same class: %d'
+                 % (len(vtc_guesses),
+                    sum(v.guess == v.expected for v in vtc_guesses)))
     lines += [_flow_line(v) for v in all_verdicts
-              if v.unparsed or v.ndpi_guess
+              if v.unparsed or v.ndpi_guess or v.guess
               or not (v.expected and v.agrees)]
     return lines
 
@@ -573,6 +615,41 @@ def test_ndpi_port_guesses_are_reported_apart_and_not_counted():
     assert describe(AS_CAPTURED, [guess])[-1] == (
         '  NDPI GUESS ndpi/quic.pcap flow 10 UDP 10.0.0.1:40461 <-> '
         '10.0.0.2:443: nDPI QUIC by port only (not counted), vTC says unknown')
+
+
+def test_vtc_port_guesses_are_reported_apart_and_never_agree():
+    flow = vtc_captures.NdpiFlow(3, 'TCP', ipaddress.ip_address('10.0.0.1'),
+                                 40000, ipaddress.ip_address('10.0.0.2'), 443,
+                                 True, None, 'TLS', 'DPI', 3, 3)
+    # nDPI says TLS by DPI, the vTC only guessed tls: a disagreement
+    guessed = Verdict('ndpi', 'x.pcap', flow, covered(flow), 'unknown',
+                      guess='tls')
+    assert not guessed.agrees
+    assert agreement([guessed]) == {'tls': (1, 0)}
+    assert guesses([guessed]) == {'tls': (0, 1)}
+    lines = describe(AS_CAPTURED, [guessed])
+    assert '  tls                1      0    0.0%           0          1' \
+        in lines
+    assert any(line.startswith('  DISAGREE ndpi/x.pcap flow 3') and
+               'vTC says unknown (guesses tls by port, not counted)' in line
+               for line in lines)
+    assert ('  vTC guesses by port (not counted as agreement): 1, of which '
+            'nDPI names the same class: 1' in lines)
+    # an uncovered flow the vTC guessed is no false positive
+    other = Verdict('ndpi', 'x.pcap', flow._replace(protocol='WhatsApp'),
+                    None, 'unknown', guess='tls')
+    assert not other.false_positive
+    assert describe(AS_CAPTURED, [other])[-1] == (
+        '  VTC GUESS ndpi/x.pcap flow 3 TCP 10.0.0.1:40000 <-> '
+        '10.0.0.2:443: vTC says unknown, guesses tls by port (not counted); '
+        'nDPI WhatsApp')
+
+
+def test_http_connect_and_smtps_are_tls():
+    assert vtc_class('HTTP_Connect') == 'tls'
+    assert vtc_class('HTTP_Connect.Google') == 'tls'
+    assert vtc_class('SMTPS') == 'tls'
+    assert vtc_class('SMTP') == 'smtp' and vtc_class('HTTP') == 'http'
 
 
 def test_accuracy_against_ndpi_per_protocol(report):

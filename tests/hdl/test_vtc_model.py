@@ -152,11 +152,16 @@ def test_gtp_u_is_decapsulated_and_marked_outside():
     again = vtc_model.parse(extended)
     assert again.key == parsed.key and again.payload == parsed.payload
     model = vtc_model.VtcModel(policy={'rtp': 34})
-    model.process(extended)
-    marked = model.process(extended)
+    # UDP RTP takes two packets of its SSRC: the third is marked
+    start = extended.index(parsed.payload)
+    for step in range(3):
+        seq = (int.from_bytes(extended[start + 2:start + 4], 'big') + step)
+        marked = model.process(extended[:start + 2]
+                               + (seq & 0xFFFF).to_bytes(2, 'big')
+                               + extended[start + 4:])
     # the outer header, the one the network sees
     assert Ether(marked)[IP].tos >> 2 == 34
-    assert marked[22 + 20 + 8:] == extended[22 + 20 + 8:]
+    assert marked[22 + 20 + 8:start + 2] == extended[22 + 20 + 8:start + 2]
     # a deeper extension chain is not followed
     assert vtc_model.parse(with_pdu_session_container(frame, chain=0x85)) \
         is None
@@ -202,7 +207,9 @@ def test_dns_and_rtp_over_tcp_have_their_length_prefix():
     assert klass(tcp_frame(prefixed, dport=53)) == 'dns'
     assert klass(tcp_frame(prefixed, dport=5353)) == 'unknown'
     rtp = bytes(Ether(frames('stun_classic.pcap')[2])[UDP].payload)
-    assert klass(udp_frame(rtp)) == 'rtp'
+    # over UDP one packet is a candidate only (two of one SSRC make RTP)
+    assert klass(udp_frame(rtp)) == 'unknown'
+    assert vtc_model.rtp_candidate(vtc_model.parse(udp_frame(rtp)))
     assert klass(tcp_frame(len(rtp).to_bytes(2, 'big') + rtp)) == 'rtp'
     assert klass(tcp_frame(b'\x80\x00' + rtp)) == 'unknown'  # no length
     assert klass(tcp_frame(len(rtp).to_bytes(2, 'big') + rtp,
@@ -229,3 +236,200 @@ def test_stun_length_must_fit_the_payload():
         'whatsapp_voice_and_message.pcap', proto=17))[UDP].payload)
     assert klass(udp_frame(cookie + b'\x00' * 4)) == 'stun'
     assert klass(udp_frame(cookie[:-4])) == 'unknown'
+
+
+def rtp(seq, ssrc=0x3796CB71, payload_type=8):
+    """An RTP header (version 2) with this sequence number and SSRC."""
+    return (bytes([0x80, payload_type]) + (seq & 0xFFFF).to_bytes(2, 'big')
+            + bytes(4) + ssrc.to_bytes(4, 'big') + bytes(20))
+
+
+def rtp_flow_class(*packets):
+    """The class of a UDP flow after these (seq, ssrc, reverse) packets."""
+    model = vtc_model.VtcModel()
+    for seq, ssrc, reverse in packets:
+        frame = udp_frame(rtp(seq, ssrc))
+        if reverse:
+            frame = bytes(Ether() / IP(src='10.0.0.2', dst='10.0.0.1')
+                          / UDP(sport=50000, dport=40000)
+                          / Raw(rtp(seq, ssrc)))
+        model.process(frame)
+    return model.flow_class(vtc_model.parse(udp_frame(b'')).key), model
+
+
+X, Y = 0x11111111, 0x22222222
+
+
+@pytest.mark.parametrize('packets, expected', [
+    ([(100, X, False)], 'unknown'),  # one packet: a candidate
+    ([(100, X, False), (101, X, False)], 'rtp'),
+    ([(100, X, False), (116, X, False)], 'rtp'),  # 16 ahead
+    ([(100, X, False), (117, X, False)], 'unknown'),  # 17 ahead
+    ([(100, X, False), (117, X, False), (118, X, False)], 'rtp'),  # follows
+    ([(100, X, False), (100, X, False)], 'unknown'),  # not ahead
+    ([(100, X, False), (99, X, False)], 'unknown'),  # behind
+    ([(0xFFFF, X, False), (0, X, False)], 'rtp'),  # wraps
+    ([(100, X, False), (101, Y, False)], 'unknown'),  # another SSRC
+    # both directions, each its own SSRC: the first SSRC stays
+    ([(1, X, False), (500, Y, True), (2, X, False)], 'rtp'),
+    ([(1, X, False), (500, Y, True), (501, Y, True)], 'unknown'),
+])
+def test_udp_rtp_takes_two_packets_of_one_ssrc(packets, expected):
+    got, model = rtp_flow_class(*packets)
+    assert got == expected
+    assert model.counters['CLASS_FLOWS_RTP'] == (expected == 'rtp')
+
+
+def test_udp_rtp_needs_its_version_and_a_plausible_payload_type():
+    for header in (b'\x40' + rtp(1)[1:], rtp(1, payload_type=72)):  # RTCP
+        model = vtc_model.VtcModel()
+        for step in range(3):
+            model.process(udp_frame(header[:2] + bytes([0, step])
+                                    + header[4:]))
+        assert model.flow_class(vtc_model.parse(udp_frame(b'')).key) \
+            == 'unknown'
+
+
+def test_the_one_rtp_looking_packet_of_ipv6_in_gtp_is_not_rtp():
+    model = vtc_model.VtcModel()
+    for frame in frames('ipv6_in_gtp.pcap'):
+        model.process(frame)
+    key = vtc_model.parse(frames('ipv6_in_gtp.pcap')[0]).key
+    assert vtc_model.rtp_candidate(vtc_model.parse(
+        frames('ipv6_in_gtp.pcap')[0]))
+    assert model.flow_class(key) == 'unknown'
+    assert model.counters['CLASS_FLOWS_RTP'] == 0
+
+
+def tcp(flags, payload=b'', sport=40000, dport=50000):
+    return bytes(Ether() / IP(src='10.0.0.1', dst='10.0.0.2')
+                 / TCP(sport=sport, dport=dport, flags=flags) / Raw(payload))
+
+
+def test_port_guesses_come_from_the_catalogue():
+    assert vtc_model.PORT_GUESSES[(6, 443)] == 'tls'
+    assert vtc_model.PORT_GUESSES[(17, 443)] == 'quic'
+    assert vtc_model.PORT_GUESSES[(17, 53)] == 'dns'
+    assert (6, 5004) not in vtc_model.PORT_GUESSES
+    key = vtc_model.parse(tcp('F', dport=443)).key
+    assert vtc_model.port_guess(key) == 'tls'
+    # both ports listed: the lowest class number wins (http 80 < smtp 25)
+    assert vtc_model.port_guess(vtc_model.parse(
+        tcp('F', sport=25, dport=80)).key) == 'http'
+    assert vtc_model.port_guess(vtc_model.parse(tcp('F')).key) is None
+
+
+def test_a_flow_that_ends_unknown_is_guessed_once_by_its_port():
+    model = vtc_model.VtcModel()
+    c = model.counters
+    for frame in (tcp('S', dport=443), tcp('SA', dport=443),
+                  tcp('FA', dport=443), tcp('R', dport=443)):
+        model.process(frame)
+    tls_key = vtc_model.parse(tcp('S', dport=443)).key
+    assert c['FLOWS_GUESSED'] == 1 and c['CLASS_GUESSES_TLS'] == 1  # once
+    assert model.guesses == {tls_key: 'tls'}
+    # a guess is no classification: the flow stays unknown, not marked
+    assert model.flow_class(tls_key) == 'unknown'
+    assert c['FLOWS_CLASSIFIED'] == 0 and c['CLASS_FLOWS_TLS'] == 0
+    # no port of the list: not guessed (and may be guessed later: no flag)
+    model.process(tcp('R'))
+    assert c['FLOWS_GUESSED'] == 1
+    assert not model.flows[vtc_model.parse(tcp('R')).key].guessed
+    # a flow DPI classified is not guessed when it ends
+    model.process(tcp('PA', b'GET / HTTP/1.1\r\n', dport=80))
+    model.process(tcp('FA', dport=80))
+    assert c['FLOWS_GUESSED'] == 1 and c['CLASS_FLOWS_HTTP'] == 1
+    # an RST as the first packet of a flow: guessed (ssh, port 22)
+    model.process(tcp('R', dport=22))
+    assert c['CLASS_GUESSES_SSH'] == 1 and c['FLOWS_GUESSED'] == 2
+    # a guessed flow that DPI classifies later: classified, the guess stays
+    model.process(tcp('PA', b'\x16\x03\x01\x00\x05hello', dport=443))
+    assert model.flow_class(tls_key) == 'tls'
+    assert c['CLASS_GUESSES_TLS'] == 1 and c['FLOWS_CLASSIFIED'] == 2
+
+
+def test_an_evicted_unknown_flow_is_guessed_by_its_port():
+    # one bucket of four ways, a timeout of one tick
+    model = vtc_model.VtcModel(flow_table_depth=4, flow_timeout=1)
+    c = model.counters
+    dns = [udp_frame(b'', sport=1000 + n, dport=53) for n in range(3)]
+    other = udp_frame(b'', sport=1000, dport=2000)
+    for frame in dns + [other]:
+        model.process(frame, now=0)
+    # the lowest idle way goes first: a dns flow, guessed as it goes
+    model.process(udp_frame(b'', sport=3000, dport=3001), now=5)
+    assert c['FLOW_EVICTIONS'] == 1
+    assert c['FLOWS_GUESSED'] == 1 and c['CLASS_GUESSES_DNS'] == 1
+    # an evicting frame that ends its own new flow: only the evicted flow
+    # is guessed by that frame
+    model.process(tcp('R', dport=443), now=5)
+    assert c['FLOW_EVICTIONS'] == 2 and c['FLOWS_GUESSED'] == 2
+    assert c['CLASS_GUESSES_TLS'] == 0
+    assert not model.flows[vtc_model.parse(tcp('R', dport=443)).key].guessed
+    # the next idle way: the last dns flow; then the one no port of the list
+    # names, which is not counted
+    model.process(udp_frame(b'', sport=3002, dport=3003), now=5)
+    assert c['FLOWS_GUESSED'] == 3 and c['CLASS_GUESSES_DNS'] == 3
+    model.process(udp_frame(b'', sport=3004, dport=3005), now=5)
+    assert c['FLOW_EVICTIONS'] == 4 and c['FLOWS_GUESSED'] == 3
+
+
+CLIENT_HELLO = bytes.fromhex('160301020001000200') + bytes(8)
+
+
+def test_http_connect_and_starttls_are_refined_to_tls_once():
+    model = vtc_model.VtcModel(policy={'http': 10, 'tls': 46, 'smtp': 18})
+    c = model.counters
+    connect = [tcp('PA', b'CONNECT example.com:443 HTTP/1.1\r\n'),
+               tcp('PA', b'HTTP/1.1 200 OK\r\n\r\n'),
+               tcp('PA', CLIENT_HELLO), tcp('PA', CLIENT_HELLO)]
+    out = [model.process(frame) for frame in connect]
+    key = vtc_model.parse(connect[0]).key
+    assert model.flow_class(key) == 'tls'
+    assert (c['FLOWS_CLASSIFIED'], c['FLOWS_REFINED']) == (1, 1)
+    assert (c['CLASS_FLOWS_HTTP'], c['CLASS_FLOWS_TLS']) == (0, 1)
+    # marked by the class before each frame: http, http, then tls
+    assert [Ether(f)[IP].tos >> 2 for f in out] == [0, 10, 10, 46]
+    # a GET flow is not refined
+    model.process(tcp('PA', b'GET / HTTP/1.1\r\n', sport=40001))
+    model.process(tcp('PA', CLIENT_HELLO, sport=40001))
+    assert c['CLASS_FLOWS_HTTP'] == 1 and c['FLOWS_REFINED'] == 1
+    # SMTP with STARTTLS
+    smtp = [tcp('PA', b'220 mail ESMTP\r\n', sport=25),
+            tcp('PA', b'EHLO client\r\n', sport=25),
+            tcp('PA', b'STARTTLS\r\n', sport=25),
+            tcp('PA', b'220 ready\r\n', sport=25),
+            tcp('PA', CLIENT_HELLO, sport=25)]
+    for frame in smtp:
+        model.process(frame)
+    assert model.flow_class(vtc_model.parse(smtp[0]).key) == 'tls'
+    assert (c['FLOWS_CLASSIFIED'], c['FLOWS_REFINED']) == (3, 2)
+    assert (c['CLASS_FLOWS_SMTP'], c['CLASS_FLOWS_TLS']) == (0, 2)
+
+
+def test_refinement_stops_at_inspect_packets_and_wraps_after_a_clear():
+    model = vtc_model.VtcModel(inspect_packets=2)
+    c = model.counters
+    model.process(tcp('PA', b'CONNECT a:443 HTTP/1.1\r\n'))
+    model.process(tcp('PA', b'HTTP/1.1 200 OK\r\n'))
+    model.process(tcp('PA', CLIENT_HELLO))  # the third: not inspected
+    assert c['FLOWS_REFINED'] == 0
+    model = vtc_model.VtcModel()
+    c = model.counters
+    model.process(tcp('PA', b'CONNECT a:443 HTTP/1.1\r\n'))
+    model.clear_counters()
+    model.process(tcp('PA', CLIENT_HELLO))
+    # the old class's counter was cleared: it wraps, as the RTL's does
+    assert c['CLASS_FLOWS_HTTP'] == 0xFFFFFFFF
+    assert (c['CLASS_FLOWS_TLS'], c['FLOWS_REFINED'],
+            c['FLOWS_CLASSIFIED']) == (1, 1, 0)
+
+
+def test_an_evicting_frame_that_ends_its_flow_guesses_it_if_nothing_else():
+    model = vtc_model.VtcModel(flow_table_depth=4, flow_timeout=1)
+    c = model.counters
+    for n in range(4):  # no port of the list: nothing to guess
+        model.process(udp_frame(b'', sport=1000 + n, dport=2000), now=0)
+    model.process(tcp('R', dport=443), now=5)
+    assert c['FLOW_EVICTIONS'] == 1
+    assert (c['FLOWS_GUESSED'], c['CLASS_GUESSES_TLS']) == (1, 1)

@@ -50,7 +50,8 @@ def test_register_offsets():
 
 #: the vTC's counters that are not per class
 VTC_TABLE_COUNTERS = (
-    'flows_seen', 'flows_classified', 'flow_table_occupancy',
+    'flows_seen', 'flows_classified', 'flows_guessed', 'flows_refined',
+    'flow_table_occupancy',
     'flow_insertions', 'flow_evictions', 'flow_failed_insertions',
     'unparsed_frames', 'oversize_frames', 'fragment_frames', 'fragment_bytes',
 )
@@ -73,11 +74,15 @@ def test_counters_read_id_first_and_lo_before_hi():
     assert counters['frames'] == (0x14 * 3 + 1) << 32 | (0x10 * 3 + 1)
     assert counters['flows_seen'] == 0x180 * 3 + 1
     assert counters['ntp_flows'] == (0x1C0 + 4 * 10) * 3 + 1
+    assert counters['ntp_guessed'] == (0x200 + 4 * 10) * 3 + 1
+    assert counters['flows_guessed'] == 0x1B0 * 3 + 1
+    assert counters['flows_refined'] == 0x1B4 * 3 + 1
     assert 'unknown_flows' not in counters  # not a register
+    assert 'unknown_guessed' not in counters
     classes = cat.by_name('vtc').registers.labels('CLASS_PACKETS')
     # the common pair, the table's own, then packets and bytes per class and
-    # flows per class but unknown
-    assert len(counters) == 2 + len(VTC_TABLE_COUNTERS) + 3 * len(classes) - 1
+    # flows and guesses per class but unknown
+    assert len(counters) == 2 + len(VTC_TABLE_COUNTERS) + 4 * len(classes) - 2
     assert set(VTC_TABLE_COUNTERS) <= set(counters)
     with pytest.raises(ValueError, match='0x4E460001'):
         cat.read_counters(VTC_ID, fake_read(LOOPBACK_ID, []))
@@ -96,6 +101,46 @@ sources = ["x.v"]
 %s
 '''
 REGISTER = '[[registers]]\nname = "%s"\noffset = %d\n'
+
+
+def test_port_guesses_and_counter_columns():
+    vtc = catalogue.load().by_name('vtc')
+    guesses = {(g.transport, g.port): g.label for g in vtc.port_guesses}
+    assert guesses[(6, 443)] == 'tls' and guesses[(17, 443)] == 'quic'
+    assert guesses[(17, 53)] == guesses[(6, 53)] == 'dns'
+    numbers = [g.number for g in vtc.port_guesses]
+    assert numbers == sorted(numbers)  # the lowest class first
+    assert all(vtc.labels['classes'].names[g.number] == g.label
+               for g in vtc.port_guesses)
+    columns = {c.name: c.column for c in vtc.counters}
+    assert columns['{label}_flows'] == 'classified'
+    assert columns['{label}_guessed'] == 'guessed'
+    assert columns['{label}_packets'] == 'packets'  # by default, the name
+
+
+CLASSES = '[labels.classes]\nnames = ["unknown", "a", "b"]\n'
+
+
+@pytest.mark.parametrize('name,module_id,extra,message', [
+    ('bad', '0x4E46AAAA', '[port_guesses]\na = {tcp = [80]}\n',
+     'need \\[labels.classes\\]'),
+    ('bad', '0x4E46AAAA', CLASSES + '[port_guesses]\nc = {tcp = [80]}\n',
+     'c is not a class'),
+    ('bad', '0x4E46AAAA', CLASSES + '[port_guesses]\nunknown = {tcp = [80]}\n',
+     'unknown is not a class'),
+    ('bad', '0x4E46AAAA', CLASSES + '[port_guesses]\na = {sctp = [80]}\n',
+     'not tcp or udp'),
+    ('bad', '0x4E46AAAA', CLASSES + '[port_guesses]\na = {tcp = [70000]}\n',
+     'is no port'),
+    ('bad', '0x4E46AAAA', CLASSES
+     + '[port_guesses]\na = {tcp = [80]}\nb = {tcp = [80]}\n',
+     'port 80 of b is also a'),
+])
+def test_bad_port_guesses_are_refused(tmp_path, name, module_id, extra,
+                                      message):
+    (tmp_path / 'mine.toml').write_text(ENTRY % (name, module_id, extra))
+    with pytest.raises(catalogue.CatalogueError, match=message):
+        catalogue.load([tmp_path])
 
 
 @pytest.mark.parametrize('name,module_id,extra,message', [

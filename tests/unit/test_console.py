@@ -29,6 +29,7 @@ def vtc_stats():
     counters = catalogue.load().read_counters(VTC_ID, read)
     counters.update(frames=30, bytes=4000, flows_seen=7, flows_classified=5,
                     quic_packets=12, quic_bytes=3000, quic_flows=2,
+                    flows_guessed=1, tls_guessed=1,
                     unknown_packets=18, unknown_bytes=1000)
     return reports.RegionStats(
         region='rp1', state='ACTIVE', module_id='0x4E460002',
@@ -42,16 +43,21 @@ def test_vtc_counters_as_a_class_table():
     assert lines[:3] == ['board board0 region rp1: ACTIVE, module 0x4E460002',
                          'loaded', 'module counters: frames 30, bytes 4000']
     assert lines[3] == 'traffic classes:'
-    assert lines[4].split() == ['class', 'flows', 'packets', 'bytes']
+    # guesses by port beside the classified flows, as nDPI reports them
+    assert lines[4].split() == ['class', 'classified', 'guessed', 'packets',
+                                'bytes']
     classes = catalogue.load().by_name('vtc').registers.labels(
         'CLASS_PACKETS')
     end = 5 + len(classes)
     rows = {line.split()[0]: line.split()[1:] for line in lines[5:end]}
     assert list(rows) == list(classes)
-    assert rows['unknown'] == ['2', '18', '1000']  # flows seen - classified
-    assert rows['quic'] == ['2', '12', '3000']
-    assert re.match(r'^  quic +(?:\d+ +)?(\d+) +\d+$', lines[10])
-    assert lines[end].startswith('  flows seen 7, flows classified 5, ')
+    # flows seen - classified; no guess counter for unknown
+    assert rows['unknown'] == ['2', '-', '18', '1000']
+    assert rows['quic'] == ['2', '0', '12', '3000']
+    assert rows['tls'] == ['0', '1', '0', '0']
+    assert re.match(r'^  quic +2 +0 +12 +3000$', lines[10])
+    assert lines[end].startswith('  flows seen 7, flows classified 5, '
+                                 'flows guessed 1, flows refined 0, ')
     assert '  error_note = x' in lines
     assert lines[-2:] == ['data plane counters:', '  frames_in = 30']
 

@@ -289,7 +289,7 @@ class HdlBridge:
     def clock_until_idle(self, max_cycles=10_000_000, quiet_cycles=64):
         """Clock until all pushed frames went in and nothing moved for
         `quiet_cycles` (longer than any module's forwarding latency: the
-        vTC's first beat leaves 40 cycles after it came in); returns cycles
+        vTC's first beat leaves 41 cycles after it came in); returns cycles
         run.
         """
         return self._lib.region_clock_until_idle(

@@ -22,7 +22,10 @@ localparam [AXIL_ADDR_WIDTH-1:0]
     REG_FRAGMENT_FRAMES_HI     = 'h1A4,
     REG_FRAGMENT_BYTES_LO      = 'h1A8,
     REG_FRAGMENT_BYTES_HI      = 'h1AC,
-    REG_CLASS_FLOWS            = 'h1C0;
+    REG_FLOWS_GUESSED          = 'h1B0,
+    REG_FLOWS_REFINED          = 'h1B4,
+    REG_CLASS_FLOWS            = 'h1C0,
+    REG_CLASS_GUESSES          = 'h200;
 localparam STATUS_TABLE_CLEARING = 2;
 localparam POLICY_ENABLE = 7;
 localparam POLICY_DSCP = 0;

@@ -245,6 +245,11 @@ reg                   rd_end = 1'b0, en_end = 1'b0, cmp_end = 1'b0, hit_end = 1'
 reg                   rd_connect = 1'b0, en_connect = 1'b0, cmp_connect = 1'b0, hit_connect = 1'b0;
 reg                   rd_rtp = 1'b0, en_rtp = 1'b0, cmp_rtp = 1'b0, hit_rtp = 1'b0;
 reg [47:0]            rd_rtp_id = 48'd0, en_rtp_id = 48'd0, cmp_rtp_id = 48'd0, hit_rtp_id = 48'd0;
+// the stored sequence numbers that a candidate's confirms: sequence - 16 .. sequence - 1
+// (modulo 2**16; the range wraps past 0 when the sequence number is 1..15), as registered
+// bounds, so the compare stage compares without a subtraction first
+reg [15:0]            en_sequence_low = 16'd0, en_sequence_high = 16'd0;
+reg                   en_sequence_wraps = 1'b0;
 // the class the request's own ports guess (vtc_port_guess on rd_key, with cmp_)
 wire [3:0]            cmp_guess;
 reg [3:0]             hit_guess = 4'd0;
@@ -300,6 +305,9 @@ always @(posedge clk) begin
     en_connect <= rd_connect;
     en_rtp <= rd_rtp;
     en_rtp_id <= rd_rtp_id;
+    en_sequence_low <= rd_rtp_id[15:0] - RTP_SEQUENCE_WINDOW;
+    en_sequence_high <= rd_rtp_id[15:0] - 16'd1;
+    en_sequence_wraps <= rd_rtp_id[15:0] != 16'd0 && rd_rtp_id[15:0] < RTP_SEQUENCE_WINDOW;
     en_ipv6 <= rd_ipv6;
     en_tags <= rd_tags;
     en_byte0 <= rd_byte0;
@@ -416,7 +424,7 @@ reg [WAYS-1:0]                 sequence_ahead;    // the request's sequence numb
 reg [WAYS-1:0]                 entry_pending;
 reg [WAYS*GUESS_WIDTH-1:0]     entry_guess;       // the stored guess, 0 once guessed
 reg [WAYS*GUESS_WIDTH-1:0]     entry_victim_guess;  // the same if unknown: guessed if evicted
-reg [15:0]                     sequence_step;
+reg [15:0]                     stored_sequence;
 reg [15:0]                     last_seen;
 reg [ENTRY_WIDTH-1:0]          stored;
 integer n;
@@ -445,8 +453,10 @@ always @* begin
         for (k = 0; k < 4; k = k + 1) begin
             ssrc_equal[4*n + k] = stored[RTP_LSB + 16 + 8*k +: 8] == en_rtp_id[16 + 8*k +: 8];
         end
-        sequence_step = en_rtp_id[15:0] - stored[RTP_LSB +: 16];
-        sequence_ahead[n] = sequence_step != 16'd0 && sequence_step <= RTP_SEQUENCE_WINDOW;
+        stored_sequence = stored[RTP_LSB +: 16];
+        sequence_ahead[n] = en_sequence_wraps
+            ? stored_sequence >= en_sequence_low || stored_sequence <= en_sequence_high
+            : stored_sequence >= en_sequence_low && stored_sequence <= en_sequence_high;
         entry_pending[n] = stored[PENDING];
         entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH] = stored[GUESS_LSB +: GUESS_WIDTH];
         entry_victim_guess[GUESS_WIDTH*n +: GUESS_WIDTH] =

@@ -73,7 +73,9 @@ def console_counters(text):
     table = text.split('traffic classes:', 1)[1].splitlines()[2:]
     for line in table:
         row = line.split()
-        if len(row) < 3 or not all(cell.isdigit() for cell in row[1:]):
+        # '-': a column a class has no counter in (unknown is never guessed)
+        if len(row) < 3 or not all(cell.isdigit() or cell == '-'
+                                   for cell in row[1:]):
             break
         found['%s_packets' % row[0]] = int(row[-2])
         found['%s_bytes' % row[0]] = int(row[-1])

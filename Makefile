@@ -11,8 +11,8 @@
 # under the License.
 
 # The two commands of the README.  Both set up what they need first.
-.PHONY: demo test setup bench timing pep8 generate devstack-check board-sdist \
-	board-layer
+.PHONY: demo test setup bench bench-scale timing pep8 generate devstack-check soak \
+	board-sdist board-layer board-layer-build test-chain test-faults test-beyond-ci fuzz
 
 setup:
 	tools/setup-env
@@ -23,11 +23,30 @@ demo: setup
 # The HDL tests are single-threaded simulations and syntheses that share
 # nothing: two at a time (pytest-xdist), one per core.  nova's functional
 # harness patches process-wide state (eventlet, global CONF): it runs in a
-# pytest process of its own, as nova runs it under stestr.
+# pytest process of its own, as nova runs it under stestr.  Tests marked
+# beyond_ci take longer than CI's budget: `make test-beyond-ci` runs them
+# (`make test-chain` and `make test-faults` run parts).
 test: setup pep8
 	.venv/bin/python -m pytest tests/hdl -n 2
-	.venv/bin/python -m pytest tests --ignore=tests/functional --ignore=tests/hdl
-	.venv/bin/python -m pytest tests/functional
+	.venv/bin/python -m pytest tests --ignore=tests/functional --ignore=tests/hdl \
+		-m 'not beyond_ci' --durations=30
+	.venv/bin/python -m pytest tests/functional --durations=10
+
+# The VM host's cloud with every chain test on it (tenant isolation, an
+# agent restart with ports bound: beyond CI's time budget)
+test-chain: setup
+	.venv/bin/python -m pytest tests/localcloud/test_vm_host.py \
+		tests/localcloud/test_vm_host_chain.py
+
+# The boundary fuzz at full strength (CI runs the same tests smaller):
+# 2,000 mutated real bitstreams through the import flow of real
+# glance-apis, four side by side (each on its own SQLite, one import at a
+# time; over pytest.ini's 30-minute limit on a busy machine), then the agent's RPC methods
+# fuzzed over RabbitMQ (400 random calls per method)
+fuzz: setup
+	NOVA_FPGA_IMPORT_FUZZ=2000 NOVA_FPGA_IMPORT_FUZZ_SHARDS=4 \
+		.venv/bin/python -m pytest -n 4 --timeout 7200 tests/glance/test_import_fuzz.py
+	NOVA_FPGA_RPC_FUZZ=400 .venv/bin/python -m pytest tests/agent/test_rpc_fuzz.py
 
 # flake8 with OpenStack's hacking rules (tox.ini)
 pep8: setup
@@ -42,6 +61,16 @@ bench: setup
 	.venv/bin/python benchmarks/vtc_accuracy.py
 	.venv/bin/python benchmarks/server_create.py
 	.venv/bin/python benchmarks/vtc_timing.py
+
+# 200 behavioural boards x 4 regions in one fleet process on a private
+# RabbitMQ, shared by two proxies: memory per board, the driver's periodic
+# task per proxy, the takeover work; then the same boards on the demo
+# cloud's real services with two proxies and nova's fake driver beside them
+# (the floor): placement providers, periodic task per proxy, scheduling
+# time, create -> ACTIVE against the floor (minutes: not in `make test`)
+bench-scale: setup
+	.venv/bin/python benchmarks/proxy_scale.py
+	.venv/bin/python benchmarks/cloud_scale.py
 
 # Fmax of every module after place and route (yosys + nextpnr-ecp5, the ECP5
 # standing in for the xc7z020); minutes for the vTC, so not in `make test`
@@ -67,7 +96,32 @@ board-sdist: setup
 board-layer: setup
 	.venv/bin/python -m nova_fpga_devtools.yocto
 
+# Every python3-* recipe of the layer built as scarthgap would build it:
+# its sdist, its own do_configure:prepend, its class's build with exactly
+# scarthgap's build tools (about 2.5 min; tests/yocto builds a subset)
+board-layer-build: setup
+	.venv/bin/python -m nova_fpga_devtools.yocto_build
+
 # A real DevStack run with this checkout's plugin (not in CI: it takes long;
 # root; a lab root under /var/tmp/devstack-lab, reused): tools/devstack-check
 devstack-check:
 	tools/devstack-check
+
+# Every test marked beyond_ci (the chain's, the fault cases, the e2e form of
+# a silent board named by nova-fpga-manage)
+test-beyond-ci: setup
+	.venv/bin/python -m pytest tests --ignore=tests/functional --ignore=tests/hdl \
+		-m beyond_ci
+
+# The fault cases of tests/reliability (each minutes long: beyond CI's time
+# budget; make test runs the invariant checker's own tests and the CI soak)
+test-faults: setup
+	.venv/bin/python -m pytest tests/reliability/test_faults.py
+
+# The fault-injection suite's soak (tests/reliability/soak.py): 500
+# create/delete cycles, 10 at a time, mixed images (bad ones must fail
+# cleanly), on a cloud of its own with five boards; the invariant checker
+# at the end and each process's memory before and after (tens of minutes:
+# not in `make test`, which runs a 30-cycle version)
+soak: setup
+	.venv/bin/python -m tests.reliability.soak --cycles 500 --concurrency 10 --boards 5

@@ -14,8 +14,10 @@
 # plugin.sh - DevStack plugin for nova-fpga: Zynq boards as compute hosts.
 #
 # DevStack's plugin contract: doc/source/plugins.rst.  What it writes into
-# nova.conf, glance-api.conf and the agents' files comes from
-# nova_fpga.deployment (through nova-fpga-config), as the demo cloud's does.
+# nova.conf, placement.conf, glance-api.conf, neutron's ml2_conf.ini and the
+# agents' files
+# comes from nova_fpga.deployment (through nova-fpga-config), as the demo
+# cloud's does.
 
 NOVA_FPGA_BIN=$(get_python_exec_prefix)
 
@@ -34,8 +36,9 @@ function nova_fpga_boards {
     echo "${names[*]}"
 }
 
-# The agents' bus as user (rabbit://user:password@host:5672/vhost); a
-# board's own vhost when a board is given
+# The agents' bus as user (rabbit://user:password@host:port/vhost, the TLS
+# listener's port with NOVA_FPGA_TLS); a board's own vhost when a board is
+# given
 function nova_fpga_transport_url {
     local user=$1
     local password=$2
@@ -44,7 +47,76 @@ function nova_fpga_transport_url {
     if [[ -n "$board" ]]; then
         vhost=$(nova_fpga_board_vhost $board)
     fi
-    echo "rabbit://$user:$password@$RABBIT_HOST:5672/$vhost"
+    local port=5672
+    if [[ "$NOVA_FPGA_TLS" == "True" ]]; then
+        port=$(nova_fpga_tls_port)
+    fi
+    echo "rabbit://$user:$password@$RABBIT_HOST:$port/$vhost"
+}
+
+function nova_fpga_tls_port {
+    echo "${NOVA_FPGA_TLS_PORT:-$("$NOVA_FPGA_BIN/nova-fpga-config" rabbitmq-tls-port)}"
+}
+
+# The --ssl-* arguments of nova-fpga-config for a certificate of DevStack's
+# CA (nova-compute's, a board's), none without NOVA_FPGA_TLS
+function nova_fpga_tls_args {
+    if [[ "$NOVA_FPGA_TLS" != "True" ]]; then
+        return
+    fi
+    echo "--ssl-ca-file $INT_CA_DIR/ca-chain.pem" \
+        "--ssl-cert-file $INT_CA_DIR/$1.crt" \
+        "--ssl-key-file $INT_CA_DIR/private/$1.key"
+}
+
+# The agents' bus over TLS: DevStack's CA (lib/tls) issues RabbitMQ's
+# certificate (for the host the URLs name) and a client certificate for
+# nova-compute and for each board; RabbitMQ gets a TLS listener that
+# admits only clients with a certificate of that CA, and is restarted
+function configure_nova_fpga_tls {
+    local boards=$1
+    if [[ ! -r $INT_CA_DIR/ca-chain.pem ]]; then
+        configure_CA
+        init_CA
+    fi
+    local alt="DNS:$RABBIT_HOST"
+    if is_ipv4_address "$RABBIT_HOST"; then
+        alt="IP:$RABBIT_HOST"
+    fi
+    make_cert $INT_CA_DIR nova-fpga-rabbitmq "$DEVSTACK_HOSTNAME" "$alt"
+    make_cert $INT_CA_DIR nova-fpga-compute nova-compute
+    local board
+    for board in ${boards//,/ }; do
+        make_cert $INT_CA_DIR nova-fpga-$board $board
+    done
+    # the broker's copies, readable by RabbitMQ
+    local dir
+    dir=$(dirname $NOVA_FPGA_RABBITMQ_CONF)/nova-fpga
+    sudo install -d -m 0750 -g $NOVA_FPGA_RABBITMQ_GROUP $dir
+    sudo install -m 0644 $INT_CA_DIR/ca-chain.pem $dir/ca.pem
+    sudo install -m 0644 $INT_CA_DIR/nova-fpga-rabbitmq.crt $dir/cert.pem
+    sudo install -m 0640 -g $NOVA_FPGA_RABBITMQ_GROUP \
+        $INT_CA_DIR/private/nova-fpga-rabbitmq.key $dir/key.pem
+    # rabbitmq.conf: ours between markers, replaced on a second run
+    local begin="# nova-fpga: the agents' TLS listener (DevStack plugin)"
+    local end="# nova-fpga: end"
+    local conf
+    conf=$(mktemp)
+    if sudo test -r $NOVA_FPGA_RABBITMQ_CONF; then
+        sudo cat $NOVA_FPGA_RABBITMQ_CONF | \
+            sed "/^$begin\$/,/^$end\$/d" > $conf
+    fi
+    {
+        echo "$begin"
+        "$NOVA_FPGA_BIN/nova-fpga-config" rabbitmq-tls \
+            --listener "$(nova_fpga_tls_port)" --ssl-ca-file $dir/ca.pem \
+            --ssl-cert-file $dir/cert.pem --ssl-key-file $dir/key.pem
+        echo "$end"
+    } >> $conf
+    sudo install -m 0644 $conf $NOVA_FPGA_RABBITMQ_CONF
+    rm -f $conf
+    restart_service rabbitmq-server
+    sudo rabbitmqctl await_startup
 }
 
 # A board's own vhost on the agents' bus (nova_fpga.deployment's name)
@@ -135,10 +207,90 @@ function configure_nova_fpga_nova {
     nova_fpga_apply $NOVA_CONF nova --boards "$boards" \
         --agents-transport-url \
         "$(nova_fpga_transport_url $RABBIT_USERID $RABBIT_PASSWORD)" \
-        --policy-dir $NOVA_CONF_DIR/policy.d
+        --policy-dir $NOVA_CONF_DIR/policy.d \
+        $(nova_fpga_tls_args nova-fpga-compute)
     if [[ -n "$NOVA_FPGA_COMPUTE_HOST" ]]; then
         iniset $NOVA_CONF DEFAULT host "$NOVA_FPGA_COMPUTE_HOST"
     fi
+}
+
+# placement.conf (nova_fpga.deployment.placement): a claim that lost a
+# race is answered as a conflict, not retried in its transaction, which on
+# DevStack's MySQL gave one region to two servers (issue 20)
+function configure_nova_fpga_placement {
+    nova_fpga_apply $PLACEMENT_CONF placement
+}
+
+# Every project's default limit of region servers (NOVA_FPGA_REGION_QUOTA):
+# keystone's registered limit on the regions' resource class, created or
+# set, beside those DevStack's lib/nova registers for unified limits
+function configure_nova_fpga_region_quota {
+    local quota=$NOVA_FPGA_REGION_QUOTA
+    if [[ ! "$quota" =~ ^(-1|[0-9]+)$ ]]; then
+        die $LINENO "NOVA_FPGA_REGION_QUOTA=$quota: a number of regions" \
+            "(-1: no limit) is needed"
+    fi
+    if [[ "$NOVA_USE_UNIFIED_LIMITS" != "True" ]] || \
+            ! is_service_enabled n-api; then
+        warn $LINENO "NOVA_FPGA_REGION_QUOTA=$quota is not registered:" \
+            "nova counts regions with unified limits only" \
+            "(NOVA_USE_UNIFIED_LIMITS=True)"
+        return
+    fi
+    local resource id
+    resource=$("$NOVA_FPGA_BIN/nova-fpga-config" region-limit)
+    id=$(openstack --os-cloud devstack-system-admin registered limit list \
+        --service nova --region $REGION_NAME --resource-name "$resource" \
+        -f value -c ID)
+    if [[ -n "$id" ]]; then
+        openstack --os-cloud devstack-system-admin registered limit set \
+            --default-limit $quota $id
+    else
+        openstack --os-cloud devstack-system-admin registered limit create \
+            --service nova --default-limit $quota --region $REGION_NAME \
+            "$resource"
+    fi
+}
+
+# A comma-separated list of the values of both lists, the first's first,
+# each once
+function nova_fpga_merge_list {
+    local merged=() value
+    local -A seen=()
+    for value in ${1//,/ } ${2//,/ }; do
+        if [[ -z "${seen[$value]:-}" ]]; then
+            merged+=("$value")
+            seen[$value]=1
+        fi
+    done
+    local IFS=,
+    echo "${merged[*]}"
+}
+
+# neutron-server's ML2 for the boards (nova_fpga.deployment.neutron_ml2):
+# the boards' mechanism driver before DevStack's, the VLAN type driver and
+# the boards' VLAN range beside DevStack's, VLAN after DevStack's tenant
+# network type (a tenant network is a board's when DevStack's type is vlan
+# or an admin makes it a VLAN of the boards' physical network)
+function configure_nova_fpga_neutron {
+    local boards=$1
+    local conf=/$Q_PLUGIN_CONF_FILE
+    local -A before=()
+    local key
+    for key in ml2/mechanism_drivers ml2/type_drivers \
+            ml2/tenant_network_types ml2_type_vlan/network_vlan_ranges; do
+        before[$key]=$(iniget $conf ${key%/*} ${key#*/})
+    done
+    nova_fpga_apply $conf neutron-ml2 --boards "$boards" \
+        --switch-driver "$NOVA_FPGA_SWITCH_DRIVER"
+    for key in ml2/mechanism_drivers ml2/type_drivers \
+            ml2_type_vlan/network_vlan_ranges; do
+        iniset $conf ${key%/*} ${key#*/} "$(nova_fpga_merge_list \
+            "$(iniget $conf ${key%/*} ${key#*/})" "${before[$key]}")"
+    done
+    iniset $conf ml2 tenant_network_types "$(nova_fpga_merge_list \
+        "${before[ml2/tenant_network_types]}" \
+        "$(iniget $conf ml2 tenant_network_types)")"
 }
 
 function configure_nova_fpga_glance {
@@ -177,7 +329,7 @@ function configure_nova_fpga_agents {
             "$(nova_fpga_transport_url nova-fpga-$board $NOVA_FPGA_AGENT_PASSWORD $board)" \
             --state-dir $NOVA_FPGA_STATE_DIR/$board \
             --manifest $NOVA_FPGA_SHELL_MANIFEST --backend sim \
-            --hdl-dir $NOVA_FPGA_DIR/hdl
+            --hdl-dir $NOVA_FPGA_DIR/hdl $(nova_fpga_tls_args nova-fpga-$board)
     done
 }
 
@@ -234,9 +386,21 @@ if is_service_enabled nova-fpga; then
         install_nova_fpga
     elif [[ "$1" == "stack" && "$2" == "post-config" ]]; then
         echo_summary "Configuring nova-fpga"
+        if [[ "$NOVA_FPGA_TLS" == "True" ]]; then
+            configure_nova_fpga_tls $NOVA_FPGA_BOARD_LIST
+        fi
         configure_nova_fpga_rabbit $NOVA_FPGA_BOARD_LIST
         configure_nova_fpga_nova $NOVA_FPGA_BOARD_LIST
+        if is_service_enabled placement-api; then
+            configure_nova_fpga_placement
+        fi
+        if [[ -n "$NOVA_FPGA_REGION_QUOTA" ]]; then
+            configure_nova_fpga_region_quota
+        fi
         configure_nova_fpga_glance
+        if is_service_enabled q-svc neutron-api; then
+            configure_nova_fpga_neutron $NOVA_FPGA_BOARD_LIST
+        fi
         if [[ -z "$NOVA_FPGA_REAL_BOARDS" ]]; then
             configure_nova_fpga_agents $NOVA_FPGA_BOARD_LIST
             # before nova-compute starts, so it finds them answering

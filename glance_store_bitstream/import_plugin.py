@@ -19,7 +19,9 @@ with :mod:`nova_fpga.bitstream`, checked against the declared shell's
 regions, and the image gets the derived properties and
 ``trait:CUSTOM_FPGA_…=required`` properties from the shared naming function.
 A refusal fails the import with a message that names the problem, removes
-the staged data and records the reason in ``fpga_import_error``.  A plain
+the staged data and records the reason in ``fpga_import_error``; so does a
+failure after the inspection (a store that is full), which Glance alone
+would leave importing with its staged data.  A plain
 data upload never runs this plugin: such an image has no derived properties
 and nova's scheduler refuses to place it on a board.
 """
@@ -111,25 +113,38 @@ class _InspectBitstream(task.Task):
                         for r in manifest.regions)))
         return info, manifest
 
-    def revert(self, result, **kwargs):
-        if not self._refused:
-            return
-        message = str(result.exception) if isinstance(
-            result, taskflow_failure.Failure) else 'import refused'
-        LOG.warning('image %s: bitstream import refused: %s', self.image_id,
-                    message)
-        # As Glance's own conversion plugin does: none of the store imports
-        # ran, so the image goes back to queued and its stores to failed.
+    def revert(self, result, flow_failures=None, **kwargs):
+        if self._staged is None:
+            return  # not a bitstream: nothing of ours to undo
+        if self._refused:
+            message = str(result.exception) if isinstance(
+                result, taskflow_failure.Failure) else 'import refused'
+            LOG.warning('image %s: bitstream import refused: %s',
+                        self.image_id, message)
+        else:
+            # inspected, then a later task failed (the store's write, say,
+            # on a full disk): Glance reverts the store's location but
+            # leaves a glance-direct image importing, with its staged data
+            # that nothing will import again
+            message = '; '.join(
+                str(failure.exception) for failure in
+                (flow_failures or {}).values()) or 'import failed'
+            LOG.warning('image %s: bitstream import failed after '
+                        'inspection: %s', self.image_id, message)
+        # The staged data goes first: once the refusal shows, nothing of
+        # the refused data is left (the upload fuzz saw it for a moment).
+        try:
+            os.unlink(self._staged)
+        except FileNotFoundError:
+            pass
+        # As Glance's own conversion plugin does: the image goes back to
+        # queued, its stores to failed, and it says why.
         with self.action_wrapper as action:
             action.set_image_attribute(status='queued')
             if self.stores:
                 action.remove_importing_stores(self.stores)
                 action.add_failed_stores(self.stores)
             action.set_image_extra_properties({ERROR_PROPERTY: message[:255]})
-        try:
-            os.unlink(self._staged)
-        except FileNotFoundError:
-            pass
 
 
 def get_flow(**kwargs):

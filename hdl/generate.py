@@ -212,10 +212,23 @@ def _bits(field):
     return 'bits %d:%d `%s`' % (field.high, field.low, field.name)
 
 
-def _row(register, fields=None):
+def _tenant(register, settings):
+    """What a tenant sets of the register: its server property (an
+    array's with the element's label as <index>).
+    """
+    for setting in settings:
+        if setting.register == register:
+            return 'a tenant sets it: server property `%s`' % (
+                setting.template.format(label='<%s>' % (
+                    register.labels.index if register.labels else '')))
+    return ''
+
+
+def _row(register, fields=None, settings=()):
     fields = register.fields if fields is None else fields
     text = '; '.join(filter(None, ['%s: %s' % (_bits(f), f.meaning)
-                                   for f in fields] + [register.meaning]))
+                                   for f in fields] + [
+        register.meaning, _tenant(register, settings)]))
     wide = register.width == 64
     if register.labels is None:
         if wide:
@@ -267,7 +280,7 @@ def readme_tables(cat):
                 if extra:
                     rows.append(_row(register, extra))
             else:
-                rows.append(_row(register))
+                rows.append(_row(register, settings=module.settings))
         if rows:
             tables['%s:registers' % module.name] = [
                 _generated(_shown(module.path))] + TABLE_HEAD + rows

@@ -22,6 +22,7 @@ from oslo_config import cfg
 
 from nova_fpga.contract import agent_api
 from nova_fpga.contract import shell
+from nova_fpga import optgroups
 
 #: nova's configuration (nova.conf.CONF is oslo.config's global CONF)
 CONF = cfg.CONF
@@ -34,11 +35,31 @@ zynq_group = cfg.OptGroup(
 
 ZYNQ_OPTS = [
     cfg.ListOpt('boards', default=[],
-                help='Names of the boards this nova-compute manages: each '
-                     'is the RPC server name of its agent ([agent] '
+                help='Names of the boards this nova-compute may manage: '
+                     'each is the RPC server name of its agent ([agent] '
                      'board_name on the board) and the node name nova '
-                     'shows. A board is a node from its first start on, '
-                     'whether or not its agent answers.'),
+                     'shows. Several proxies configured with the same '
+                     'boards share them by a hash ring (board_group). A '
+                     'board is a node from its first start on, whether or '
+                     'not its agent answers.'),
+    cfg.StrOpt('board_group', max_length=255, regex=r'^[a-zA-Z0-9_.-]*$',
+               help='Name of the board group this nova-compute serves '
+                    'with the other proxies of peer_list (as ironic\'s '
+                    'conductor_group partitions nodes): the boards option '
+                    'of every proxy of a group lists the group\'s boards, '
+                    'and only the group\'s proxies share them. Unset: the '
+                    'boards are shared by every live nova-compute running '
+                    'this driver. Either way a board is managed by the '
+                    'proxy a consistent hash ring of the live proxies maps '
+                    'it to; a proxy that is down (no heartbeat for nova\'s '
+                    '[DEFAULT] service_down_time) or disabled leaves the '
+                    'ring, and its boards and their servers move to the '
+                    'others at their next resource update ([DEFAULT] '
+                    'update_resources_interval), and back when it returns.'),
+    cfg.ListOpt('peer_list', default=[],
+                help='Hosts ([DEFAULT] host) of every nova-compute serving '
+                     'board_group, this one included. Required with '
+                     'board_group, ignored without it.'),
     cfg.StrOpt('transport_url', secret=True,
                help='oslo.messaging URL of the agents\' bus (its own vhost '
                     'and credentials, never nova\'s bus). Unset: nova\'s '
@@ -101,8 +122,7 @@ ZYNQ_OPTS = [
 
 
 def register_opts(conf):
-    conf.register_group(zynq_group)
-    conf.register_opts(ZYNQ_OPTS, group=zynq_group)
+    optgroups.register(conf, zynq_group, ZYNQ_OPTS)
 
 
 # registered on import, as nova.conf registers nova's own options

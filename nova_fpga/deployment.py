@@ -10,8 +10,9 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""What a deployment writes into nova.conf, glance-api.conf and each board
-agent's configuration file, in one place.
+"""What a deployment writes into nova.conf, placement.conf, glance-api.conf,
+neutron's ML2 configuration and each board agent's configuration file, in
+one place.
 
 The demo cloud (nova_fpga_devtools.localcloud) and the DevStack plugin
 (devstack/plugin.sh, through ``nova-fpga-manage config``) both write these,
@@ -43,6 +44,13 @@ WEIGHER = 'nova_fpga.scheduler.weights.CachedBitstreamWeigher'
 #: Glance store name of the bitstream store (a backend of enabled_backends)
 GLANCE_STORE = 'fpga'
 GLANCE_IMPORT_PLUGIN = 'fpga_bitstream_inspection'
+#: the boards' ML2 mechanism driver (its setup.cfg entry point)
+MECHANISM_DRIVER = 'fpga_board'
+#: the physical network the boards' data interfaces are cabled to
+BOARD_PHYSNET = 'fpga'
+#: the VLANs tenant networks on it get, apart from the VLANs the reference
+#: shell's manifest gives its regions (100, 101: ``--nic none`` servers)
+BOARD_VLANS = (200, 299)
 
 
 class Multi(tuple):
@@ -86,6 +94,50 @@ def _nova(boards, agents_transport_url, policy_dir):
         # members read why their server's action was refused (NOVA_POLICY)
         ('oslo_policy', 'policy_dirs', Multi([str(policy_dir)])),
     ]
+
+
+#: placement's server-side retries of an allocation write that met a
+#: provider generation conflict: none (see placement())
+PLACEMENT_ALLOCATION_CONFLICT_RETRIES = 1
+
+
+def placement():
+    """placement.conf: no server-side retry of a claim that lost a race.
+
+    Placement retries an allocation write that met a resource provider
+    generation conflict (another claim committed meanwhile) inside the
+    write's own database transaction.  On MySQL/MariaDB, whose transactions
+    read one snapshot (REPEATABLE READ), the retry checks capacity against
+    usage from before the other claim, so it passes: a region (capacity 1)
+    wanted by several servers at once, as the scheduler's claims of a
+    cached board are, is given to two of them, and the board's agent
+    refuses the second ("region rp1 is held by instance ...", issue 20).
+    With one attempt the losing claim is answered 409 (a conflict) and
+    nova's scheduler claims again in a new request, which sees the winner
+    (each allocation write of nova's report client retries on that code).
+    """
+    return [('placement', 'allocation_conflict_retry_count',
+             PLACEMENT_ALLOCATION_CONFLICT_RETRIES)]
+
+
+def neutron_ml2(boards, physnet=BOARD_PHYSNET, vlans=BOARD_VLANS,
+                switch_driver=None):
+    """neutron-server's ML2 options for boards: VLAN tenant networks on
+    the boards' physical network, bound by the boards' mechanism driver;
+    switch_driver: the top-of-rack switch driver it tells of each VLAN a
+    board gains and loses (None: the option's default, noop).
+    """
+    switch = [('ml2_zynq', 'switch_driver', switch_driver)] \
+        if switch_driver else []
+    return [
+        ('ml2', 'type_drivers', ['flat', 'vlan']),
+        ('ml2', 'tenant_network_types', ['vlan']),
+        ('ml2', 'mechanism_drivers', [MECHANISM_DRIVER]),
+        ('ml2_type_vlan', 'network_vlan_ranges',
+         ['%s:%d:%d' % (physnet, vlans[0], vlans[1])]),
+        ('ml2_zynq', 'boards', ['%s:%s' % (board, physnet)
+                                for board in boards]),
+    ] + switch
 
 
 def glance(store_dir, shell_manifests, property_protections,
@@ -163,12 +215,32 @@ def agent(board, transport_url, state_dir, manifest=REFERENCE_SHELL,
 #: TLS files of one side of the agents' bus: the CA its peer's certificate
 #: must chain to, its own certificate and key
 Tls = collections.namedtuple('Tls', 'ca_file cert_file key_file')
+#: the agents' bus over TLS: AMQP's IANA port for AMQPS
+RABBITMQ_TLS_PORT = 5671
+
+
+def rabbitmq_tls(listener, tls):
+    """rabbitmq.conf's TLS listener for the agents' bus (listener: a
+    port, or address:port; tls: the broker's :class:`Tls`): every client
+    must present a certificate of the CA, as boards and nova-compute do.
+    """
+    return ('listeners.ssl.nova_fpga = %s\n'
+            'ssl_options.cacertfile = %s\n'
+            'ssl_options.certfile = %s\n'
+            'ssl_options.keyfile = %s\n'
+            'ssl_options.verify = verify_peer\n'
+            'ssl_options.fail_if_no_peer_cert = true\n'
+            'ssl_options.versions.1 = tlsv1.3\n'
+            'ssl_options.versions.2 = tlsv1.2\n' % (
+                listener, tls.ca_file, tls.cert_file, tls.key_file))
+
 
 #: rabbitmqctl set_permissions' three regexes
 Permissions = collections.namedtuple('Permissions', 'configure write read')
 
 #: nova-compute's user on each board's vhost: it declares its reply queue
-#: and its report pool's queue, and publishes requests
+#: and its report pool's queue, consumes those and the notifier's, and
+#: publishes requests
 PROXY_PERMISSIONS = Permissions('.*', '.*', '.*')
 
 
@@ -192,8 +264,8 @@ def board_permissions(board, topic=agent_api.DEFAULT_TOPIC):
       fanout exchange ``<topic>_fanout`` with a queue
       ``<topic>_fanout_<32 hex>`` (uuid4; use_queue_manager off);
     - the notifier's queue ``nova_fpga_reports.info``, declared and bound
-      so reports wait for a listener (nova-compute consumes its own pool
-      queue, bound to the same key);
+      so reports wait for a listener (each nova-compute consumes it, and a
+      pool queue of its own bound to the same key: nova_fpga.virt.listener);
     - replies: published to the default exchange (``amq.default``) with
       the caller's ``reply_<hex>`` queue as routing key.  Write on
       amq.default reaches every queue of the vhost: that is why each

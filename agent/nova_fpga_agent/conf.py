@@ -23,6 +23,7 @@ from oslo_privsep import capabilities
 from oslo_privsep import priv_context
 
 from nova_fpga.contract import agent_api
+from nova_fpga import optgroups
 from nova_fpga_agent import privsep
 
 agent_group = cfg.OptGroup('agent', title='Board agent')
@@ -142,25 +143,18 @@ WATCHDOG_OPTS = [
 
 
 def register_opts(conf):
-    conf.register_group(agent_group)
-    conf.register_opts(AGENT_OPTS + ROOT_OPTS, group=agent_group)
-    conf.register_group(dataplane_group)
-    conf.register_opts(DATAPLANE_OPTS, group=dataplane_group)
-    conf.register_group(watchdog_group)
-    conf.register_opts(WATCHDOG_OPTS, group=watchdog_group)
+    optgroups.register(conf, agent_group, AGENT_OPTS + ROOT_OPTS)
+    optgroups.register(conf, dataplane_group, DATAPLANE_OPTS)
+    optgroups.register(conf, watchdog_group, WATCHDOG_OPTS)
 
 
 def register_root_opts(conf):
     """The roots alone, for the privileged helper (whose configuration is
     the agent's file, but which needs none of the agent's other options:
     registering those on its global CONF would make them required in
-    every process that imports the helper's module).  A group of its own:
-    oslo.config's copies of one OptGroup share its option list, so the
-    agent's options registered on another ConfigOpts would appear here.
+    every process that imports the helper's module).
     """
-    conf.register_group(cfg.OptGroup(agent_group.name,
-                                     title=agent_group.title))
-    conf.register_opts(ROOT_OPTS, group=agent_group.name)
+    optgroups.register(conf, agent_group, ROOT_OPTS)
 
 
 def _privileged_opts():

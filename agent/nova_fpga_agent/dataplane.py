@@ -16,8 +16,13 @@ to a region, through its AXI DMA channel and module, and back out.
 On a board the interface is the PS Ethernet; in the emulator a veth in a
 network namespace, so tests and the demo replay real captures into it with
 ordinary tools and capture what comes out.  The outer 802.1Q tag selects
-the region (the shell manifest gives each region a VLAN); the module sees
-the frame without it, and what the module sends goes out with it again.
+the region: the region manager programs, per region holding a module, the
+VLAN its frames enter by and the one they leave by (its ports' VLANs, or
+its manifest VLAN both ways for a server without ports).  The module sees
+the frame without the tag; what it sends goes out tagged with the egress
+VLAN (the ingress tag's priority kept).  Frames on a VLAN no region was
+given are dropped and counted (``unsteered``): a board never passes a
+tenant's frames to a region that was not given their VLAN.
 
 Privileges stay in the agent's own process, not in its privsep daemon:
 privsep returns values, never file descriptors, and the packet socket is
@@ -26,6 +31,7 @@ namespace moves the calling thread itself (setns, CAP_SYS_ADMIN: the
 emulator's case, run as root).  A larger receive buffer than rmem_max
 needs CAP_NET_ADMIN; without it the socket keeps the allowed size.
 """
+import collections
 import ctypes
 import os
 import socket
@@ -63,6 +69,11 @@ def _enter_netns(name):
         os.close(fd)
 
 
+#: Where frames of one ingress VLAN go: a region, and the VLAN its output
+#: leaves by (None: its egress port is gone, the output is dropped).
+Route = collections.namedtuple('Route', 'region egress_vlan')
+
+
 class DataPlane:
     def __init__(self, manifest, backend, interface, netns=None):
         self.manifest = manifest
@@ -76,7 +87,10 @@ class DataPlane:
         self._counters = {r.name: dict.fromkeys(reports.DATAPLANE_COUNTERS,
                                                 0)
                           for r in manifest.regions}
+        #: frames on a VLAN no region was given (or untagged): dropped
         self.unsteered = 0
+        #: ingress VLAN -> Route; nothing is steered until programmed
+        self._routes = {}
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name='dataplane')
 
@@ -89,6 +103,20 @@ class DataPlane:
     def stop(self):
         self._stop.set()
         self._thread.join(5)
+
+    def program(self, routes):
+        """Steer by these routes ({ingress VLAN: Route}) from now on."""
+        routes = dict(routes)
+        with self._lock:
+            changed, self._routes = routes != self._routes, routes
+        if changed:
+            LOG.info('data plane VLANs: %s', ', '.join(
+                '%d->%s' % (vlan, route)
+                for vlan, route in sorted(routes.items())) or 'none')
+
+    def routes(self):
+        with self._lock:
+            return dict(self._routes)
 
     def counters(self, region):
         with self._lock:
@@ -134,10 +162,8 @@ class DataPlane:
             self._error = exc
             self._ready.set()
             return
-        LOG.info('data plane on %s%s: VLANs %s', self.interface,
-                 ' (netns %s)' % self.netns if self.netns else '',
-                 ', '.join('%d->%s' % (r.vlan, r.name)
-                           for r in self.manifest.regions))
+        LOG.info('data plane on %s%s', self.interface,
+                 ' (netns %s)' % self.netns if self.netns else '')
         self._ready.set()
         with sock:
             while not self._stop.is_set():
@@ -152,27 +178,32 @@ class DataPlane:
                 self._steer(sock, _with_vlan_tag(data, ancdata))
 
     def _steer(self, sock, frame):
-        if len(frame) < 18 or frame[12:14] != b'\x81\x00':
-            self.unsteered += 1
+        route = None
+        if len(frame) >= 18 and frame[12:14] == b'\x81\x00':
+            tci = struct.unpack_from('>H', frame, 14)[0]
+            with self._lock:
+                route = self._routes.get(tci & 0x0FFF)
+        if route is None:
+            with self._lock:
+                self.unsteered += 1
             return
-        vid = struct.unpack_from('>H', frame, 14)[0] & 0x0FFF
-        region = self.manifest.region_for_vlan(vid)
-        if region is None:
-            self.unsteered += 1
-            return
-        tag, inner = frame[12:16], frame[:12] + frame[16:]
-        self._count(region.name, {reports.FRAMES_IN: 1,
-                                  reports.BYTES_IN: len(inner)})
+        region, inner = route.region, frame[:12] + frame[16:]
+        self._count(region, {reports.FRAMES_IN: 1,
+                             reports.BYTES_IN: len(inner)})
         try:
-            out = self.backend.transfer(region.name, inner)
+            out = self.backend.transfer(region, inner)
         except base.RegisterError as exc:
-            self._count(region.name, {reports.DROPPED: 1})
-            LOG.debug('region %s dropped a frame: %s', region.name, exc)
+            self._count(region, {reports.DROPPED: 1})
+            LOG.debug('region %s dropped a frame: %s', region, exc)
             return
+        if route.egress_vlan is None:
+            self._count(region, {reports.DROPPED: len(out)})
+            return
+        tag = struct.pack('>HH', 0x8100, (tci & 0xF000) | route.egress_vlan)
         for reply in out:
             sock.send(reply[:12] + tag + reply[12:])
-            self._count(region.name, {reports.FRAMES_OUT: 1,
-                                      reports.BYTES_OUT: len(reply)})
+            self._count(region, {reports.FRAMES_OUT: 1,
+                                 reports.BYTES_OUT: len(reply)})
 
 
 def _with_vlan_tag(data, ancdata):

@@ -18,6 +18,17 @@ state change is persisted before the hardware is touched further, so an
 agent killed at any step restarts knowing where it was.  A load that fails
 at any step leaves the region decoupled and FAILED with the step and the
 cause; other regions and the static shell are never touched.
+
+A region's VLANs (its ports' or its manifest's) are part of its persisted
+state, and the data plane is programmed from that state at every save: a
+region steers frames only while it holds a module, a VLAN enters at most
+one region, and an agent restarting programs what its state file says.
+
+So are the tenant's settings of its module's registers (the catalogue's
+tenant settings, checked against the module the bitstream declares): they
+are written, and read back, after every reset of the module (load, power
+on, reset, the end of the watchdog's hold) and before its data path
+starts, so no frame passes the module with its reset values.
 """
 import hashlib
 import re
@@ -31,16 +42,21 @@ from nova_fpga import bitstream
 from nova_fpga.bitstream import container
 from nova_fpga import catalogue
 from nova_fpga.contract import agent_api as api
+from nova_fpga.contract import network as net
 from nova_fpga.contract import reports
 from nova_fpga.contract import states
 import nova_fpga_agent
 from nova_fpga_agent.backends import base
+from nova_fpga_agent import dataplane
 from nova_fpga_agent import state as st
 
 LOG = logging.getLogger(__name__)
 
-SHA256 = re.compile(r'^[0-9a-f]{64}$')
-IMAGE_ID = re.compile(r'^[A-Za-z0-9-]{1,64}$')
+# fullmatch: '$' would take a trailing newline
+SHA256 = re.compile(r'[0-9a-f]{64}')
+IMAGE_ID = re.compile(r'[A-Za-z0-9-]{1,64}')
+#: more settings than any module has registers are refused unread
+MAX_SETTINGS = 256
 
 
 class _StepFailed(Exception):
@@ -68,6 +84,8 @@ class RegionManager:
         self.started_at = time.time()
         self._locks = {r.name: threading.Lock() for r in manifest.regions}
         self._save_lock = threading.Lock()
+        #: held from a load's VLAN check until its region is LOADING
+        self._vlan_lock = threading.Lock()
         #: numbers reports in the order they read the regions
         self._report_lock = threading.Lock()
         self._sequence = 0
@@ -149,6 +167,122 @@ class RegionManager:
     def _save(self):
         with self._save_lock:
             self.store.save(self.states)
+            if self.dataplane is not None:
+                self.dataplane.program(self._routes())
+
+    def _vlans(self, name):
+        """(ingress VLAN, egress VLAN) of a region by its state: its
+        ports' (None where a port is gone), or its manifest's when it has
+        no ports.
+        """
+        rs = self.states[name]
+        if rs.network is None:
+            vlan = self.manifest.region(name).vlan
+            return vlan, vlan
+        network = net.RegionNetwork.from_dict(rs.network)
+        return tuple(p.vlan if p else None
+                     for p in (network.ingress, network.egress))
+
+    def _routes(self):
+        """The data plane's routes: the regions holding a module, by the
+        VLAN their frames enter by.
+        """
+        routes = {}
+        for spec in self.manifest.regions:
+            if self.states[spec.name].state not in states.HOLDING_MODULE:
+                continue
+            ingress, egress = self._vlans(spec.name)
+            if ingress is None:
+                continue
+            if ingress in routes:
+                LOG.error('regions %s and %s both have ingress VLAN %d: '
+                          'only %s is steered', routes[ingress].region,
+                          spec.name, ingress, routes[ingress].region)
+                continue
+            routes[ingress] = dataplane.Route(spec.name, egress)
+        return routes
+
+    def _check_vlan_free(self, name, network):
+        """Refuse a load whose ingress VLAN enters another region."""
+        vlan = (network.ingress.vlan if network is not None
+                else self.manifest.region(name).vlan)
+        for other, rs in self.states.items():
+            if other != name and rs.state in (
+                    (states.LOADING,) + states.HOLDING_MODULE) \
+                    and self._vlans(other)[0] == vlan:
+                raise api.RegionBusy(
+                    'VLAN %d already enters region %s of board %s'
+                    % (vlan, other, self.board_name))
+
+    @staticmethod
+    def _network(network):
+        """A load's RegionNetwork argument, checked (None: none).
+
+        Only in the form the contract writes it (RegionNetwork.to_dict):
+        from_dict alone would take a VLAN '100' or 100.7 as 100.
+        """
+        if network is None:
+            return None
+        try:
+            checked = net.RegionNetwork.from_dict(network)
+        except ValueError as exc:
+            raise api.InvalidRequest('network: %s' % exc)
+        if checked.to_dict() != network or any(
+                type(p['vlan']) is not int
+                for p in network.values() if p is not None):
+            raise api.InvalidRequest(
+                'network %r is not in its RPC form %r'
+                % (network, checked.to_dict()))
+        if checked.ingress is None:
+            # a port gone is a state a region reaches, not one it loads in
+            raise api.InvalidRequest('network %r has no ingress port: '
+                                     'frames could not enter the region'
+                                     % (network,))
+        return checked
+
+    @staticmethod
+    def _settings(settings):
+        """A load's settings argument in its RPC form ({name: int}), or
+        None; whether the module takes them is checked once the bitstream
+        says which module it is (_load_steps).
+        """
+        if settings is None or settings == {}:
+            return None
+        if (not isinstance(settings, dict) or len(settings) > MAX_SETTINGS
+                or not all(isinstance(k, str) and type(v) is int
+                           for k, v in settings.items())):
+            raise api.InvalidRequest('settings must map at most %d '
+                                     'property names to integers'
+                                     % MAX_SETTINGS)
+        return settings
+
+    def _writes(self, rs):
+        """[(Setting, value)] of the tenant's settings of the region's
+        module (checked again: a state file is not trusted either).
+        """
+        module_id = (None if rs.module_id == container.NO_USER_ID
+                     else rs.module_id)
+        return self.catalogue.register_writes(module_id, rs.settings or {})
+
+    def _reset_module(self, name, writes):
+        """Reset the module and write the tenant's settings (a reset
+        clears them), its data path stopped meanwhile; the caller starts
+        it again.
+
+        :raises base.RegisterError: a setting did not read back.
+        """
+        self.backend.dma_stop(name)
+        self.backend.module_reset(name)
+        self._write_settings(name, writes)
+
+    def _write_settings(self, name, writes):
+        for setting, value in writes:
+            self.backend.write_register(name, setting.offset, value)
+            found = self.backend.read_register(name, setting.offset)
+            if found & setting.mask != value:
+                raise base.RegisterError(
+                    'setting %s: register 0x%X reads 0x%X after 0x%X was '
+                    'written' % (setting.name, setting.offset, found, value))
 
     def _set(self, rs, **changes):
         for key, value in changes.items():
@@ -192,8 +326,12 @@ class RegionManager:
 
     @staticmethod
     def _instance(instance_uuid):
+        """An instance UUID as nova writes it (lower-case, hyphenated):
+        uuid.UUID alone takes braces, 'urn:uuid:', blanks, underscores
+        and, through str(), a 32-digit integer.
+        """
         try:
-            return str(uuid.UUID(str(instance_uuid)))
+            return _canonical_uuid(instance_uuid)
         except ValueError:
             raise api.InvalidRequest('instance %r is not a UUID'
                                      % (instance_uuid,))
@@ -213,20 +351,27 @@ class RegionManager:
     def _free(self, rs):
         rs.state = states.FREE
         rs.instance_uuid = rs.image_id = rs.sha256 = None
-        rs.module_id = rs.step = rs.error = None
+        rs.module_id = rs.step = rs.error = rs.network = None
+        rs.settings = None
 
     # -- operations --------------------------------------------------------
 
-    def load(self, region, instance_uuid, image_id, sha256, data):
+    def load(self, region, instance_uuid, image_id, sha256, data,
+             network=None, settings=None):
         """Load data into the region for the instance; data None means
-        the bitstream this board cached under sha256.
+        the bitstream this board cached under sha256.  network: the
+        RegionNetwork (dict) of its ports; None: the manifest's VLAN.
+        settings: {server property: number} of the module's tenant
+        settings; None: its registers keep their reset values.
         """
         spec = self._region(region)
         instance = self._instance(instance_uuid)
-        if not isinstance(image_id, str) or not IMAGE_ID.match(image_id):
+        network = self._network(network)
+        settings = self._settings(settings)
+        if not isinstance(image_id, str) or not IMAGE_ID.fullmatch(image_id):
             raise api.InvalidRequest('image %r is not an image ID'
                                      % (image_id,))
-        if not isinstance(sha256, str) or not SHA256.match(sha256):
+        if not isinstance(sha256, str) or not SHA256.fullmatch(sha256):
             raise api.InvalidRequest('sha256 %r is not a hex SHA-256 digest'
                                      % (sha256,))
         if data is None:
@@ -247,9 +392,13 @@ class RegionManager:
                                      % (region, rs.instance_uuid, rs.state))
             if rs.state in states.HOLDING_MODULE:
                 self._make_safe(region)  # a reload by the same instance
-            self._set(rs, state=states.LOADING, instance_uuid=instance,
-                      image_id=image_id, sha256=sha256, module_id=None,
-                      step='validate', error=None)
+            with self._vlan_lock:
+                self._check_vlan_free(region, network)
+                self._set(rs, state=states.LOADING, instance_uuid=instance,
+                          image_id=image_id, sha256=sha256, module_id=None,
+                          step='validate', error=None,
+                          network=network.to_dict() if network else None,
+                          settings=settings)
             if self.dataplane is not None:
                 self.dataplane.reset(region)
             started = time.monotonic()
@@ -302,6 +451,11 @@ class RegionManager:
                                     self.manifest.device.name))
             if not info.partial:
                 raise ValueError('a full bitstream cannot go into a region')
+            # SettingError (a ValueError) names a setting the module
+            # declared does not take, before anything is written
+            writes = self.catalogue.register_writes(
+                info.module_id if info.module_declared else None,
+                rs.settings or {})
             if info.footprint != spec.footprint:
                 raise ValueError(
                     'bitstream footprint %s does not match region %s '
@@ -331,6 +485,8 @@ class RegionManager:
                     raise ValueError('module ID register reads 0x%08X, the '
                                      'bitstream declares 0x%08X'
                                      % (found, info.module_id))
+            advance('settings')
+            self._write_settings(spec.name, writes)
             advance('start_datapath')
             if info.module_declared:
                 self.backend.dma_start(spec.name)
@@ -365,6 +521,34 @@ class RegionManager:
             lock.release()
             self.changed()
 
+    def detach_port(self, region, instance_uuid, port_id):
+        """Forget a port of the region: frames of its VLAN no longer
+        enter (or leave) it.  Nothing to do when the region does not have
+        the port (already forgotten, or freed).
+        """
+        self._region(region)
+        instance = self._instance(instance_uuid)
+        try:
+            port_id = _canonical_uuid(port_id)
+        except ValueError:
+            raise api.InvalidRequest('port %r is not a UUID' % (port_id,))
+        lock = self._acquire(region)
+        try:
+            rs = self.states[region]
+            if rs.network is not None:
+                self._held(rs, instance, lost_ok=False)
+                network = net.RegionNetwork.from_dict(rs.network)
+                if port_id in network.port_ids():
+                    self._set(rs, network=network.without(port_id).to_dict())
+                    self._record(region, instance, 'port %s detached: its '
+                                 'VLAN no longer reaches the region'
+                                 % port_id)
+            return self._describe_region(
+                self.manifest.region(region)).to_dict()
+        finally:
+            lock.release()
+            self.changed()
+
     def power(self, region, instance_uuid, state):
         self._region(region)
         instance = self._instance(instance_uuid)
@@ -386,11 +570,11 @@ class RegionManager:
                 else:
                     self._check_fit('power a region on')
                     self.backend.set_decoupled(region, False)
-                    self.backend.module_reset(region)
+                    self._reset_module(region, self._writes(rs))
                     if rs.module_id != container.NO_USER_ID:
                         self.backend.dma_start(region)
                     self._set(rs, state=states.ACTIVE)
-            except (base.PortError, base.RegisterError) as exc:
+            except (base.PortError, base.RegisterError, ValueError) as exc:
                 self._make_safe(region)
                 self._set(rs, state=states.FAILED, error='power %s: %s'
                           % (state, exc))
@@ -415,7 +599,16 @@ class RegionManager:
                 raise api.RegionBusy('region %s is %s: only an ACTIVE region '
                                      'is reset' % (region, rs.state))
             self._check_fit('reset a module')
-            self.backend.module_reset(region)
+            try:
+                self._reset_module(region, self._writes(rs))
+                if rs.module_id != container.NO_USER_ID:
+                    self.backend.dma_start(region)
+            except (base.PortError, base.RegisterError, ValueError) as exc:
+                self._make_safe(region)
+                self._set(rs, state=states.FAILED,
+                          error='reset: %s' % exc)
+                raise api.HardwareError('region %s: reset failed: %s'
+                                        % (region, exc))
             self._record(region, instance, 'module reset')
             return self._describe_region(
                 self.manifest.region(region)
@@ -462,10 +655,10 @@ class RegionManager:
         try:
             if rs.state == states.ACTIVE:
                 self.backend.set_decoupled(name, False)
-                self.backend.module_reset(name)
+                self._reset_module(name, self._writes(rs))
                 if rs.module_id != container.NO_USER_ID:
                     self.backend.dma_start(name)
-        except (base.PortError, base.RegisterError) as exc:
+        except (base.PortError, base.RegisterError, ValueError) as exc:
             self._make_safe(name)
             self._set(rs, state=states.FAILED,
                       error='restart after the board %s: %s' % (why, exc))
@@ -509,6 +702,8 @@ class RegionManager:
             module_id=_hex(rs.module_id) if rs.module_id is not None
             else None,
             error=rs.error,
+            network=rs.network,
+            settings=rs.settings,
             boot_id=self.boot_id,
             sequence=sequence)
 
@@ -541,7 +736,9 @@ class RegionManager:
         return reports.HealthReport(
             board=self.board_name, status='ok', boot_id=self.boot_id,
             uptime=time.time() - self.started_at,
-            regions={n: s.state for n, s in self.states.items()}).to_dict()
+            regions={n: s.state for n, s in self.states.items()},
+            unsteered_frames=self.dataplane.unsteered if self.dataplane
+            else None).to_dict()
 
     def stats(self, region, instance_uuid):
         """The region's counters and log as the instance holding it may see
@@ -576,6 +773,15 @@ class RegionManager:
         # the caller their counters
         self._held(rs, instance, lost_ok=False)
         return answer
+
+
+def _canonical_uuid(value):
+    """value when it is a UUID in its canonical text form; ValueError
+    otherwise.
+    """
+    if not isinstance(value, str) or str(uuid.UUID(value)) != value:
+        raise ValueError(value)
+    return value
 
 
 def _hex(value):

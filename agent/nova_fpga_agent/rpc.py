@@ -27,18 +27,30 @@ import oslo_messaging as messaging
 from nova_fpga.contract import agent_api as api
 
 
-def _counted(method):
-    """Count the call: on behalf of a request, or in the background.
+def _served(method):
+    """Serve an RPC method: count the call, refuse arguments the contract
+    does not give the method, and mark the API's own errors as expected.
 
-    A caller acting for a request sends its request ID; periodic tasks
-    send none.
+    Counted on behalf of a request (a caller acting for one sends its
+    request ID) or in the background (periodic tasks send none).  The
+    arguments are checked before Python binds them, so a call with one
+    missing, an unknown one, or one named like the context is refused in
+    words instead of failing with a TypeError.  An AgentError is an
+    answer, not a fault: oslo.messaging logs it at debug level, not as
+    "Exception during message handling" with a traceback (which is left
+    for what really went wrong).
     """
+    name = method.__name__
+
     @functools.wraps(method)
-    def wrapper(self, ctxt, **kwargs):
+    @messaging.expected_exceptions(api.AgentError)
+    def wrapper(*args, **kwargs):
+        endpoint, ctxt = args
         kind = 'request' if (ctxt or {}).get('request_id') else 'background'
-        with self._calls_lock:
-            self._calls[kind][method.__name__] += 1
-        return method(self, ctxt, **kwargs)
+        with endpoint._calls_lock:
+            endpoint._calls[kind][name] += 1
+        api.check_arguments(name, kwargs)
+        return method(endpoint, ctxt, **kwargs)
     return wrapper
 
 
@@ -52,42 +64,49 @@ class AgentEndpoint:
         self._calls = {'request': collections.Counter(),
                        'background': collections.Counter()}
 
-    @_counted
+    @_served
     def describe(self, ctxt):
         return self.manager.describe()
 
-    @_counted
+    @_served
     def health(self, ctxt):
         with self._calls_lock:
             calls = {k: dict(v) for k, v in self._calls.items()}
         return dict(self.manager.health(), calls=calls)
 
-    @_counted
-    def load(self, ctxt, region, instance_uuid, image_id, sha256, bitstream):
+    @_served
+    def load(self, ctxt, region, instance_uuid, image_id, sha256, bitstream,
+             network=None, settings=None):
         received = time.monotonic()
         # 1.1: no bitstream means "the one you cached under sha256"
         data = None if bitstream is None else api.decode_bitstream(
             bitstream, self.manager.max_bitstream_bytes)
+        # 1.3: the region's ports; none (older callers too): the manifest
+        # 1.4: the tenant's settings of the module's registers
         result = self.manager.load(region, instance_uuid, image_id, sha256,
-                                   data)
+                                   data, network, settings)
         # receive to ready, less the configuration port's own time
         result['agent_seconds'] = (time.monotonic() - received
                                    - result['port_seconds'])
         return result
 
-    @_counted
+    @_served
     def unload(self, ctxt, region, instance_uuid):
         return self.manager.unload(region, instance_uuid)
 
-    @_counted
+    @_served
+    def detach_port(self, ctxt, region, instance_uuid, port_id):
+        return self.manager.detach_port(region, instance_uuid, port_id)
+
+    @_served
     def power(self, ctxt, region, instance_uuid, state):
         return self.manager.power(region, instance_uuid, state)
 
-    @_counted
+    @_served
     def reset(self, ctxt, region, instance_uuid):
         return self.manager.reset(region, instance_uuid)
 
-    @_counted
+    @_served
     def stats(self, ctxt, region, instance_uuid=None):
         # 1.2: the instance asking; a caller before 1.2 names none and is
         # refused (it would have read the region's whole history)

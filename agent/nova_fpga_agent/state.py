@@ -25,12 +25,18 @@ import time
 
 from oslo_log import log as logging
 
+from nova_fpga.contract import network as net
 from nova_fpga.contract import states
 
 LOG = logging.getLogger(__name__)
 
 FILE_NAME = 'regions.json'
-FORMAT_VERSION = 1
+#: 2 added each region's network (the VLANs of its ports), 3 its module's
+#: tenant settings
+FORMAT_VERSION = 3
+#: versions this agent reads (a region of a version 1 file has no network,
+#: one of a version 1 or 2 file no settings)
+READS_VERSIONS = (1, 2, FORMAT_VERSION)
 
 
 class StateCorrupt(Exception):
@@ -52,6 +58,12 @@ class RegionState:
     step: str = None        # the load step reached, while LOADING
     error: str = None       # why the region is FAILED
     updated_at: float = 0.0
+    #: network.RegionNetwork.to_dict() of the region's ports; None: the
+    #: manifest's VLAN (a server without ports)
+    network: dict = None
+    #: {server property: number} of the module's tenant settings (checked
+    #: against the catalogue where they are written); None: none
+    settings: dict = None
 
     def to_dict(self):
         return dataclasses.asdict(self)
@@ -62,6 +74,10 @@ class RegionState:
         unknown = set(data) - fields
         if unknown or data.get('state') not in states.STATES:
             raise ValueError('bad region record %r' % (data,))
+        if data.get('network') is not None:
+            net.RegionNetwork.from_dict(data['network'])
+        if not isinstance(data.get('settings') or {}, dict):
+            raise ValueError('bad settings in region record %r' % (data,))
         return cls(**data)
 
 
@@ -80,7 +96,7 @@ class StateStore:
         try:
             with open(self.path, encoding='utf-8') as f:
                 data = json.load(f)
-            if data.get('version') != FORMAT_VERSION:
+            if data.get('version') not in READS_VERSIONS:
                 raise ValueError('unknown format version %r'
                                  % data.get('version'))
             for record in data['regions']:

@@ -77,7 +77,7 @@ echo "virtualenv $(dest $VENV) with $("$PYTHON" --version)"
 "$(dest $VENV)/bin/python" -m pip install --quiet --no-input \
     --disable-pip-version-check -c "$CONSTRAINTS" "$SOURCE"
 
-# The unit, the sudoers rule and the sample, from the distribution's files,
+# The unit, the sudoers and udev rules and the sample, from the sdist's files,
 # with the venv's paths for the system's
 install -d "$(dest /etc/systemd/system)" "$(dest /etc/sudoers.d)" \
     "$(dest /etc/udev/rules.d)" "$(dest $ETC)"
@@ -95,11 +95,8 @@ sed -e "s|/usr/bin/privsep-helper ^--config-file /etc/nova-fpga/agent\\\\.conf |
     "$HERE/../etc/sudoers.d/nova-fpga-agent" \
     > "$(dest /etc/sudoers.d/nova-fpga-agent)"
 chmod 0440 "$(dest /etc/sudoers.d/nova-fpga-agent)"
-cat > "$(dest /etc/udev/rules.d/70-nova-fpga.rules)" <<RULES
-# the agent (group $USER_NAME) maps the shell's UIO windows and DMA buffers
-SUBSYSTEM=="uio", GROUP="$USER_NAME", MODE="0660"
-SUBSYSTEM=="u-dma-buf", GROUP="$USER_NAME", MODE="0660"
-RULES
+install -m 0644 "$HERE/../udev/70-nova-fpga.rules" \
+    "$(dest /etc/udev/rules.d/70-nova-fpga.rules)"
 cp "$HERE/../etc/agent.conf.sample" "$(dest $ETC/agent.conf.sample)"
 if [[ -n "$AGENT_CONF" ]]; then
     install -m 0640 "$AGENT_CONF" "$(dest $ETC/agent.conf)"

@@ -16,12 +16,16 @@
  * Turns AXI4-Lite transactions into single-cycle register strobes so a
  * module's register file is a plain case statement.  One write and one
  * read are in flight at a time; a write is taken when both its address
- * and its data are valid.  The register file answers in the same cycle:
- * reg_wr_err / reg_rd_err make the response SLVERR instead of OKAY.  With
+ * and its data are valid, registered, and strobed a cycle later (the
+ * AXI-Lite inputs' decode then starts from a register, not from wherever the
+ * interconnect drives them).  The register file answers in the strobe's
+ * cycle: reg_wr_err / reg_rd_err make the response SLVERR instead of OKAY.  With
  * REGISTERED_READ = n > 0, a read's address is registered when the read is
  * taken and its data taken n + 2 cycles later (reg_rd_en), the address held
  * all along: the register file may put n + 1 register stages in its read
- * multiplexer.
+ * multiplexer.  With REGISTERED_WRITE = 1, reg_wr_err is taken a cycle after
+ * the strobe and the write answered then (the address and data held): the
+ * register file may decode its error through one register stage.
  */
 
 `resetall
@@ -34,7 +38,9 @@ module axil_reg_if #
     parameter DATA_WIDTH = 32,
     parameter STRB_WIDTH = DATA_WIDTH / 8,
     // n > 0: reads answered n + 2 cycles after they are taken, from a registered address
-    parameter REGISTERED_READ = 0
+    parameter REGISTERED_READ = 0,
+    // 1: writes answered a cycle after the strobe, from a reg_wr_err registered meanwhile
+    parameter REGISTERED_WRITE = 0
 )
 (
     input  wire                  clk,
@@ -89,7 +95,16 @@ reg [ADDR_WIDTH-1:0] read_addr_reg = {ADDR_WIDTH{1'b0}};
 localparam READ_CYCLES = REGISTERED_READ + 2;
 reg [READ_CYCLES-1:0] read_pending_reg = {READ_CYCLES{1'b0}};
 
-wire write_take = s_axil_awvalid && s_axil_wvalid && !bvalid_reg;
+// the write taken last cycle, strobed now
+reg                  write_pending_reg = 1'b0;
+reg                  write_answer_reg = 1'b0;   // REGISTERED_WRITE: a cycle after the strobe
+reg [ADDR_WIDTH-1:0] write_addr_reg = {ADDR_WIDTH{1'b0}};
+reg [DATA_WIDTH-1:0] write_data_reg = {DATA_WIDTH{1'b0}};
+reg [STRB_WIDTH-1:0] write_strb_reg = {STRB_WIDTH{1'b0}};
+
+wire write_take = s_axil_awvalid && s_axil_wvalid && !bvalid_reg && !write_pending_reg
+    && !(REGISTERED_WRITE != 0 && write_answer_reg);
+wire write_answer = REGISTERED_WRITE != 0 ? write_answer_reg : write_pending_reg;
 wire read_take = s_axil_arvalid && !rvalid_reg && read_pending_reg == {READ_CYCLES{1'b0}};
 wire read_answer = REGISTERED_READ != 0 ? read_pending_reg[READ_CYCLES-1] : read_take;
 
@@ -102,10 +117,10 @@ assign s_axil_rdata = rdata_reg;
 assign s_axil_rresp = rresp_reg;
 assign s_axil_rvalid = rvalid_reg;
 
-assign reg_wr_addr = s_axil_awaddr;
-assign reg_wr_data = s_axil_wdata;
-assign reg_wr_strb = s_axil_wstrb;
-assign reg_wr_en = write_take;
+assign reg_wr_addr = write_addr_reg;
+assign reg_wr_data = write_data_reg;
+assign reg_wr_strb = write_strb_reg;
+assign reg_wr_en = write_pending_reg;
 assign reg_rd_addr = REGISTERED_READ != 0 ? read_addr_reg : s_axil_araddr;
 assign reg_rd_en = read_answer;
 
@@ -113,7 +128,14 @@ always @(posedge clk) begin
     if (bvalid_reg && s_axil_bready) begin
         bvalid_reg <= 1'b0;
     end
+    write_pending_reg <= write_take;
+    write_answer_reg <= REGISTERED_WRITE != 0 && write_pending_reg;
     if (write_take) begin
+        write_addr_reg <= s_axil_awaddr;
+        write_data_reg <= s_axil_wdata;
+        write_strb_reg <= s_axil_wstrb;
+    end
+    if (write_answer) begin
         bvalid_reg <= 1'b1;
         bresp_reg <= reg_wr_err ? RESP_SLVERR : RESP_OKAY;
     end
@@ -133,6 +155,8 @@ always @(posedge clk) begin
 
     if (rst) begin
         bvalid_reg <= 1'b0;
+        write_pending_reg <= 1'b0;
+        write_answer_reg <= 1'b0;
         rvalid_reg <= 1'b0;
         read_pending_reg <= {READ_CYCLES{1'b0}};
     end

@@ -24,7 +24,9 @@
  * their reads and writes through on the user_* port (the module answers
  * in the same cycle, and user_*_err makes an offset it does not define
  * answer SLVERR; with REGISTERED_READ = n > 0 the read address is held for
- * n + 2 cycles and the module may answer through n + 1 register stages),
+ * n + 2 cycles and the module may answer through n + 1 register stages;
+ * with REGISTERED_WRITE = 1 the write address is held a cycle after
+ * user_wr_en and user_wr_err is looked at then, so the module may register it),
  * and pulses clear_counters for the module's own counters.  A beat is
  * counted a cycle after it leaves (its handshake registered, so the count's
  * adder starts at a flip-flop), and CONTROL.CLEAR_COUNTERS takes effect a
@@ -47,7 +49,9 @@ module region_regs #
     // register 1: major << 16 | minor
     parameter [31:0] MODULE_VERSION = 32'h00000000,
     // n > 0: reads answered n + 2 cycles after they are taken (axil_reg_if)
-    parameter REGISTERED_READ = 0
+    parameter REGISTERED_READ = 0,
+    // 1: writes answered a cycle after user_wr_en, user_wr_err looked at then (axil_reg_if)
+    parameter REGISTERED_WRITE = 0
 )
 (
     input  wire                       clk,
@@ -136,7 +140,8 @@ reg                        reg_rd_err;
 axil_reg_if #(
     .ADDR_WIDTH(AXIL_ADDR_WIDTH),
     .DATA_WIDTH(32),
-    .REGISTERED_READ(REGISTERED_READ)
+    .REGISTERED_READ(REGISTERED_READ),
+    .REGISTERED_WRITE(REGISTERED_WRITE)
 )
 axil_reg_if_inst (
     .clk(clk),

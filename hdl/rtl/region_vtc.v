@@ -92,11 +92,12 @@ localparam BUCKET_BITS = $clog2(FLOW_TABLE_DEPTH / 4);
 // a beat leaves this many cycles after it came in: the window (128 bytes) plus the
 // parser and flow-table latency (the decision is there DECISION_LATENCY cycles after the
 // window's end: the parser's request PARSER_LATENCY cycles after it, the flow table's
-// decision FLOW_TABLE_LATENCY after that, written into the decision FIFO 1 after that).
+// decision FLOW_TABLE_LATENCY after that, written into the decision FIFO 1 after that and
+// read from it 1 after that).
 // The output register slice adds one more before the beat is on m_axis.
 localparam PARSER_LATENCY = 16;      // vtc_parser: from the window's last beat to req_valid
 localparam FLOW_TABLE_LATENCY = 7;   // vtc_flow_table: from req_valid to decision_valid
-localparam DECISION_LATENCY = PARSER_LATENCY + FLOW_TABLE_LATENCY + 1;
+localparam DECISION_LATENCY = PARSER_LATENCY + FLOW_TABLE_LATENCY + 2;
 localparam OUTPUT_DELAY = 128 / KEEP_WIDTH + DECISION_LATENCY;
 localparam FIFO_ADDR_WIDTH = 6;
 localparam FIFO_DEPTH = 2 ** FIFO_ADDR_WIDTH;
@@ -310,17 +311,33 @@ wire        decision_rewrite = decision[31];
 wire [7:0]  position_a = decision_rewrite ? decision_found[7:0] : NO_REWRITE;
 wire [7:0]  position_b = decision_rewrite ? decision_found[15:8] : NO_REWRITE;
 wire [7:0]  position_c = decision_rewrite ? decision_found[23:16] : NO_REWRITE;
+wire [53:0] decision_entry = {decision_found[25:24], position_c, position_b, position_a,
+                              decision[27:0]};
 
 // {fragment, unparsed, position_c, position_b, position_a, values, class} (the positions
 // stand for the decision's rewrite, ipv6, tags and PPPoE bits); never overflows: a frame's
 // decision arrives before its first beat leaves
+// distributed and in two copies written alike, as the frame FIFO: its entries are read into
+// `current` through a register of its own (which a block RAM's slow output register would
+// take in), one copy at the read pointer and one at the next (one memory read at either
+// would have its address chosen by pop, before the RAM)
+(* ram_style = "distributed" *)
 reg [53:0]              decision_mem [0:FIFO_DEPTH-1];
+(* ram_style = "distributed" *)
+reg [53:0]              decision_next_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] decision_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
+
+reg [FIFO_ADDR_WIDTH:0] decision_rd_next_ptr_reg = {{FIFO_ADDR_WIDTH{1'b0}}, 1'b1};
 
 // the head frame's decision is there (registered, worked out a cycle ahead like head_due)
 reg         decision_ready_reg = 1'b0;
 wire        decision_ready = decision_ready_reg;
-wire [53:0] current = decision_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
+// the head frame's decision, read a cycle ahead like head_reg (from the next entry when the
+// head frame's last beat leaves), so that what the output works out from it starts from a
+// register: both entries are read at registered addresses and pop only chooses. An entry
+// is read the cycle after it was written, and decision_ready counts it a cycle later for
+// that (DECISION_LATENCY's last cycle)
+reg  [53:0] current = 54'd0;
 wire [7:0]  current_a = current[35:28];
 wire [7:0]  current_b = current[43:36];
 wire [7:0]  current_c = current[51:44];
@@ -363,9 +380,10 @@ function [KEEP_WIDTH-1:0] lanes_at(input [7:0] offset, input [7:0] beat,
     lanes_at = offset == beat ? lanes : {KEEP_WIDTH{1'b0}};
 endfunction
 
-// the offset of the beat after the head beat (past the window, where nothing is rewritten,
-// it need not be exact)
-wire [7:0] next_offset = out_offset_reg + KEEP_WIDTH[7:0];
+// the offset of the beat after the head beat, kept beside out_offset_reg so that the
+// compares with the rewrite beats start from a register (past the window, where nothing is
+// rewritten, it need not be exact)
+reg  [7:0] next_offset_reg = KEEP_WIDTH[7:0];
 
 always @(posedge aclk) begin
     if (pop) begin
@@ -381,9 +399,9 @@ always @(posedge aclk) begin
             head_b_lanes_reg <= lanes_at(KEEP_WIDTH[7:0], current_b & ~LANE_MASK, lane(current_b));
             head_c_lanes_reg <= lanes_at(KEEP_WIDTH[7:0], current_c & ~LANE_MASK, lane(current_c));
         end else begin
-            head_a_lanes_reg <= lanes_at(next_offset, rewrite_a_beat_reg, rewrite_a_lane_reg);
-            head_b_lanes_reg <= lanes_at(next_offset, rewrite_b_beat_reg, rewrite_b_lane_reg);
-            head_c_lanes_reg <= lanes_at(next_offset, rewrite_c_beat_reg, rewrite_c_lane_reg);
+            head_a_lanes_reg <= lanes_at(next_offset_reg, rewrite_a_beat_reg, rewrite_a_lane_reg);
+            head_b_lanes_reg <= lanes_at(next_offset_reg, rewrite_b_beat_reg, rewrite_b_lane_reg);
+            head_c_lanes_reg <= lanes_at(next_offset_reg, rewrite_c_beat_reg, rewrite_c_lane_reg);
         end
         if (head_last) begin
             head_a_lanes_reg <= {KEEP_WIDTH{1'b0}};
@@ -437,12 +455,6 @@ out_reg (
     .m_axis_tlast(m_axis_tlast)
 );
 
-// the pointers decision_ready compares, as they will be in the next cycle (the read
-// pointer's for either outcome of pop)
-wire [FIFO_ADDR_WIDTH:0] decision_wr_ptr_next = decision_wr_ptr_reg
-    + {{FIFO_ADDR_WIDTH{1'b0}}, decision_valid};
-wire [FIFO_ADDR_WIDTH:0] decision_rd_next_ptr = decision_rd_ptr_reg + 1'b1;
-
 // each beat that left, registered: its frame's bytes are summed from here, a cycle behind
 reg                   popped_reg = 1'b0;
 reg                   popped_last_reg = 1'b0;
@@ -475,11 +487,14 @@ always @(posedge aclk) begin
     end else begin
         head_due_reg <= pop ? due_ptr_reg != fifo_rd_next_ptr_reg : due_ptr_reg != fifo_rd_ptr_reg;
     end
-    decision_ready_reg <= pop && head_last ? decision_wr_ptr_next != decision_rd_next_ptr
-        : decision_wr_ptr_next != decision_rd_ptr_reg;
+    decision_ready_reg <= pop && head_last ? decision_wr_ptr_reg != decision_rd_next_ptr_reg
+        : decision_wr_ptr_reg != decision_rd_ptr_reg;
+    current <= pop && head_last
+        ? decision_next_mem[decision_rd_next_ptr_reg[FIFO_ADDR_WIDTH-1:0]]
+        : decision_mem[decision_rd_ptr_reg[FIFO_ADDR_WIDTH-1:0]];
     if (decision_valid) begin
-        decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= {decision_found[25:24],
-            position_c, position_b, position_a, decision[27:0]};
+        decision_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= decision_entry;
+        decision_next_mem[decision_wr_ptr_reg[FIFO_ADDR_WIDTH-1:0]] <= decision_entry;
         decision_wr_ptr_reg <= decision_wr_ptr_reg + 1'b1;
     end
     if (req_valid) begin
@@ -495,11 +510,14 @@ always @(posedge aclk) begin
         fifo_rd_ptr_reg <= fifo_rd_next_ptr_reg;
         fifo_rd_next_ptr_reg <= fifo_rd_next_ptr_reg + 1'b1;
         if (out_offset_reg < 8'd128) begin
-            out_offset_reg <= out_offset_reg + KEEP_WIDTH[7:0];
+            out_offset_reg <= next_offset_reg;
+            next_offset_reg <= next_offset_reg + KEEP_WIDTH[7:0];
         end
         if (head_last) begin
-            decision_rd_ptr_reg <= decision_rd_ptr_reg + 1'b1;
+            decision_rd_ptr_reg <= decision_rd_next_ptr_reg;
+            decision_rd_next_ptr_reg <= decision_rd_next_ptr_reg + 1'b1;
             out_offset_reg <= 8'd0;
+            next_offset_reg <= KEEP_WIDTH[7:0];
         end
     end
     popped_reg <= pop;
@@ -524,7 +542,9 @@ always @(posedge aclk) begin
         decision_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         found_wr_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
         decision_rd_ptr_reg <= {(FIFO_ADDR_WIDTH+1){1'b0}};
+        decision_rd_next_ptr_reg <= {{FIFO_ADDR_WIDTH{1'b0}}, 1'b1};
         out_offset_reg <= 8'd0;
+        next_offset_reg <= KEEP_WIDTH[7:0];
         popped_reg <= 1'b0;
         popped_last_reg <= 1'b0;
         out_frame_bytes_reg <= 24'd0;
@@ -559,7 +579,9 @@ wire [AXIL_ADDR_WIDTH-1:0] wr_word;
 wire [31:0]                user_wr_data;
 wire [3:0]                 user_wr_strb;
 /* verilator lint_on UNUSEDSIGNAL */
-reg                        user_wr_err;
+// a write's error is registered (REGISTERED_WRITE): the decode of every defined offset is
+// a cycle's work of its own
+reg                        user_wr_err = 1'b0;
 wire                       user_rd_en;
 wire [AXIL_ADDR_WIDTH-1:0] rd_word;
 // reads are answered from registers (REGISTERED_READ)
@@ -572,7 +594,8 @@ region_regs #(
     .AXIL_ADDR_WIDTH(AXIL_ADDR_WIDTH),
     .MODULE_ID(MODULE_ID),
     .MODULE_VERSION(MODULE_VERSION),
-    .REGISTERED_READ(2)
+    .REGISTERED_READ(2),
+    .REGISTERED_WRITE(1)
 )
 regs (
     .clk(aclk),
@@ -672,11 +695,55 @@ wire write_policy = user_wr_en && is_policy(wr_word) && user_wr_strb[0];
 // the value it names
 reg [AXIL_ADDR_WIDTH-1:0] rd_word_reg = {AXIL_ADDR_WIDTH{1'b0}};
 
+// copies of it, and decodes of it, for the parts of the read multiplexer that are far apart
+// (one address register reaching all of them was the slowest route of the read): which class's
+// counters (one copy for the packets, one for the bytes), which class's policy, the class
+// flow RAM's address, which named register (an index) and whether one, the fragment counter.
+// The copies differ in their power-up value only, which keeps synthesis from merging them
+// (they are never looked at before a read).
+reg [3:0]  rd_packets_class_reg = 4'd1;
+reg [3:0]  rd_bytes_class_reg = 4'd2;
+reg [3:0]  rd_policy_class_reg = 4'd3;
+reg [4:0]  rd_flows_addr_n_reg = 5'h1F;   // inverted: no bit of it is merged into a copy
+reg [3:0]  rd_named_index_reg = 4'd0;
+reg        rd_named_pre_reg = 1'b0;
+reg        rd_fragment_bytes_reg = 1'b0;
+
+// the named registers' index
+function [4:0] named_index(input [AXIL_ADDR_WIDTH-1:0] word);
+    case (word)
+        REG_FLOW_TABLE_DEPTH:       named_index = 5'h10;
+        REG_INSPECT_PACKETS:        named_index = 5'h11;
+        REG_FLOW_TIMEOUT:           named_index = 5'h12;
+        REG_TIMESTAMP:              named_index = 5'h13;
+        REG_FLOWS_SEEN:             named_index = 5'h14;
+        REG_FLOWS_CLASSIFIED:       named_index = 5'h15;
+        REG_FLOWS_GUESSED:          named_index = 5'h16;
+        REG_FLOWS_REFINED:          named_index = 5'h17;
+        REG_FLOW_OCCUPANCY:         named_index = 5'h18;
+        REG_FLOW_INSERTIONS:        named_index = 5'h19;
+        REG_FLOW_EVICTIONS:         named_index = 5'h1A;
+        REG_FLOW_FAILED_INSERTIONS: named_index = 5'h1B;
+        REG_UNPARSED_FRAMES:        named_index = 5'h1C;
+        REG_OVERSIZE_FRAMES:        named_index = 5'h1D;
+        default:                    named_index = 5'h00;
+    endcase
+endfunction
+
 always @(posedge aclk) begin
     rd_word_reg <= rd_word;
+    rd_packets_class_reg <= counter_class(rd_word);
+    rd_bytes_class_reg <= counter_class(rd_word);
+    rd_policy_class_reg <= policy_class(rd_word);
+    rd_flows_addr_n_reg <= ~{is_class_guesses(rd_word), policy_class(rd_word)};
+    {rd_named_pre_reg, rd_named_index_reg} <= named_index(rd_word);
+    rd_fragment_bytes_reg <= is_fragment_bytes(rd_word);
+    // writes to read-only registers are ignored; unmapped addresses are errors (looked at
+    // a cycle after the write's strobe, the address held)
+    user_wr_err <= !is_defined(wr_word);
 end
 
-wire [63:0] read_fragment = is_fragment_bytes(rd_word_reg) ? fragment_bytes_reg : fragment_frames_reg;
+wire [63:0] read_fragment = rd_fragment_bytes_reg ? fragment_bytes_reg : fragment_frames_reg;
 
 // one class's counters, selected for the register read and for the count on the output
 reg [63:0] read_packets;
@@ -688,11 +755,13 @@ always @* begin
     read_bytes = 64'd0;
     read_policy = 8'd0;
     for (c = 0; c < CLASSES; c = c + 1) begin
-        if (counter_class(rd_word_reg) == c[3:0]) begin
+        if (rd_packets_class_reg == c[3:0]) begin
             read_packets = class_packets[64*c +: 64];
+        end
+        if (rd_bytes_class_reg == c[3:0]) begin
             read_bytes = class_bytes[64*c +: 64];
         end
-        if (policy_class(rd_word_reg) == c[3:0]) begin
+        if (rd_policy_class_reg == c[3:0]) begin
             read_policy = policy[8*c +: 8];
         end
     end
@@ -722,6 +791,7 @@ end
 
 // CLASS_FLOWS and CLASS_GUESSES: a small RAM, read at {guesses, class}
 wire [31:0] read_flows;
+wire        read_flows_stale;
 
 vtc_class_counters class_counters (
     .clk(aclk),
@@ -733,8 +803,9 @@ vtc_class_counters class_counters (
     .from(event_refined_from),
     .guess_valid(event_guessed),
     .guess_class(event_guess_class),
-    .rd_addr({is_class_guesses(rd_word_reg), policy_class(rd_word_reg)}),
-    .rd_data(read_flows)
+    .rd_addr(~rd_flows_addr_n_reg),
+    .rd_data(read_flows),
+    .rd_stale(read_flows_stale)
 );
 
 // per-class registers, each written only when its class is selected (an indexed write
@@ -777,27 +848,24 @@ reg [31:0] named_data;
 reg        named;
 
 always @* begin
-    // writes to read-only registers are ignored; unmapped addresses are errors
-    user_wr_err = !is_defined(wr_word);
-
-    named = 1'b1;
+    named = rd_named_pre_reg;
     named_data = 32'd0;
-    case (rd_word_reg)
-        REG_FLOW_TABLE_DEPTH: named_data = FLOW_TABLE_DEPTH;
-        REG_INSPECT_PACKETS:  named_data = INSPECT_PACKETS;
-        REG_FLOW_TIMEOUT:     named_data = FLOW_TIMEOUT;
-        REG_TIMESTAMP:        named_data = {16'd0, timestamp};
-        REG_FLOWS_SEEN:       named_data = flows_seen_reg;
-        REG_FLOWS_CLASSIFIED: named_data = flows_classified_reg;
-        REG_FLOWS_GUESSED:    named_data = flows_guessed_reg;
-        REG_FLOWS_REFINED:    named_data = flows_refined_reg;
-        REG_FLOW_OCCUPANCY:   named_data = occupancy_reg;
-        REG_FLOW_INSERTIONS:  named_data = insertions_reg;
-        REG_FLOW_EVICTIONS:   named_data = evictions_reg;
-        REG_FLOW_FAILED_INSERTIONS: named_data = failed_reg;
-        REG_UNPARSED_FRAMES:  named_data = unparsed_reg;
-        REG_OVERSIZE_FRAMES:  named_data = oversize_reg;
-        default:              named = 1'b0;
+    case (rd_named_index_reg)
+        4'h0: named_data = FLOW_TABLE_DEPTH;
+        4'h1: named_data = INSPECT_PACKETS;
+        4'h2: named_data = FLOW_TIMEOUT;
+        4'h3: named_data = {16'd0, timestamp};
+        4'h4: named_data = flows_seen_reg;
+        4'h5: named_data = flows_classified_reg;
+        4'h6: named_data = flows_guessed_reg;
+        4'h7: named_data = flows_refined_reg;
+        4'h8: named_data = occupancy_reg;
+        4'h9: named_data = insertions_reg;
+        4'hA: named_data = evictions_reg;
+        4'hB: named_data = failed_reg;
+        4'hC: named_data = unparsed_reg;
+        4'hD: named_data = oversize_reg;
+        default: named_data = 32'd0;
     endcase
 end
 
@@ -810,6 +878,7 @@ reg        rd_named_reg = 1'b0;
 reg        rd_fragment_reg = 1'b0;
 reg [7:0]  rd_policy_data_reg = 8'd0;
 reg [31:0] rd_flows_data_reg = 32'd0;
+reg        rd_flows_stale_reg = 1'b0;
 reg [63:0] rd_packets_data_reg = 64'd0;
 reg [63:0] rd_bytes_data_reg = 64'd0;
 reg [31:0] rd_named_data_reg = 32'd0;
@@ -826,6 +895,7 @@ always @(posedge aclk) begin
     rd_fragment_reg <= is_fragment_counter(rd_word_reg);
     rd_policy_data_reg <= read_policy;
     rd_flows_data_reg <= read_flows;
+    rd_flows_stale_reg <= read_flows_stale;
     rd_packets_data_reg <= read_packets;
     rd_bytes_data_reg <= read_bytes;
     rd_named_data_reg <= named_data;
@@ -842,7 +912,7 @@ always @(posedge aclk) begin
     user_rd_err <= !(rd_policy_reg || rd_flows_reg || rd_packets_reg || rd_bytes_reg
                      || rd_fragment_reg || rd_named_reg);
     user_rd_data <= ({32{rd_policy_reg}} & {24'd0, rd_policy_data_reg})
-        | ({32{rd_flows_reg}} & rd_flows_data_reg)
+        | ({32{rd_flows_reg && !rd_flows_stale_reg}} & rd_flows_data_reg)
         | ({32{rd_packets_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_packets_data_reg[31:0]))
         | ({32{rd_bytes_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_bytes_data_reg[31:0]))
         | ({32{rd_fragment_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_fragment_data_reg[31:0]))

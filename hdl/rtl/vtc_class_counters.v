@@ -45,9 +45,13 @@ module vtc_class_counters
     input  wire        guess_valid,
     input  wire [3:0]  guess_class,
 
-    // the register read: CLASS_FLOWS[c] at c, CLASS_GUESSES[c] at 16 + c
+    // the register read: CLASS_FLOWS[c] at c, CLASS_GUESSES[c] at 16 + c; a stale word
+    // (rd_stale) reads 0: the reader registers the flag and the word apart and clears the
+    // word after (a stale flag's choice of 32 and the clear of 32 bits is too long a path
+    // before one register)
     input  wire [4:0]  rd_addr,
-    output wire [31:0] rd_data
+    output wire [31:0] rd_data,
+    output wire        rd_stale
 );
 
 reg [31:0] mem [0:31];
@@ -126,7 +130,8 @@ always @(posedge clk) begin
     end
 end
 
-assign rd_data = stale_reg[rd_addr] ? 32'd0 : mem[rd_addr];
+assign rd_data = mem[rd_addr];
+assign rd_stale = stale_reg[rd_addr];
 
 endmodule
 

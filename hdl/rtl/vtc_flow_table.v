@@ -241,8 +241,11 @@ reg [BUCKET_BITS-1:0] rd_bucket = {BUCKET_BITS{1'b0}}, en_bucket = {BUCKET_BITS{
 reg [BUCKET_BITS-1:0] cmp_bucket = {BUCKET_BITS{1'b0}}, hit_bucket = {BUCKET_BITS{1'b0}};
 reg                   rd_payload = 1'b0, en_payload = 1'b0, cmp_payload = 1'b0, hit_payload = 1'b0;
 reg [3:0]             rd_match = 4'd0, en_match = 4'd0, cmp_match = 4'd0, hit_match = 4'd0;
+// the hit stage's compares of it: a class at all, TLS, SMTP, HTTP with CONNECT
+reg                   hit_matched = 1'b0, hit_match_tls = 1'b0, hit_match_smtp = 1'b0;
+reg                   hit_match_http_connect = 1'b0;
 reg                   rd_end = 1'b0, en_end = 1'b0, cmp_end = 1'b0, hit_end = 1'b0;
-reg                   rd_connect = 1'b0, en_connect = 1'b0, cmp_connect = 1'b0, hit_connect = 1'b0;
+reg                   rd_connect = 1'b0, en_connect = 1'b0, cmp_connect = 1'b0;
 reg                   rd_rtp = 1'b0, en_rtp = 1'b0, cmp_rtp = 1'b0, hit_rtp = 1'b0;
 reg [47:0]            rd_rtp_id = 48'd0, en_rtp_id = 48'd0, cmp_rtp_id = 48'd0, hit_rtp_id = 48'd0;
 // the stored sequence numbers that a candidate's confirms: sequence - 16 .. sequence - 1
@@ -342,8 +345,11 @@ always @(posedge clk) begin
     hit_bucket <= cmp_bucket;
     hit_payload <= cmp_payload;
     hit_match <= cmp_match;
+    hit_matched <= cmp_match != 4'd0;
+    hit_match_tls <= cmp_match == TLS;
+    hit_match_smtp <= cmp_match == SMTP;
+    hit_match_http_connect <= cmp_match == HTTP && cmp_connect;
     hit_end <= cmp_end;
-    hit_connect <= cmp_connect;
     hit_rtp <= cmp_rtp;
     hit_rtp_id <= cmp_rtp_id;
     hit_guess <= cmp_guess;
@@ -415,7 +421,12 @@ wire [WAYS*ENTRY_WIDTH-1:0] en_entries = way_data;
 reg [KEY_CHUNK*KEY_CHUNKS-1:0] key_difference;  // zero-padded to whole chunks
 reg [WAYS*KEY_CHUNKS-1:0]      chunk_equal;
 reg [WAYS-1:0]                 entry_valid;
-reg [WAYS-1:0]                 entry_expired;
+// a way's expiry, in three parts (last seen at most the timestamp; expired if so; expired
+// if not) that the hit stage puts together: the compares start at the block RAM's output
+// register and take the whole cycle
+reg [WAYS-1:0]                 entry_not_after;
+reg [WAYS-1:0]                 entry_expired_not_after;
+reg [WAYS-1:0]                 entry_expired_after;
 reg [WAYS-1:0]                 entry_inspects;    // this packet is inspected if the way hits
 reg [WAYS*CLASS_WIDTH-1:0]     entry_class;
 reg [WAYS*INSPECTED_WIDTH-1:0] entry_inspected;   // after this packet, if the way hits
@@ -441,9 +452,11 @@ always @* begin
         last_seen = stored[LAST_SEEN_LSB +: LAST_SEEN_WIDTH];
         entry_valid[n] = stored[VALID];
         // (the timestamp - last seen) mod 2**16 > FLOW_TIMEOUT
-        entry_expired[n] = stored[VALID]
-            && (last_seen <= en_timestamp ? !en_expiry[16] && last_seen < en_expiry[15:0]
-                : en_expiry_wrapped[16] || last_seen < en_expiry_wrapped[15:0]);
+        entry_not_after[n] = last_seen <= en_timestamp;
+        entry_expired_not_after[n] = stored[VALID] && !en_expiry[16]
+            && last_seen < en_expiry[15:0];
+        entry_expired_after[n] = stored[VALID]
+            && (en_expiry_wrapped[16] || last_seen < en_expiry_wrapped[15:0]);
         entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] = stored[CLASS_LSB +: CLASS_WIDTH];
         // unknown, or classified and still refinable (REFINE)
         entry_inspects[n] = (stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 || stored[PENDING])
@@ -466,7 +479,9 @@ end
 
 reg [WAYS*KEY_CHUNKS-1:0]      cmp_chunk_equal = {WAYS*KEY_CHUNKS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_valid = {WAYS{1'b0}};
-reg [WAYS-1:0]                 cmp_entry_expired = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_entry_not_after = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_entry_expired_not_after = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_entry_expired_after = {WAYS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_inspects = {WAYS{1'b0}};
 reg [WAYS*CLASS_WIDTH-1:0]     cmp_entry_class = {WAYS*CLASS_WIDTH{1'b0}};
 reg [WAYS*INSPECTED_WIDTH-1:0] cmp_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}};
@@ -491,7 +506,9 @@ end
 always @(posedge clk) begin
     cmp_chunk_equal <= chunk_equal;
     cmp_entry_valid <= entry_valid;
-    cmp_entry_expired <= entry_expired;
+    cmp_entry_not_after <= entry_not_after;
+    cmp_entry_expired_not_after <= entry_expired_not_after;
+    cmp_entry_expired_after <= entry_expired_after;
     cmp_entry_inspects <= entry_inspects;
     cmp_entry_class <= entry_class;
     cmp_entry_inspected <= entry_inspected;
@@ -501,6 +518,7 @@ end
 
 reg [WAYS-1:0] hit;
 reg [WAYS-1:0] hit_lowest;
+reg [WAYS-1:0] expired;
 reg [WAYS-1:0] victim;                 // the lowest expired way
 reg [GUESS_WIDTH-1:0] victim_guess;  // what the lowest expired way's flow guesses
 
@@ -509,7 +527,11 @@ always @* begin
         hit[n] = cmp_entry_valid[n] && &cmp_chunk_equal[KEY_CHUNKS*n +: KEY_CHUNKS];
     end
     hit_lowest = lowest(hit);
-    victim = lowest(cmp_entry_expired);
+    for (n = 0; n < WAYS; n = n + 1) begin
+        expired[n] = cmp_entry_not_after[n] ? cmp_entry_expired_not_after[n]
+            : cmp_entry_expired_after[n];
+    end
+    victim = lowest(expired);
     victim_guess = {GUESS_WIDTH{1'b0}};
     for (n = 0; n < WAYS; n = n + 1) begin
         victim_guess = victim_guess
@@ -607,6 +629,11 @@ reg                       guess_victim;    // the frame evicts an unknown flow: 
 reg [GUESS_WIDTH-1:0]     own_guess;       // the frame's flow's guess (stored or new)
 reg [CLASS_WIDTH-1:0]     found;           // the class an unknown flow's packet proves
 
+// the signature's class, compared a cycle ahead: the decision's compares start at a register
+// (the class's value alone goes into the entry and the events)
+wire found_any = hit_matched || (hit_rtp && hit_confirms);
+wire found_stays = hit_match_smtp || hit_match_http_connect;  // PENDING after (SMTP, CONNECT)
+
 always @* begin
     write_way = {WAYS{1'b0}};
     class_before = {CLASS_WIDTH{1'b0}};
@@ -645,14 +672,13 @@ always @* begin
         rtp_after = hit_stored_rtp;
         if (hit_inspects && hit_class == 4'd0) begin
             class_after = found;
-            classified = found != 4'd0;
-            pending_after = found != 4'd0 ? found == SMTP || (found == HTTP && hit_connect)
-                : hit_flag || hit_rtp;
+            classified = found_any;
+            pending_after = found_any ? found_stays : hit_flag || hit_rtp;
             // the first SSRC stays; its sequence number follows
-            if (found == 4'd0 && hit_rtp && hit_replaces) begin
+            if (!found_any && hit_rtp && hit_replaces) begin
                 rtp_after = hit_rtp_id;
             end
-        end else if (hit_inspects && hit_match == TLS) begin
+        end else if (hit_inspects && hit_match_tls) begin
             // refined: an HTTP CONNECT tunnel's or a STARTTLS session's TLS
             class_after = TLS;
             refined = 1'b1;
@@ -663,9 +689,8 @@ always @* begin
         if (hit_payload && INSPECT_LIMIT != 4'd0) begin
             class_after = hit_match;
             inspected = 4'd1;
-            classified = hit_match != 4'd0;
-            pending_after = hit_match != 4'd0
-                ? hit_match == SMTP || (hit_match == HTTP && hit_connect) : hit_rtp;
+            classified = hit_matched;
+            pending_after = hit_matched ? found_stays : hit_rtp;
         end
         if (|hit_free_way) begin
             write_way = hit_free_way;

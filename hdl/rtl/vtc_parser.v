@@ -182,8 +182,13 @@ wire long_enough = beat_index_reg > FULL_BEAT
 reg                   counted_beat_reg = 1'b0;
 reg                   counted_last_reg = 1'b0;
 reg [COUNT_WIDTH-1:0] counted_bytes_reg = {COUNT_WIDTH{1'b0}};
-wire [LEN_WIDTH:0] frame_length = {1'b0, length_reg}
-    + {{(LEN_WIDTH+1-COUNT_WIDTH){1'b0}}, counted_bytes_reg};
+wire [LEN_WIDTH-1:0] frame_length = length_reg
+    + {{(LEN_WIDTH-COUNT_WIDTH){1'b0}}, counted_bytes_reg};
+// MAX_FRAME_LEN less those bytes, registered with them: whether the frame grows too long is
+// a compare beside the sum, not one after it
+localparam [LEN_WIDTH:0] FRAME_LIMIT = MAX_FRAME_LEN;
+reg [LEN_WIDTH:0]     counted_limit_reg = FRAME_LIMIT;
+wire                  too_long = {1'b0, length_reg} > counted_limit_reg;
 
 // the window whose last beat is being written; bytes past `captured` are stale and
 // never looked at, except payload bytes, which are masked in the payload stage
@@ -224,15 +229,16 @@ always @(posedge clk) begin
     counted_beat_reg <= in_beat;
     counted_last_reg <= in_tlast;
     counted_bytes_reg <= beat_bytes;
+    counted_limit_reg <= FRAME_LIMIT - {{(LEN_WIDTH+1-COUNT_WIDTH){1'b0}}, beat_bytes};
     if (counted_beat_reg) begin
-        if (frame_length > MAX_FRAME_LEN) begin
+        if (too_long) begin
             length_reg <= {LEN_WIDTH{1'b1}};
         end else begin
-            length_reg <= frame_length[LEN_WIDTH-1:0];
+            length_reg <= frame_length;
         end
         if (counted_last_reg) begin
             length_reg <= {LEN_WIDTH{1'b0}};
-            oversize <= frame_length > MAX_FRAME_LEN;
+            oversize <= too_long;
         end
     end
     w_valid <= window_end;
@@ -425,19 +431,21 @@ end
 // the outer UDP header and the GTP-U bytes looked at, from the outer L4 offset (34 + 4 * slot,
 // slot 0..14): ports 0..3, flags 8, message type 9, next extension type 19, extension
 // length 20 and the byte that ends an extension of 1..4 words (23, 27, 31, 35).  They sit
-// at fixed places for each slot, so they are checked for every slot at once in stage 1c
-// (the window is held), and stage 1d picks the slot's results: one bit each, no bytes.
+// at fixed places for each slot, so they are checked for every slot at once in stages 1b
+// and 1c (the window is held), and stage 1d picks the slot's results: one bit each, no bytes.
 // Slot 15 (only from an IHL below 5: no IPv4 header) reads as no G-PDU.
 localparam GTP_SLOTS = 16;
 
-// for each slot: a G-PDU's ports, version and type; the extension chain ends where it must
-// (or there is none); the words the inner IP header is beyond the mandatory GTP-U header
-// (the optional fields', the extension's length)
-reg [GTP_SLOTS-1:0]   gtp_is_gpdu;
+// The checks take two cycles, the window being held: the bytes' compares for every slot
+// are registered first (gp_*), then combined into each slot's results (o_gtp_*), which
+// stage 1d reads three cycles after the window is taken.
+reg [GTP_SLOTS-1:0]   gtp_port;         // either port is 2152
+reg [GTP_SLOTS-1:0]   gtp_gpdu_header;  // version 1, PT 1, message type 0xFF
 reg [GTP_SLOTS-1:0]   gtp_has_optional;
 reg [GTP_SLOTS-1:0]   gtp_has_extension;
-reg [GTP_SLOTS-1:0]   gtp_is_unpacked;
-reg [4*GTP_SLOTS-1:0] gtp_slot_further;
+reg [GTP_SLOTS-1:0]   gtp_words_fit;    // an extension of 1..4 words
+reg [GTP_SLOTS-1:0]   gtp_chain_ends;   // the byte that ends such an extension is 0
+reg [3*GTP_SLOTS-1:0] gtp_words;
 reg [15:0] slot_sport;
 reg [15:0] slot_dport;
 /* verilator lint_off UNUSEDSIGNAL */ // bit 3 is spare
@@ -447,11 +455,13 @@ reg [7:0]  slot_words;
 reg [7:0]  slot_chain_end;
 
 always @* begin
-    gtp_is_gpdu = {GTP_SLOTS{1'b0}};
+    gtp_port = {GTP_SLOTS{1'b0}};
+    gtp_gpdu_header = {GTP_SLOTS{1'b0}};
     gtp_has_optional = {GTP_SLOTS{1'b0}};
     gtp_has_extension = {GTP_SLOTS{1'b0}};
-    gtp_is_unpacked = {GTP_SLOTS{1'b0}};
-    gtp_slot_further = {4*GTP_SLOTS{1'b0}};
+    gtp_words_fit = {GTP_SLOTS{1'b0}};
+    gtp_chain_ends = {GTP_SLOTS{1'b0}};
+    gtp_words = {3*GTP_SLOTS{1'b0}};
     for (i = 0; i < GTP_SLOTS - 1; i = i + 1) begin
         slot_sport = be16(padded[8*34 + 32*i +: 16]);
         slot_dport = be16(padded[8*(34+2) + 32*i +: 16]);
@@ -463,25 +473,45 @@ always @* begin
             2'd3: slot_chain_end = padded[8*(34+31) + 32*i +: 8];
             default: slot_chain_end = padded[8*(34+35) + 32*i +: 8];
         endcase
-        gtp_is_gpdu[i] = (slot_sport == 16'd2152 || slot_dport == 16'd2152)
-            && slot_flags[7:4] == 4'h3 && padded[8*(34+9) + 32*i +: 8] == 8'hFF;
+        gtp_port[i] = slot_sport == 16'd2152 || slot_dport == 16'd2152;
+        gtp_gpdu_header[i] = slot_flags[7:4] == 4'h3 && padded[8*(34+9) + 32*i +: 8] == 8'hFF;
         gtp_has_optional[i] = slot_flags[2:0] != 3'd0;
         gtp_has_extension[i] = slot_flags[2] && padded[8*(34+19) + 32*i +: 8] != 8'd0;
-        gtp_is_unpacked[i] = !gtp_has_extension[i]
-            || (slot_words >= 8'd1 && slot_words <= 8'd4 && slot_chain_end == 8'd0);
-        gtp_slot_further[4*i +: 4] = {3'd0, gtp_has_optional[i]}
-            + (gtp_has_extension[i] ? {1'b0, slot_words[2:0]} : 4'd0);
+        gtp_words_fit[i] = slot_words >= 8'd1 && slot_words <= 8'd4;
+        gtp_chain_ends[i] = slot_chain_end == 8'd0;
+        gtp_words[3*i +: 3] = slot_words[2:0];
     end
 end
 
+reg [GTP_SLOTS-1:0]   gp_port = {GTP_SLOTS{1'b0}};
+reg [GTP_SLOTS-1:0]   gp_gpdu_header = {GTP_SLOTS{1'b0}};
+reg [GTP_SLOTS-1:0]   gp_has_optional = {GTP_SLOTS{1'b0}};
+reg [GTP_SLOTS-1:0]   gp_has_extension = {GTP_SLOTS{1'b0}};
+reg [GTP_SLOTS-1:0]   gp_words_fit = {GTP_SLOTS{1'b0}};
+reg [GTP_SLOTS-1:0]   gp_chain_ends = {GTP_SLOTS{1'b0}};
+reg [3*GTP_SLOTS-1:0] gp_words = {3*GTP_SLOTS{1'b0}};
+
+// for each slot: a G-PDU's ports, version and type; the extension chain ends where it must
+// (or there is none); the words the inner IP header is beyond the mandatory GTP-U header
+// (the optional fields', the extension's length)
 reg [GTP_SLOTS-1:0]   o_gtp_gpdu = {GTP_SLOTS{1'b0}};
 reg [GTP_SLOTS-1:0]   o_gtp_unpacked = {GTP_SLOTS{1'b0}};
 reg [4*GTP_SLOTS-1:0] o_gtp_further = {4*GTP_SLOTS{1'b0}};
 
 always @(posedge clk) begin
-    o_gtp_gpdu <= gtp_is_gpdu;
-    o_gtp_unpacked <= gtp_is_unpacked;
-    o_gtp_further <= gtp_slot_further;
+    gp_port <= gtp_port;
+    gp_gpdu_header <= gtp_gpdu_header;
+    gp_has_optional <= gtp_has_optional;
+    gp_has_extension <= gtp_has_extension;
+    gp_words_fit <= gtp_words_fit;
+    gp_chain_ends <= gtp_chain_ends;
+    gp_words <= gtp_words;
+    o_gtp_gpdu <= gp_port & gp_gpdu_header;
+    o_gtp_unpacked <= ~gp_has_extension | (gp_words_fit & gp_chain_ends);
+    for (i = 0; i < GTP_SLOTS; i = i + 1) begin
+        o_gtp_further[4*i +: 4] <= {3'd0, gp_has_optional[i]}
+            + (gp_has_extension[i] ? {1'b0, gp_words[3*i +: 3]} : 4'd0);
+    end
 end
 
 // the window once more, for the L4 and payload stages (they read it 4 and 6 cycles after
@@ -600,6 +630,9 @@ reg [15:0]   h_ipv6_room = 16'd0;
 // from slot % 4 on
 reg [415:0]  h_l3_part = 416'd0;
 reg [1:0]    h_l3_low = 2'd0;
+// a copy for the L4 offset's choice (a different power-up value keeps synthesis from
+// merging the two; it is never looked at before a window)
+reg [1:0]    h_l3_low_ihl = 2'd1;
 reg          h_ipv6 = 1'b0;
 reg [1:0]    h_tags = 2'd0;
 reg          h_pppoe = 1'b0;
@@ -621,6 +654,7 @@ always @(posedge clk) begin
     h_ipv6_room <= IP_ROOM - 16'd40 - {9'd0, t_l3_slot, 2'b00};
     h_l3_part <= padded[8*14 + 128*t_l3_slot[4:2] +: 416];
     h_l3_low <= t_l3_slot[1:0];
+    h_l3_low_ihl <= t_l3_slot[1:0];
     h_ipv6 <= t_ipv6;
     h_tags <= t_tags;
     h_pppoe <= t_pppoe;
@@ -649,9 +683,25 @@ always @* begin
 end
 
 // the header's first byte (version, IHL): the L4 offset is known a stage early, so that the
-// L4 stage's selection can be split in two steps as well
-wire [7:0] h_first = h_l3_pick[7:0];
-wire       h_is_ipv6 = (h_tunnel || h_link_ipv6) && h_first[7:4] == 4'd6;
+// L4 stage's selection can be split in two steps as well.  It is worked out for each of the
+// four positions slot % 4 the header may start at, side by side from registered bytes (each
+// its own adder: the sum after the choice would be the slowest path of the parser), and
+// chosen by a copy of slot % 4 of its own (the other one reaches all 320 bits of the pick)
+wire [4*5-1:0] h_l4_slot_at;
+wire [3:0]     h_ipv6_at;
+
+generate
+    for (g = 0; g < 4; g = g + 1) begin : l4_slot_at
+        assign h_ipv6_at[g] = (h_tunnel || h_link_ipv6) && h_l3_part[32*g + 4 +: 4] == 4'd6;
+        assign h_l4_slot_at[5*g +: 5] = h_ipv6_at[g]
+            ? h_l3_slot_plus5 : h_l3_slot_minus5 + {1'b0, h_l3_part[32*g +: 4]};
+    end
+endgenerate
+
+wire [4:0] h_l4_slot = h_l4_slot_at[5*h_l3_low_ihl +: 5];
+// the flow's header is IPv6 (stage 1g's is_ipv6), a stage early, in two copies for the
+// source and destination addresses' choice (256 bits)
+wire       h_is_ipv6 = h_ipv6_at[h_l3_low_ihl];
 
 reg          hc_valid = 1'b0;
 reg          hc_fits = 1'b0;
@@ -660,6 +710,8 @@ reg          hc_tunnel = 1'b0;
 reg          hc_link_ipv4 = 1'b0;
 reg          hc_link_ipv6 = 1'b0;
 reg [4:0]    hc_l4_slot = 5'd0;     // L4 offset = 34 + 4 * slot
+reg          hc_is_ipv6_src = 1'b0;
+reg          hc_is_ipv6_dst = 1'b1;  // a power-up value of its own: not merged with the other
 reg [15:0]   hc_ip_room = 16'd0;
 reg [15:0]   hc_ipv6_room = 16'd0;
 reg [319:0]  hc_l3 = 320'd0;
@@ -678,7 +730,9 @@ always @(posedge clk) begin
     hc_tunnel <= h_tunnel;
     hc_link_ipv4 <= h_link_ipv4;
     hc_link_ipv6 <= h_link_ipv6;
-    hc_l4_slot <= h_is_ipv6 ? h_l3_slot_plus5 : h_l3_slot_minus5 + {1'b0, h_first[3:0]};
+    hc_l4_slot <= h_l4_slot;
+    hc_is_ipv6_src <= h_is_ipv6;
+    hc_is_ipv6_dst <= h_is_ipv6;
     hc_ip_room <= h_ip_room;
     hc_ipv6_room <= h_ipv6_room;
     hc_l3 <= h_l3_pick;
@@ -712,8 +766,10 @@ wire is_ipv6 = (hc_tunnel || hc_link_ipv6) && ip_version == 4'd6;
 wire [7:0] proto = is_ipv6 ? l3[8*6 +: 8] : l3[8*9 +: 8];
 wire [16:0] ip_length = is_ipv6 ? 17'd40 + {1'b0, ipv6_payload_length} : {1'b0, ipv4_length};
 wire [5:0] l3_header = is_ipv6 ? 6'd40 : {ihl, 2'b00};
-// the IP length fits the room, IPv4 and IPv6 side by side
-wire ip_fits = is_ipv6 ? ipv6_payload_length <= hc_ipv6_room : ipv4_length <= hc_ip_room;
+// the IP length fits the room: IPv4 and IPv6 compared side by side and registered, the
+// header's version picks one in stage 2a
+wire ipv4_fits = ipv4_length <= hc_ip_room;
+wire ipv6_fits = ipv6_payload_length <= hc_ipv6_room;
 wire inner_fragment = hc_tunnel && is_ipv4 && ipv4_fragment_offset != 13'd0;
 
 // the L4 ports and TCP data offset, first step: the bytes from slot 4 * (slot / 4) on (slot
@@ -721,19 +777,42 @@ wire inner_fragment = hc_tunnel && is_ipv4 && ipv4_fragment_offset != 13'd0;
 // 4 * i .. 4 * i + 3) and the data offset (byte 4 * i + 12); the second step (stage 2a) picks
 // position slot % 4 (slots beyond 23 read zeros)
 localparam L4_CHUNK_BYTES = 32;
-reg [8*L4_CHUNK_BYTES-1:0] l4_chunk;
+wire [8*L4_CHUNK_BYTES-1:0] l4_chunk;
 
-always @* begin
-    l4_chunk = {8*L4_CHUNK_BYTES{1'b0}};
-    for (i = 0; i < 6; i = i + 1) begin
-        if (hc_l4_slot[4:2] == i[2:0]) begin
-            l4_chunk = l4_padded[8*34 + 128*i +: 8*L4_CHUNK_BYTES];
+// each 8 bytes of the chunk selected by a copy of its own of the slot's group (hc_l4_slot
+// [4:2]): one select net to all 256 bits is the slowest route of the parser otherwise
+generate
+    for (g = 0; g < L4_CHUNK_BYTES / 8; g = g + 1) begin : l4_part
+        // the copies differ in their power-up value only, which keeps synthesis from merging
+        // them (it is never looked at before a window)
+        reg [2:0]  group = g;
+        reg [63:0] bytes;
+
+        always @(posedge clk) begin
+            group <= h_l4_slot[4:2];
         end
+
+        always @* begin
+            bytes = 64'd0;
+            for (i = 0; i < 6; i = i + 1) begin
+                if (group == i[2:0]) begin
+                    bytes = l4_padded[8*34 + 128*i + 64*g +: 64];
+                end
+            end
+        end
+
+        assign l4_chunk[64*g +: 64] = bytes;
     end
-end
+endgenerate
 
 reg         s1_valid = 1'b0;
-reg         s1_candidate = 1'b0;
+// but for the IP length, which the next two say fits: an IPv4 and an IPv6 candidate, each
+// checked on its own (the version is one or the other), so that neither waits for the
+// choice of the protocol byte
+reg         s1_ipv4_candidate = 1'b0;
+reg         s1_ipv6_candidate = 1'b0;
+reg         s1_ipv4_fits = 1'b0;
+reg         s1_ipv6_fits = 1'b0;
 reg         s1_fragment = 1'b0;
 reg         s1_flow_ipv6 = 1'b0;
 reg [7:0]   s1_proto = 8'd0;
@@ -742,6 +821,9 @@ reg [127:0] s1_dst = 128'd0;
 reg [16:0]  s1_ip_length = 17'd0;
 reg [5:0]   s1_l3_header = 6'd0;
 reg [4:0]   s1_l4_slot = 5'd0;
+// slot % 4 once more, for the payload group's choice (a different power-up value keeps
+// synthesis from merging the two)
+reg [1:0]   s1_l4_low_payload = 2'd1;
 reg [5:0]   s1_l4_slot_less_2 = 6'd0;  // a TCP payload's slot, less its data offset
 reg [8*L4_CHUNK_BYTES-1:0] s1_l4_chunk = {8*L4_CHUNK_BYTES{1'b0}};
 reg         s1_ipv6 = 1'b0;
@@ -754,16 +836,20 @@ reg [CAP_WIDTH-1:0] s1_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
     s1_valid <= hc_valid;
-    s1_candidate <= hc_fits && (is_ipv4 || is_ipv6) && (proto == 8'd6 || proto == 8'd17)
-        && ip_fits && !inner_fragment;
+    s1_ipv4_candidate <= hc_fits && is_ipv4 && (l3[8*9 +: 8] == 8'd6 || l3[8*9 +: 8] == 8'd17)
+        && !inner_fragment;
+    s1_ipv6_candidate <= hc_fits && is_ipv6 && (l3[8*6 +: 8] == 8'd6 || l3[8*6 +: 8] == 8'd17);
+    s1_ipv4_fits <= ipv4_fits;
+    s1_ipv6_fits <= ipv6_fits;
     s1_fragment <= hc_fragment || (hc_fits && inner_fragment);
     s1_flow_ipv6 <= is_ipv6;
     s1_proto <= proto;
-    s1_src <= is_ipv6 ? be128(l3[8*8 +: 128]) : {96'd0, be32(l3[8*12 +: 32])};
-    s1_dst <= is_ipv6 ? be128(l3[8*24 +: 128]) : {96'd0, be32(l3[8*16 +: 32])};
+    s1_src <= hc_is_ipv6_src ? be128(l3[8*8 +: 128]) : {96'd0, be32(l3[8*12 +: 32])};
+    s1_dst <= hc_is_ipv6_dst ? be128(l3[8*24 +: 128]) : {96'd0, be32(l3[8*16 +: 32])};
     s1_ip_length <= ip_length;
     s1_l3_header <= l3_header;
     s1_l4_slot <= hc_l4_slot;
+    s1_l4_low_payload <= hc_l4_slot[1:0];
     s1_l4_slot_less_2 <= {1'b0, hc_l4_slot} - 6'd2;
     s1_l4_chunk <= l4_chunk;
     s1_ipv6 <= hc_ipv6;
@@ -814,6 +900,25 @@ wire window_ports_ordered = chunk_ports_ordered[s1_l4_slot[1:0]];
 wire [5:0] window_payload_slot = s1_proto == 8'd6
     ? s1_l4_slot_less_2 + {2'b00, window_data_offset} : {1'b0, s1_l4_slot};
 
+// its group (slot / 4, for the payload stage's first step) once more, worked out for each of
+// the four positions side by side (each its own adder) and chosen after, by a copy of
+// slot % 4 of its own: the data offset's choice, then the sum, is too long a path into the
+// group's copies
+wire [4*3-1:0] payload_group_at;
+
+generate
+    for (g = 0; g < 4; g = g + 1) begin : payload_group_of
+        /* verilator lint_off UNUSEDSIGNAL */
+        wire [5:0] slot = s1_proto == 8'd6
+            ? s1_l4_slot_less_2 + {2'b00, s1_l4_chunk[8*(4*g+12) + 4 +: 4]} : {1'b0, s1_l4_slot};
+        /* verilator lint_on UNUSEDSIGNAL */
+
+        assign payload_group_at[3*g +: 3] = slot[4:2];
+    end
+endgenerate
+
+wire [2:0] window_payload_group = payload_group_at[3*s1_l4_low_payload +: 3];
+
 reg         l4_valid = 1'b0;
 reg         l4_candidate = 1'b0;
 reg         l4_fragment = 1'b0;
@@ -843,7 +948,7 @@ reg [15:0]  l4_checksum = 16'd0;
 
 always @(posedge clk) begin
     l4_valid <= s1_valid;
-    l4_candidate <= s1_candidate;
+    l4_candidate <= (s1_ipv4_candidate && s1_ipv4_fits) || (s1_ipv6_candidate && s1_ipv6_fits);
     l4_fragment <= s1_fragment;
     l4_flow_ipv6 <= s1_flow_ipv6;
     l4_ipv6 <= s1_ipv6;
@@ -896,18 +1001,35 @@ wire        src_is_a = src_below || (&l4_word_same && l4_ports_ordered);
 
 // the 12 signature bytes, first step: the bytes from payload slot 4 * (slot / 4) on (payload
 // offset = 42 + 4 * slot; a parsed frame's payload starts inside the window, slot 0..21); the
-// second step (stage 3a) picks slot % 4 (slots beyond 23 read zeros)
+// second step (stage 3a) picks slot % 4.  Slots beyond 23 read zeros: they are flagged here
+// and zeroed there, so that this selection is a plain multiplexer over six chunks (a zero
+// default becomes the flip-flops' synchronous reset, one net to every bit of the chunk)
 localparam PAYLOAD_CHUNK_BYTES = 12 + SIGNATURE_BYTES;
-reg [8*PAYLOAD_CHUNK_BYTES-1:0] payload_chunk;
+wire [8*PAYLOAD_CHUNK_BYTES-1:0] payload_chunk;
+wire        payload_beyond = l4_payload_slot[5:2] > 4'd5;
 
-always @* begin
-    payload_chunk = {8*PAYLOAD_CHUNK_BYTES{1'b0}};
-    for (i = 0; i < 6; i = i + 1) begin
-        if (l4_payload_slot[5:2] == i[3:0]) begin
-            payload_chunk = l4_padded[8*42 + 128*i +: 8*PAYLOAD_CHUNK_BYTES];
+// each 8 bytes selected by a copy of its own of the group, as the L4 chunk's
+generate
+    for (g = 0; g < PAYLOAD_CHUNK_BYTES / 8; g = g + 1) begin : payload_part
+        reg [2:0]  group = g;
+        reg [63:0] bytes;
+
+        always @(posedge clk) begin
+            group <= window_payload_group;
         end
+
+        always @* begin
+            bytes = l4_padded[8*42 + 128*5 + 64*g +: 64];
+            for (i = 0; i < 5; i = i + 1) begin
+                if (group == i[2:0]) begin
+                    bytes = l4_padded[8*42 + 128*i + 64*g +: 64];
+                end
+            end
+        end
+
+        assign payload_chunk[64*g +: 64] = bytes;
     end
-end
+endgenerate
 
 reg         s2_valid = 1'b0;
 reg         s2_parsed = 1'b0;
@@ -915,6 +1037,7 @@ reg         s2_fragment = 1'b0;
 reg         s2_end = 1'b0;
 reg [104:0] s2_key = 105'd0;
 reg [1:0]   s2_payload_low = 2'd0;
+reg         s2_payload_beyond = 1'b0;
 reg [8*PAYLOAD_CHUNK_BYTES-1:0] s2_payload_chunk = {8*PAYLOAD_CHUNK_BYTES{1'b0}};
 reg [7:0]   s2_payload_room = 8'd0;
 reg [16:0]  s2_payload_length = 17'd0;
@@ -939,6 +1062,7 @@ always @(posedge clk) begin
         s2_key <= {l4_flow_ipv6, l4_proto, l4_dst, dport, l4_src, sport};
     end
     s2_payload_low <= l4_payload_slot[1:0];
+    s2_payload_beyond <= payload_beyond;
     s2_payload_chunk <= payload_chunk;
     s2_payload_room <= payload_room[7:0];
     s2_payload_length <= payload_length;
@@ -960,7 +1084,7 @@ end
 // ---- stage 3a: payload bytes, hash -------------------------------------------
 
 // the signature bytes, second step (position slot % 4 of the chunk); bytes past the
-// frame's end (past the room the window has) read 0
+// frame's end (past the room the window has) and beyond slot 23 read 0
 reg [8*SIGNATURE_BYTES-1:0] payload;
 
 always @* begin
@@ -971,7 +1095,7 @@ always @* begin
         end
     end
     for (i = 0; i < SIGNATURE_BYTES; i = i + 1) begin
-        if (i[7:0] >= s2_payload_room) begin
+        if (s2_payload_beyond || i[7:0] >= s2_payload_room) begin
             payload[8*i +: 8] = 8'd0;
         end
     end

@@ -89,12 +89,14 @@ wire port_587 = has_port(sport, dport, 16'd587);
 wire port_5060 = has_port(sport, dport, 16'd5060);
 wire high_ports = sport >= 16'd1024 && dport >= 16'd1024;
 
-wire http_start = head == "GET " || head == "POST" || head == "HEAD" || head == "PUT "
-    || head == "HTTP" || head == "DELE" || head == "OPTI" || head == "CONN" || head == "PATC";
-wire sip_start = head == "SIP/" || head == "INVI" || head == "REGI" || head == "ACK "
-    || head == "BYE " || head == "CANC" || head == "OPTI" || head == "NOTI" || head == "SUBS"
-    || head == "MESS" || head == "INFO" || head == "PRAC" || head == "REFE" || head == "UPDA"
-    || head == "PUBL";
+// one bit per method word: the words are compared in cycle 1 and ORed in cycle 2, so
+// that the payload register's compares are all cycle 1 holds
+wire [8:0] http_words = {head == "GET ", head == "POST", head == "HEAD", head == "PUT ",
+    head == "HTTP", head == "DELE", head == "OPTI", head == "CONN", head == "PATC"};
+wire [14:0] sip_words = {head == "SIP/", head == "INVI", head == "REGI", head == "ACK ",
+    head == "BYE ", head == "CANC", head == "OPTI", head == "NOTI", head == "SUBS",
+    head == "MESS", head == "INFO", head == "PRAC", head == "REFE", head == "UPDA",
+    head == "PUBL"};
 wire stun_classic_type = prefix == 16'h0001 || prefix == 16'h0101 || prefix == 16'h0111;
 wire stun_cookie = text[63:32] == 32'h2112A442;
 // a long header (form and fixed bits) with v1, v2, an IETF draft or Google's Q0xx/T0xx; a
@@ -119,8 +121,8 @@ reg length_12_reg = 1'b0;
 reg length_14_reg = 1'b0;
 reg length_20_reg = 1'b0;
 reg length_48_reg = 1'b0;
-reg http_start_reg = 1'b0;
-reg sip_start_reg = 1'b0;
+reg [8:0] http_words_reg = 9'd0;
+reg [14:0] sip_words_reg = 15'd0;
 reg hello_reg = 1'b0;
 reg tls_reg = 1'b0;
 reg dns_udp_reg = 1'b0;        // the DNS header checks, over UDP / over TCP
@@ -155,8 +157,8 @@ always @(posedge clk) begin
     length_14_reg <= payload_length >= 17'd14;
     length_20_reg <= payload_length >= 17'd20;
     length_48_reg <= payload_length >= 17'd48;
-    http_start_reg <= http_start;
-    sip_start_reg <= sip_start;
+    http_words_reg <= http_words;
+    sip_words_reg <= sip_words;
     hello_reg <= text[95:56] == "hello";
     tls_reg <= (p0 >= 8'h14 && p0 <= 8'h17 && p1 == 8'h03 && p2 <= 8'h04)
         || (p0[7] && p2 == 8'h01 && p3 == 8'h03 && p4 <= 8'h04);
@@ -185,13 +187,15 @@ end
 // ---- cycle 2: the signatures ----------------------------------------------------
 
 wire stun = stun_rfc5389_reg || stun_rfc3489_reg;
-wire is_http = tcp_reg && !port_5060_reg && http_start_reg;
+wire http_start = |http_words_reg;
+wire sip_start = |sip_words_reg;
+wire is_http = tcp_reg && !port_5060_reg && http_start;
 wire is_tls = tcp_reg && tls_reg;
 wire is_dns = port_53_reg && ((udp_reg && length_12_reg && dns_udp_reg)
     || (tcp_reg && length_14_reg && dns_tcp_reg));
 wire is_ssh = tcp_reg && ssh_reg;
 wire is_quic = udp_reg && quic_reg;
-wire is_sip = ((udp_reg || (tcp_reg && port_5060_reg)) && sip_start_reg)
+wire is_sip = ((udp_reg || (tcp_reg && port_5060_reg)) && sip_start)
     || (port_5060_reg && length_5_reg && hello_reg);
 // RTP over TCP (RFC 4571) in one packet; over UDP a candidate the flow table confirms
 wire is_rtp = high_ports_reg && tcp_reg && length_14_reg && rtp_tcp_reg && rtp_tcp_fits_reg;

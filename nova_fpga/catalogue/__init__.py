@@ -22,6 +22,7 @@ nova, glance or oslo: boards use it.
 """
 import functools
 import pathlib
+import re
 
 from nova_fpga.catalogue import entry
 
@@ -31,8 +32,18 @@ MODULES_DIR = HERE / 'modules'
 CatalogueError = entry.CatalogueError
 
 
+#: a tenant setting's value as a server property holds it (text)
+SETTING_TEXT = re.compile(r'[0-9]{1,10}')
+
+
 class UnknownModule(LookupError):
     """No catalogue entry has this module ID (or name)."""
+
+
+class SettingError(ValueError):
+    """A tenant setting the module does not have, or a value it does not
+    take; the message names it.
+    """
 
 
 class Catalogue:
@@ -71,6 +82,73 @@ class Catalogue:
         except KeyError:
             raise UnknownModule('no module named %r in the module '
                                 'catalogue' % name) from None
+
+    def claims(self, key):
+        """Whether a server property is meant as a tenant setting: it is
+        in a catalogue module's namespace (``vtc:...``).
+        """
+        namespace, colon, _ = key.partition(':')
+        return bool(colon) and namespace in self._by_name
+
+    def settings_of(self, module_id, properties):
+        """{property: number}: the tenant settings among a server's
+        properties (text, as nova keeps them) for the module its image
+        holds (module_id; None: none declared), checked as
+        register_writes checks them.  Properties outside every module's
+        namespace are not settings and are left alone.
+
+        :raises SettingError: naming the property.
+        """
+        settings = {}
+        for key, text in sorted(properties.items()):
+            if not self.claims(key):
+                continue
+            if not isinstance(text, str) or not SETTING_TEXT.fullmatch(text):
+                raise SettingError('property %s=%r: the value must be a '
+                                   'decimal integer' % (key, text))
+            settings[key] = int(text)
+        self.register_writes(module_id, settings)
+        return settings
+
+    def register_writes(self, module_id, settings):
+        """[(Setting, register value)] that apply settings ({property:
+        number}) to the module, by offset.
+
+        :raises SettingError: settings that are not a mapping of this
+            module's setting names to integers in their range.
+        """
+        if not isinstance(settings, dict):
+            raise SettingError('settings must map property names to '
+                               'numbers, not %r' % (settings,))
+        module = self.get(module_id)
+        known = {s.name: s for s in module.settings} if module else {}
+        writes = []
+        for name, number in sorted(settings.items(), key=str):
+            setting = known.get(name)
+            if setting is None:
+                raise SettingError(self._not_a_setting(name, module,
+                                                       module_id))
+            if type(number) is not int or not (
+                    0 <= number <= setting.maximum):
+                raise SettingError('property %s=%r: %s takes an integer '
+                                   '0..%d' % (name, number, name,
+                                              setting.maximum))
+            writes.append((setting, setting.value(number)))
+        return sorted(writes, key=lambda w: w[0].offset)
+
+    @staticmethod
+    def _not_a_setting(name, module, module_id):
+        if module_id is None:
+            return ('property %s: the image\'s bitstream declares no '
+                    'module, so it has no settings' % name)
+        if module is None:
+            return ('property %s: the image holds module 0x%08X, which the '
+                    'module catalogue does not know (it has no settings)'
+                    % (name, module_id))
+        takes = ', '.join(s.name for s in module.settings)
+        return ('property %s is not a setting of module %s (%s)'
+                % (name, module.name, 'it takes ' + takes if takes
+                   else 'it has none'))
 
     def read_counters(self, module_id, read):
         """A module's counters through ``read(offset) -> int``.

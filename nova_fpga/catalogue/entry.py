@@ -18,6 +18,7 @@ when a board first reads the counter.
 """
 import dataclasses
 import pathlib
+import re
 import tomllib
 
 from nova_fpga.catalogue import registers as regs
@@ -26,7 +27,7 @@ from nova_fpga.catalogue import registers as regs
 #: writes from the catalogue
 GENERATED = 'generated'
 
-ACCESS = ('RO', 'RW')
+ACCESS = (regs.READ_ONLY, regs.READ_WRITE)
 WIDTHS = (32, 64)
 
 
@@ -92,6 +93,47 @@ class PortGuess:
 #: the transports a port guess names, and their IP protocol numbers
 GUESS_TRANSPORTS = {'tcp': 6, 'udp': 17}
 
+#: what a tenant setting's server property may be named: the module's name,
+#: a colon, then letters, digits, '_', '-', '.' and more colons (nova takes
+#: metadata keys of up to 255 characters)
+SETTING_NAME = re.compile(r'[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)+')
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    """A register (or an array's element) a tenant may set at boot: the
+    server property ``name`` holds an integer 0..maximum, written into
+    ``field`` with the bits of ``enable`` set.  A register whose property
+    a server does not have keeps its reset value.
+    """
+
+    name: str
+    register: regs.Register
+    #: the array element (0 for a single register)
+    index: int
+    field: regs.Field
+    #: the mask of the fields set with any value
+    enable: int = 0
+    #: the property as the entry names it ({label}: an array's element)
+    template: str = ''
+
+    @property
+    def offset(self):
+        return self.register.at(self.index)
+
+    @property
+    def maximum(self):
+        return self.field.mask >> self.field.low
+
+    @property
+    def mask(self):
+        """The bits a write of the setting determines."""
+        return self.field.mask | self.enable
+
+    def value(self, number):
+        """The register value for the setting's number (0..maximum)."""
+        return number << self.field.low | self.enable
+
 
 @dataclasses.dataclass(frozen=True)
 class Block:
@@ -131,6 +173,8 @@ class Module:
     labels: dict
     #: PortGuess entries, lowest class number (then transport, port) first
     port_guesses: tuple = ()
+    #: Setting entries (what a tenant may set at boot), by offset
+    settings: tuple = ()
 
     @property
     def directory(self):
@@ -293,6 +337,55 @@ def _port_guesses(data, labels, path):
     return tuple(out)
 
 
+def _settings(module_name, specs, register_map, path):
+    """The Setting entries of the registers whose spec has a ``tenant``
+    table: {property = "<module>:...{label}..." (an array's element label
+    in it), field = "F", enable = ["E", ...]}.
+    """
+    out = []
+    for spec in specs:
+        tenant = spec.get('tenant')
+        if tenant is None:
+            continue
+        register = register_map[spec['name']]
+        where = '%s: tenant setting of %s' % (path, register.name)
+        template = _required(tenant, 'property', where, str)
+        if not register.writable_word:
+            raise CatalogueError('%s: only a 32-bit RW register is set'
+                                 % where)
+        if (register.labels is not None) != ('{label}' in template):
+            raise CatalogueError('%s: {label} in the property goes with an '
+                                 'array register' % where)
+        try:
+            field = register.field(_required(tenant, 'field', where, str))
+            enable = [register.field(name)
+                      for name in tenant.get('enable', ())]
+        except KeyError as exc:
+            raise CatalogueError('%s: %s' % (where, exc.args[0])) from None
+        mask = 0
+        for extra in enable:
+            if extra.mask & (field.mask | mask):
+                raise CatalogueError('%s: enable field %s overlaps'
+                                     % (where, extra.name))
+            mask |= extra.mask
+        for index in register.indices:
+            name = template.format(label=register.labels.names[index]
+                                   if register.labels else '')
+            if (not SETTING_NAME.fullmatch(name) or len(name) > 255
+                    or not name.startswith(module_name + ':')):
+                raise CatalogueError(
+                    '%s: property %r must be the module\'s name, a colon '
+                    'and more (letters, digits, _ - . :)' % (where, name))
+            out.append(Setting(name, register, index, field, mask,
+                               template))
+    names = [s.name for s in out]
+    for name in names:
+        if names.count(name) > 1:
+            raise CatalogueError('%s: two tenant settings are %s'
+                                 % (path, name))
+    return tuple(sorted(out, key=lambda s: s.offset))
+
+
 def load_block(path):
     """The common register block from its entry."""
     data = read_toml(path)
@@ -337,12 +430,13 @@ def load_module(path, common):
                   for r in shared]
     _check_overlaps(tuple(shared) + own, path)
     register_map = regs.RegisterMap(tuple(shared) + own)
+    name = _required(data, 'name', path, str)
     module_id = _required(data, 'module_id', path, int)
     if not 0 <= module_id < 0xFFFFFFFF:
         raise CatalogueError('%s: module_id must be a 32-bit value other '
                              'than 0xFFFFFFFF (not declared)' % path)
     return Module(
-        name=_required(data, 'name', path, str), module_id=module_id,
+        name=name, module_id=module_id,
         version=_required(data, 'version', path, int),
         description=data.get('description', ''),
         frames=data.get('frames', ''), path=path,
@@ -352,7 +446,9 @@ def load_module(path, common):
         parameters=dict(hdl.get('parameters', {})),
         registers=register_map, own_registers=own,
         counters=_counters(data.get('counters', ()), register_map, path),
-        labels=labels, port_guesses=_port_guesses(data, labels, path))
+        labels=labels, port_guesses=_port_guesses(data, labels, path),
+        settings=_settings(name, data.get('registers', ()), register_map,
+                           path))
 
 
 def rtl_dir(hdl_dir):

@@ -18,6 +18,9 @@ per label (or per index) at offset + stride * index.
 """
 import dataclasses
 
+READ_ONLY = 'RO'
+READ_WRITE = 'RW'
+
 
 @dataclasses.dataclass(frozen=True)
 class Field:
@@ -57,6 +60,13 @@ class Register:
     stride: int = 0
     #: first mapped element of an array
     first: int = 0
+
+    @property
+    def writable_word(self):
+        """A 32-bit RW register: one word that keeps what is written (a
+        tenant's setting goes into one).
+        """
+        return self.access == READ_WRITE and self.width == 32
 
     @property
     def indices(self):

@@ -26,6 +26,13 @@ for shell scripts such as the DevStack plugin:
 files on the agents' bus) print ``section<TAB>option<TAB>value`` lines (a
 multi-valued option once per value);
 
+    nova-fpga-config rabbitmq-tls [--listener [ADDRESS:]PORT] TLS
+    nova-fpga-config rabbitmq-tls-port
+
+print rabbitmq.conf's TLS listener for the agents' bus (TLS: the broker's
+files; clients must present a certificate of the CA; the listener defaults
+to the port the second prints);
+
     nova-fpga-config board-vhost --vhost AGENTS_VHOST --board NAME
     nova-fpga-config board-permissions --board NAME [--topic TOPIC]
 
@@ -51,6 +58,7 @@ import pathlib
 import sys
 
 from nova_fpga.contract import agent_api
+from nova_fpga.contract import placement
 from nova_fpga import deployment
 
 FILES = {'nova-policy': deployment.NOVA_POLICY,
@@ -72,11 +80,22 @@ def _parser():
     _tls_arguments(nova)
     nova.add_argument('--policy-dir', required=True,
                       help="a directory of nova's [oslo_policy] policy_dirs")
+    sub.add_parser('placement', help='placement.conf options')
+    sub.add_parser('region-limit',
+                   help="the regions' resource name in keystone's unified "
+                        'limits')
     glance = sub.add_parser('glance', help='glance-api.conf options')
     glance.add_argument('--store-dir', required=True)
     glance.add_argument('--property-protections', required=True)
     glance.add_argument('--shell-manifest', action='append',
                         default=None, help='default: the reference shell')
+    ml2 = sub.add_parser('neutron-ml2',
+                         help="neutron-server's ML2 options for boards")
+    ml2.add_argument('--boards', required=True,
+                     help='comma-separated board names')
+    ml2.add_argument('--switch-driver',
+                     help='the top-of-rack switch driver ([ml2_zynq] '
+                          'switch_driver; default: the option\'s own, noop)')
     agent = sub.add_parser('agent', help="a board agent's options")
     agent.add_argument('--board', required=True)
     agent.add_argument('--transport-url', required=True)
@@ -92,6 +111,13 @@ def _parser():
     permissions = sub.add_parser('board-permissions')
     permissions.add_argument('--board', required=True)
     permissions.add_argument('--topic', default=agent_api.DEFAULT_TOPIC)
+    rabbit_tls = sub.add_parser(
+        'rabbitmq-tls', help="rabbitmq.conf's TLS listener for the agents")
+    rabbit_tls.add_argument('--listener',
+                            default=str(deployment.RABBITMQ_TLS_PORT),
+                            help='port, or address:port')
+    _tls_arguments(rabbit_tls, 'the broker')
+    sub.add_parser('rabbitmq-tls-port')
     backends = sub.add_parser('glance-backends')
     backends.add_argument('existing', nargs='?', default='')
     policy = sub.add_parser('glance-policy')
@@ -106,11 +132,11 @@ def _parser():
     return parser
 
 
-def _tls_arguments(parser):
+def _tls_arguments(parser, side="this side"):
     for name in ('ca', 'cert', 'key'):
         parser.add_argument('--ssl-%s-file' % name,
-                            help='TLS on the agents\' bus: this side\'s '
-                                 '%s file' % name)
+                            help='TLS on the agents\' bus: %s\'s %s file'
+                                 % (side, name))
 
 
 def _tls(args):
@@ -135,10 +161,17 @@ def main(argv=None):
                                      args.policy_dir,
                                      vhost_per_board=not args.shared_vhost,
                                      tls=_tls(args)))
+    elif args.what == 'placement':
+        _print_lines(deployment.placement())
+    elif args.what == 'region-limit':
+        print(placement.REGION_LIMIT)
     elif args.what == 'glance':
         _print_lines(deployment.glance(
             args.store_dir, args.shell_manifest or [
                 deployment.REFERENCE_SHELL], args.property_protections))
+    elif args.what == 'neutron-ml2':
+        _print_lines(deployment.neutron_ml2(
+            args.boards.split(','), switch_driver=args.switch_driver))
     elif args.what == 'agent':
         _print_lines(deployment.agent(
             args.board, args.transport_url, args.state_dir, args.manifest,
@@ -148,6 +181,13 @@ def main(argv=None):
     elif args.what == 'board-permissions':
         print('\t'.join(deployment.board_permissions(args.board,
                                                      args.topic)))
+    elif args.what == 'rabbitmq-tls':
+        tls = _tls(args)
+        if tls is None:
+            raise SystemExit('rabbitmq-tls needs the broker\'s TLS files')
+        sys.stdout.write(deployment.rabbitmq_tls(args.listener, tls))
+    elif args.what == 'rabbitmq-tls-port':
+        print(deployment.RABBITMQ_TLS_PORT)
     elif args.what == 'glance-backends':
         print(deployment.glance_backends(args.existing))
     elif args.what == 'glance-policy':

@@ -10,7 +10,8 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""nova-fpga-manage: create the FPGA flavor and import bitstream images.
+"""nova-fpga-manage: create the FPGA flavor, import bitstream images and
+look after boards.
 
 An operator's (or a developer's) shortcut to the conventions in
 nova_fpga/conventions.py, through openstacksdk with the usual credentials
@@ -18,27 +19,38 @@ nova_fpga/conventions.py, through openstacksdk with the usual credentials
 
     nova-fpga-manage flavor create [--name fpga.region] [--private]
     nova-fpga-manage image create NAME FILE --shell-id UUID [--public]
+    nova-fpga-manage board list|show BOARD [--config-file nova.conf] [--json]
+    nova-fpga-manage board drain|undrain BOARD
 
 ``flavor create`` is idempotent and never changes an existing flavor that
 differs (servers may use it): it says what differs instead.  ``image
 create`` checks the file with the same library Glance and the boards use
 before it uploads, imports it with glance-direct (the only path that
 derives the properties and traits the scheduler needs) and waits for the
-inspection's verdict.
+inspection's verdict.  ``board list`` and ``show`` ask the boards'
+agents with nova-compute's client and nova.conf's [zynq] options, and
+placement; ``drain`` and ``undrain`` change placement only
+(nova_fpga/boardops/).
 """
 import argparse
+import json
 import sys
 import time
+import warnings
 
+from keystoneauth1 import exceptions as ks_exceptions
 import openstack
 from openstack import exceptions as sdk_exceptions
+from oslo_config import cfg
 
 from nova_fpga.bitstream import errors
 from nova_fpga.bitstream import validator
+from nova_fpga.boardops import drain
 from nova_fpga.contract import traits
 from nova_fpga import conventions
 
 EXIT_OK, EXIT_FAILED = 0, 1
+NOVA_CONF = '/etc/nova/nova.conf'
 
 
 class ConventionError(Exception):
@@ -127,13 +139,113 @@ def _parser():
                         help='UUID of the static shell it was built for')
     create.add_argument('--public', action='store_true')
     create.add_argument('--timeout', type=int, default=300)
+    _board_parser(sub)
     return parser
+
+
+def _board_parser(sub):
+    board = sub.add_parser('board', help='boards: state, drain, undrain')
+    board_sub = board.add_subparsers(dest='action', required=True)
+    for action, text in (('list', 'every board of nova.conf\'s [zynq] '
+                          'boards, from its agent and placement'),
+                         ('show', 'one board in detail')):
+        command = board_sub.add_parser(action, help=text)
+        if action == 'show':
+            command.add_argument('board')
+        command.add_argument('--config-file', default=NOVA_CONF,
+                             help='nova-compute\'s nova.conf ([zynq]: the '
+                             'boards and their bus)')
+        command.add_argument('--timeout', type=int,
+                             help='seconds to wait for each agent '
+                             '(default [zynq] rpc_timeout)')
+        command.add_argument('--json', action='store_true')
+    for action, text in (
+            ('drain', 'reserve the board\'s regions in placement; running '
+             'servers finish'),
+            ('undrain', 'let nova-compute give the board\'s regions out '
+             'again')):
+        board_sub.add_parser(action, help=text).add_argument('board')
+
+
+def _quietly_import_bus():
+    """The modules that reach the agents' bus.  oslo.messaging imports
+    oslo.service's eventlet backend, which warns of eventlet's deprecation
+    on import: noise to an operator, and only list and show need the bus.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings('ignore', module='oslo_service')
+        from nova_fpga.boardops import status
+        from nova_fpga import conf as zynq_conf
+        from nova_fpga.virt import agents
+    return status, zynq_conf, agents
+
+
+def _zynq_conf(path, timeout):
+    """nova.conf's [zynq] options (the rest of the file is ignored)."""
+    _status, zynq_conf, _agents = _quietly_import_bus()
+    conf = cfg.ConfigOpts()
+    zynq_conf.register_opts(conf)
+    conf(['--config-file', path], project='nova', default_config_files=[],
+         default_config_dirs=[])
+    if timeout:
+        conf.set_override('rpc_timeout', timeout, group='zynq')
+    return conf
+
+
+def board_status(conn, conf, names):
+    """[status.BoardStatus] of the named boards."""
+    status, _zynq_conf, agents = _quietly_import_bus()
+    clients = agents.make_client(conf)
+    try:
+        return status.collect(names, clients,
+                              drain.Placement(conn.placement))
+    finally:
+        clients.cleanup()
+
+
+def board_command(conn, args):
+    """Run a board action; the exit status."""
+    api = drain.Placement(conn.placement)
+    if args.action == 'drain':
+        already, reserved = drain.drain(api, args.board)
+        print('board %s %s: %d region and slot units reserved now; running '
+              'servers keep running, and regions they leave stay reserved'
+              % (args.board, 'was drained already' if already else
+                 'drained', reserved))
+        return EXIT_OK
+    if args.action == 'undrain':
+        was = drain.undrain(api, args.board)
+        print('board %s %s' % (args.board, (
+            'undrained: nova-compute gives its free regions out again at '
+            'its first resource update after it re-reads the board\'s '
+            'traits ([compute] resource_provider_association_refresh)')
+            if was else 'was not drained'))
+        return EXIT_OK
+    conf = _zynq_conf(args.config_file, args.timeout)
+    names = [args.board] if args.action == 'show' else conf.zynq.boards
+    found = [b.to_dict() for b in board_status(conn, conf, names)]
+    status = _quietly_import_bus()[0]
+    if args.json:
+        print(json.dumps(found if args.action == 'list' else found[0],
+                         indent=2, sort_keys=True))
+    else:
+        lines = (status.list_text(found) if args.action == 'list'
+                 else status.show_text(found[0]))
+        print('\n'.join(lines))
+    failed = [b['board'] for b in found
+              if b['agent'] != 'up' or b['placement'] != 'ok']
+    if failed:
+        print('nova-fpga-manage: no full answer for %s' % ', '.join(failed),
+              file=sys.stderr)
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def main(argv=None):
     args = _parser().parse_args(argv)
     try:
         conn = openstack.connect(cloud=args.os_cloud)
+        if args.what == 'board':
+            return board_command(conn, args)
         if args.what == 'flavor':
             flavor, outcome = create_flavor(conn, args.name,
                                             public=not args.private)
@@ -161,7 +273,8 @@ def main(argv=None):
                 )
             )
     except (ConventionError, errors.BitstreamError, OSError,
-            sdk_exceptions.SDKException) as exc:
+            sdk_exceptions.SDKException, ks_exceptions.ClientException,
+            drain.PlacementError, cfg.Error) as exc:
         print('nova-fpga-manage: %s' % exc, file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK

@@ -24,6 +24,11 @@ API history:
           sha256 (describe lists them as 'cached'); NotCached otherwise
     1.2 - stats names the instance asking (RegionNotHeld unless it holds
           the region) and answers with its own log lines and counters only
+    1.3 - load takes the region's network (the VLANs of its ports);
+          detach_port
+    1.4 - load takes the tenant's settings of the module's registers
+          ({server property: number}, nova_fpga.catalogue), written after
+          every reset of the module, before frames flow
 """
 import base64
 import binascii
@@ -32,7 +37,11 @@ import oslo_messaging as messaging
 
 from nova_fpga.contract import states
 
-API_VERSION = '1.2'
+API_VERSION = '1.4'
+#: the first version with region networks (ports on tenant networks)
+NETWORK_VERSION = '1.3'
+#: the first version with tenant settings of a module's registers
+SETTINGS_VERSION = '1.4'
 DEFAULT_TOPIC = 'nova-fpga-agent'
 #: The agents' exchange, named on both sides: a transport's default
 #: exchange is its process's control_exchange, which is 'nova' inside
@@ -48,6 +57,59 @@ DEFAULT_MAX_BITSTREAM_BYTES = 32 * 1024 * 1024
 #: What a message carries besides a bitstream's base64 text: oslo.messaging's
 #: envelope, the context and the other arguments of a load.
 MESSAGE_OVERHEAD_BYTES = 64 * 1024
+
+
+#: What an agent serves: each method's API version and its arguments
+#: beside the context, each with the version that brought it.  An
+#: argument newer than its method is optional (an older caller sends none);
+#: the others are required.  The agent refuses a call that differs
+#: (check_arguments); tests enumerate the API from here.
+METHODS = {
+    'describe': ('1.0', {}),
+    'health': ('1.0', {}),
+    'load': ('1.0', {'region': '1.0', 'instance_uuid': '1.0',
+                     'image_id': '1.0', 'sha256': '1.0', 'bitstream': '1.0',
+                     'network': NETWORK_VERSION,
+                     'settings': SETTINGS_VERSION}),
+    'unload': ('1.0', {'region': '1.0', 'instance_uuid': '1.0'}),
+    'power': ('1.0', {'region': '1.0', 'instance_uuid': '1.0',
+                      'state': '1.0'}),
+    'reset': ('1.0', {'region': '1.0', 'instance_uuid': '1.0'}),
+    'stats': ('1.0', {'region': '1.0', 'instance_uuid': '1.2'}),
+    'detach_port': (NETWORK_VERSION, {'region': NETWORK_VERSION,
+                                      'instance_uuid': NETWORK_VERSION,
+                                      'port_id': NETWORK_VERSION}),
+}
+
+
+def check_arguments(method, names):
+    """Refuse a call of method whose argument names (beside the context)
+    are not what METHODS says: InvalidRequest names the ones missing or
+    unknown.
+    """
+    since, arguments = METHODS[method]
+    required = {name for name, version in arguments.items()
+                if version == since}
+    missing = sorted(required - set(names))
+    unknown = sorted(set(names) - set(arguments))
+    if missing or unknown:
+        raise InvalidRequest('%s takes %s; %s' % (
+            method, ', '.join(sorted(arguments)) or 'no arguments',
+            '; '.join(part for part in (
+                missing and 'missing: %s' % ', '.join(missing),
+                unknown and 'unknown: %s' % ', '.join(
+                    repr(name[:64]) for name in unknown)) if part)))
+
+
+def version_at_least(version, wanted):
+    """Whether an API version string (an agent's) is wanted or a later
+    minor version of the same major one; None is older than any.
+    """
+    if not version:
+        return False
+    mine = tuple(int(p) for p in version.split('.'))
+    other = tuple(int(p) for p in wanted.split('.'))
+    return mine[0] == other[0] and mine >= other
 
 
 def max_message_bytes(max_bitstream_bytes=DEFAULT_MAX_BITSTREAM_BYTES):
@@ -160,27 +222,74 @@ class AgentAPI:
         """Whether the version cap lets us ask for a cached bitstream."""
         return self.client.can_send_version('1.1')
 
+    def can_network(self):
+        """Whether the version cap lets us give a region its ports."""
+        return self.client.can_send_version(NETWORK_VERSION)
+
+    def can_set(self):
+        """Whether the version cap lets us send a module's settings."""
+        return self.client.can_send_version(SETTINGS_VERSION)
+
     def load(self, ctxt, board, region, instance_uuid, image_id, sha256,
-             bitstream, timeout=None):
+             bitstream, timeout=None, network=None, settings=None):
         """Load bitstream (bytes) into the region; None asks the board for
-        the bitstream it cached under sha256 (API 1.1).
+        the bitstream it cached under sha256 (API 1.1).  network (a
+        network.RegionNetwork, API 1.3): the VLANs of the region's ports;
+        None: the manifest's VLAN (``--nic none``).  settings ({server
+        property: number}, API 1.4): the tenant's settings of the module's
+        registers; none: every register keeps its reset value.
         """
+        kwargs = {}
+        version = '1.0'
         if bitstream is None:
             if not self.can_load_cached():
                 raise InvalidRequest('loading a cached bitstream needs agent '
                                      'API 1.1; the version cap is lower')
-            return self._call(ctxt, board, 'load', timeout=timeout,
-                              version='1.1', region=region,
-                              instance_uuid=instance_uuid, image_id=image_id,
-                              sha256=sha256, bitstream=None)
-        if len(bitstream) > self.max_bitstream_bytes:
+            version = '1.1'
+        elif len(bitstream) > self.max_bitstream_bytes:
             raise InvalidRequest('bitstream of %d bytes exceeds the %d-byte '
                                  'limit' % (len(bitstream),
                                             self.max_bitstream_bytes))
+        if network is not None:
+            # never sent without it: an older agent would steer the
+            # region's manifest VLAN, not the server's networks
+            if not self.can_network():
+                raise InvalidRequest(
+                    'board %s cannot put a region on tenant networks: that '
+                    'needs agent API %s, the version cap is lower (upgrade '
+                    'the board\'s agent, or create the server with --nic '
+                    'none)' % (board, NETWORK_VERSION))
+            version = NETWORK_VERSION
+            kwargs['network'] = network.to_dict()
+        if settings:
+            # never sent without them: an older agent would run the module
+            # with its reset values, not what the tenant asked for
+            if not self.can_set():
+                raise InvalidRequest(
+                    'board %s cannot set a module\'s registers: that needs '
+                    'agent API %s, the version cap is lower (upgrade the '
+                    'board\'s agent, or create the server without the '
+                    'properties %s)' % (board, SETTINGS_VERSION,
+                                        ', '.join(sorted(settings))))
+            version = SETTINGS_VERSION
+            kwargs['settings'] = dict(settings)
         return self._call(ctxt, board, 'load', timeout=timeout,
-                          region=region, instance_uuid=instance_uuid,
-                          image_id=image_id, sha256=sha256,
-                          bitstream=encode_bitstream(bitstream))
+                          version=version, region=region,
+                          instance_uuid=instance_uuid, image_id=image_id,
+                          sha256=sha256,
+                          bitstream=None if bitstream is None
+                          else encode_bitstream(bitstream), **kwargs)
+
+    def detach_port(self, ctxt, board, region, instance_uuid, port_id):
+        """Forget the VLAN of a port of the region (API 1.3): its frames
+        no longer enter or leave the region.
+        """
+        if not self.can_network():
+            raise InvalidRequest('detaching a port needs agent API %s; the '
+                                 'version cap is lower' % NETWORK_VERSION)
+        return self._call(ctxt, board, 'detach_port',
+                          version=NETWORK_VERSION, region=region,
+                          instance_uuid=instance_uuid, port_id=port_id)
 
     def unload(self, ctxt, board, region, instance_uuid):
         return self._call(ctxt, board, 'unload', region=region,

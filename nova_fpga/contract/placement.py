@@ -24,10 +24,20 @@ node's stats.
 REGION_RESOURCE_CLASS = 'CUSTOM_FPGA_REGION'
 BOARD_SLOT_RESOURCE_CLASS = 'CUSTOM_FPGA_BOARD_SLOT'
 
+#: the name keystone's unified limits (nova's UnifiedLimitsDriver) give the
+#: regions: a limit on it is a limit of region servers per project
+REGION_LIMIT = 'class:%s' % REGION_RESOURCE_CLASS
+
 #: a flavor's extra spec asking placement for an amount of a resource class
 RESOURCES_EXTRA_SPEC = 'resources:%s'
 REGION_EXTRA_SPEC = RESOURCES_EXTRA_SPEC % REGION_RESOURCE_CLASS
 BOARD_SLOT_EXTRA_SPEC = RESOURCES_EXTRA_SPEC % BOARD_SLOT_RESOURCE_CLASS
+
+
+def region_provider_name(board, region):
+    """The name of a region's provider under its board's."""
+    return '%s:%s' % (board, region)
+
 
 #: the hypervisor type of every board node (what ZynqFilter recognises)
 HYPERVISOR_TYPE = 'zynq'

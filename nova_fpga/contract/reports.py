@@ -59,6 +59,12 @@ class RegionReport(_Report):
     module_id: str = None
     #: why the region is FAILED
     error: str = None
+    #: network.RegionNetwork.to_dict() of the server's ports (the VLANs
+    #: its frames enter and leave by); None: the manifest's ``vlan``
+    network: dict = None
+    #: {server property: number}: the tenant's settings of the module's
+    #: registers (agent API 1.4); None: none
+    settings: dict = None
     #: the agent boot and report sequence number it was described at (see
     #: BoardReport): orders an operation's answer against the reports
     boot_id: str = None
@@ -139,6 +145,9 @@ class HealthReport(_Report):
     #: RPC calls served since the agent started, by method: {'request':
     #: {...}, 'background': {...}} (with a request ID or without one)
     calls: dict = dataclasses.field(default_factory=dict)
+    #: frames the data plane dropped since the agent started because
+    #: their VLAN was given to no region (None: no data interface)
+    unsteered_frames: int = None
 
 
 @dataclasses.dataclass

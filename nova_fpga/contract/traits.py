@@ -18,23 +18,35 @@ names, so an image's ``trait:…=required`` properties select exactly the
 regions it fits.  Glance's import plugin and nova's driver call these and
 never spell a name themselves.
 """
+import re
 import uuid
 
 from nova_fpga.bitstream import errors
 
 PROPERTY_PREFIX = 'fpga_'
+MODULE_ID = re.compile(r'0x[0-9A-F]{8}')
 TRAIT_PREFIX = 'CUSTOM_FPGA_'
 
+#: the derived property naming the module a bitstream declares ('0x%08X',
+#: or MODULE_NOT_DECLARED)
+MODULE_ID_PROPERTY = 'fpga_module_id'
+MODULE_NOT_DECLARED = 'none'
 #: Image properties that are derived from the bitstream; users must not set
 #: or change them (Glance property protections enforce it).
 DERIVED_PROPERTIES = (
     'fpga_bitstream', 'fpga_device', 'fpga_idcode', 'fpga_partial',
     'fpga_footprint', 'fpga_footprint_blocks', 'fpga_frames', 'fpga_design',
-    'fpga_module_id', 'fpga_sha256', 'fpga_crc_checks', 'fpga_tool_version',
+    MODULE_ID_PROPERTY, 'fpga_sha256', 'fpga_crc_checks',
+    'fpga_tool_version',
 )
 SHELL_ID_PROPERTY = 'fpga_shell_id'
 #: Why Glance's import refused the data of a bitstream image.
 IMPORT_ERROR_PROPERTY = 'fpga_import_error'
+#: On a board's root provider: the operator drained the board
+#: (nova-fpga-manage board drain). It lives in placement, so it outlives
+#: nova-compute and the agent; while it is there the driver keeps every
+#: region reserved and running servers finish.
+BOARD_DRAINED_TRAIT = TRAIT_PREFIX + 'BOARD_DRAINED'
 
 
 def _trait(kind, value):
@@ -68,6 +80,16 @@ def region_traits(device_name, shell_id, signature):
                    footprint_trait(signature)})
 
 
+def module_id(properties):
+    """The module ID an image's properties say its bitstream declares;
+    None when it declares none (or the property is not ours).
+    """
+    value = properties.get(MODULE_ID_PROPERTY)
+    if not isinstance(value, str) or not MODULE_ID.fullmatch(value):
+        return None
+    return int(value, 16)
+
+
 def image_properties(bitstream, shell_id):
     """Image properties for a partial bitstream built for ``shell_id``.
 
@@ -89,8 +111,9 @@ def image_properties(bitstream, shell_id):
         'fpga_footprint_blocks': str(len(bitstream.footprint.blocks)),
         'fpga_frames': str(bitstream.frames),
         'fpga_design': bitstream.design,
-        'fpga_module_id': ('0x%08X' % bitstream.module_id
-                           if bitstream.module_declared else 'none'),
+        MODULE_ID_PROPERTY: ('0x%08X' % bitstream.module_id
+                             if bitstream.module_declared
+                             else MODULE_NOT_DECLARED),
         'fpga_sha256': bitstream.sha256,
         'fpga_crc_checks': str(bitstream.crc_checks),
         'fpga_tool_version': bitstream.tool_version,

@@ -23,6 +23,7 @@ from oslo_config import cfg
 from oslo_context import context as oslo_context
 from oslo_log import log as logging
 import oslo_messaging as messaging
+from oslo_messaging import conffixture as messaging_conffixture
 from oslo_messaging import opts as messaging_opts
 
 from nova_fpga.contract import agent_api
@@ -48,14 +49,12 @@ def bus_conf(conf):
     bus = cfg.ConfigOpts()
     for group, opts in messaging_opts.list_opts():
         bus.register_opts(opts, group=group)
-    # oslo.messaging 18 registers some groups (tracing, metrics) on the
-    # global CONF when imported and reads them from any conf, but
-    # list_opts() leaves them out: the same options, as registered there
-    for group in list(cfg.CONF):
-        if group.startswith('oslo_messaging_') and group not in bus:
-            bus.register_opts([opt['opt'] for opt in
-                               cfg.CONF._groups[group]._opts.values()],
-                              group=group)
+    # oslo.messaging 18 reads [oslo_messaging_metrics] and
+    # [oslo_messaging_tracing] from the transport's conf, but registers them
+    # on the global CONF only and list_opts() leaves them out: its
+    # ConfFixture is the public call that registers all its options on a
+    # conf of our own (the fixture is never set up: nothing is overridden)
+    messaging_conffixture.ConfFixture(bus)
     bus([], project='nova-fpga-agents-bus', default_config_files=[],
         default_config_dirs=[])
     bus.set_override('ssl', True, group=RABBIT)

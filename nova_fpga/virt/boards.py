@@ -34,6 +34,7 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from nova_fpga.contract import agent_api
+from nova_fpga.contract import placement
 from nova_fpga.contract import reports
 from nova_fpga.contract import states
 
@@ -63,6 +64,9 @@ class Board:
         self.last = None
         self.up = False
         self.problem = 'the agent has not answered yet'
+        #: the operator drained the board (its root provider's trait in
+        #: placement, as nova-compute last read it)
+        self.drained = False
         # reports arrive on the listener's threads
         self._lock = threading.Lock()
         #: region name -> when the agent last answered an operation on it
@@ -106,8 +110,20 @@ class Board:
         return (answered is not None
                 and time.monotonic() - answered < ANSWER_FRESH_SECONDS)
 
+    def api_version(self):
+        """The agent API version the board's agent last said it serves
+        (None: it has not said).
+        """
+        return self.last.api_version if self.last else None
+
+    def speaks(self, version):
+        """Whether the board's agent serves agent API version (or a
+        later minor one).
+        """
+        return agent_api.version_at_least(self.api_version(), version)
+
     def provider_name(self, region):
-        return '%s:%s' % (self.name, region)
+        return placement.region_provider_name(self.name, region)
 
     def regions(self):
         """Region name -> the agent's last RegionReport of it."""
@@ -132,7 +148,7 @@ class Board:
 
     def usable(self, region):
         """Whether placement may give this region to a new server."""
-        if not self.up or self.unfit():
+        if self.drained or not self.up or self.unfit():
             return False
         report = self.regions().get(region)
         # a FAILED region nobody holds needs an operator; held ones are

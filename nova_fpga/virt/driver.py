@@ -18,18 +18,27 @@ placement allocated to it.  The driver never touches hardware: every action
 is an RPC call to the board's agent on the agents' own bus.  What the
 agents last said is kept in a board cache (boards.py), fresh from their
 state reports (listener.py), so nova's questions need no call.
+
+A server's ports are bound as an ironic node's are: the driver names the
+board as their binding host, the boards' mechanism driver (nova_fpga.ml2)
+binds each to a VLAN segment of the boards' physical network, and the
+load gives the agent those VLANs (network.py).
 """
 import hashlib
 import io
 import time
 
+from keystoneauth1 import exceptions as ks_exceptions
 from nova.compute import power_state
 from nova.compute import task_states
+from nova.compute import utils as compute_utils
+from nova.compute import vm_states
 from nova import context as nova_context
 from nova import exception
 from nova.image import glance
 from nova import objects
 from nova.objects import diagnostics as diagnostics_obj
+from nova.scheduler.client import report
 from nova.virt import driver
 from nova.virt import hardware
 import nova.virt.node
@@ -39,22 +48,25 @@ from oslo_utils import timeutils
 from nova_fpga import catalogue
 import nova_fpga.conf
 from nova_fpga.contract import agent_api
+from nova_fpga.contract import network as net
 from nova_fpga.contract import placement
 from nova_fpga.contract import reports
 from nova_fpga.contract import shell
 from nova_fpga.contract import states
+from nova_fpga.contract import traits
 from nova_fpga.virt import agents
 from nova_fpga.virt import boards as zboards
 from nova_fpga.virt import console
 from nova_fpga.virt import listener
+from nova_fpga.virt import ownership
+from nova_fpga.virt import ports as zports
 from nova_fpga.virt import providers
+from nova_fpga.virt import ring
 from nova_fpga.virt import unsupported
 
 LOG = logging.getLogger(__name__)
 CONF = nova_fpga.conf.CONF
 
-NETWORKING_UNSUPPORTED = ('region networking is not supported yet: create '
-                          'the server with --nic none')
 #: the digest a board caches and checks bitstreams by; Glance hashing with
 #: it too (glance-api.conf [DEFAULT] hashing_algorithm) lets a board load
 #: from its cache without a download
@@ -71,6 +83,15 @@ POWER_STATES = {states.ACTIVE: power_state.RUNNING,
 DIAGNOSTICS_DRIVER = 'ironic'
 
 
+class BuildInterrupted(exception.NovaException):
+    """The fault of a server whose build nova-compute did not live to
+    finish (nova sets it to ERROR at the restart and records no fault).
+    """
+    msg_fmt = ('nova-compute stopped while building this server on board '
+               '%(board)s and the build was not finished: %(where)s. '
+               'Delete the server and create it again.')
+
+
 class ZynqDriver(driver.ComputeDriver):
     # Regions hold logic, not disks or guests: nova's capability flags
     # (all False by default) say so where nova has one; the other actions
@@ -80,6 +101,9 @@ class ZynqDriver(driver.ComputeDriver):
                         # driver, which refuses them in words, instead of
                         # ending in the scheduler's "No valid host"
                         supports_migrate_to_same_host=True)
+    # boards move between proxies (ring.py): nova moves their compute
+    # nodes' host instead of refusing a node another host had
+    rebalances_nodes = True
 
     def __init__(self, virtapi, read_only=False):
         super().__init__(virtapi)
@@ -87,6 +111,8 @@ class ZynqDriver(driver.ComputeDriver):
         self._boards = zboards.Boards(
             CONF.zynq.boards, CONF.zynq.uuid_namespace,
             shell.load(CONF.zynq.shell_manifest), agents.make_client(CONF))
+        self._ownership = ownership.Ownership(self._boards, ring.BoardRing(
+            CONF.host, CONF.zynq.board_group, CONF.zynq.peer_list))
         self._catalogue = catalogue.load(CONF.zynq.module_catalogue_dirs)
         self._reports = None
         self._started = time.time()
@@ -103,8 +129,9 @@ class ZynqDriver(driver.ComputeDriver):
         nova.virt.node.get_local_node_uuid()
         self._reports = listener.make(CONF, self._boards)
         self._reports.start()
+        owned = self._ownership.start(nova_context.get_admin_context())
         context = nova_context.get_admin_context(read_deleted='yes')
-        for board in self._boards:
+        for board in map(self._boards.__getitem__, owned):
             self._boards.refresh(agents.rpc_context(), board)
             if not board.up:
                 LOG.warning('board %s: %s; its regions are reconciled when '
@@ -113,7 +140,28 @@ class ZynqDriver(driver.ComputeDriver):
                 continue
             for name, region in board.regions().items():
                 if region.instance_uuid:
-                    self._reconcile(context, host, board, name, region)
+                    self._reconcile(context, board, name, region)
+
+    def process_instances_at_startup(self, context, instances):
+        # nova puts a server whose build the last nova-compute left
+        # unfinished in ERROR without a fault; the board can say how far
+        # it got, so the tenant and the operator see why
+        for instance in instances:
+            if (instance.deleted or instance.node not in self._boards.by_name
+                    or instance.vm_state != vm_states.BUILDING):
+                continue
+            board = self._boards[instance.node]
+            name, region = board.region_of(instance.uuid)
+            where = ('its board did not answer at the restart'
+                     if not board.up else
+                     'no region of the board holds it' if name is None else
+                     'region %s holds its bitstream (%s) until the server '
+                     'is deleted' % (name, region.state))
+            fault = BuildInterrupted(board=board.name, where=where)
+            LOG.warning('%s', fault.format_message(), instance=instance)
+            compute_utils.add_instance_fault_from_exc(context, instance,
+                                                      fault)
+        return instances
 
     def cleanup_host(self, host):
         if self._reports is not None:
@@ -121,10 +169,11 @@ class ZynqDriver(driver.ComputeDriver):
             self._reports.wait()
             self._reports = None
 
-    def _reconcile(self, context, host, board, name, region):
+    def _reconcile(self, context, board, name, region):
         """Free a region whose server nova no longer has on this board
         (deleted while nova-compute was down, or a load nova never
-        recorded); keep and report the others.
+        recorded); keep and report the others (those nova has on another
+        proxy too: ownership.py adopts them).
         """
         uuid = region.instance_uuid
         try:
@@ -133,14 +182,13 @@ class ZynqDriver(driver.ComputeDriver):
         except exception.InstanceNotFound:
             instance = None
         if (instance is not None and not instance.deleted
-                and instance.host == host and instance.node == board.name):
+                and instance.node == board.name):
             LOG.info('board %s region %s holds instance %s (%s)',
                      board.name, name, uuid, region.state)
             return
         why = ('nova has no such instance' if instance is None else
                'instance is deleted' if instance.deleted else
-               'nova has the instance on %s/%s' % (instance.host,
-                                                   instance.node))
+               'nova has the instance on node %s' % instance.node)
         LOG.warning('board %s region %s holds instance %s but %s: '
                     'unloading it', board.name, name, uuid, why)
         try:
@@ -151,14 +199,27 @@ class ZynqDriver(driver.ComputeDriver):
                       zboards.agent_error_text(exc))
 
     def get_available_nodes(self, refresh=False):
-        return [board.name for board in self._boards]
+        # called by nova's periodic resource update: the ring follows the
+        # live proxies there, as ironic's driver does
+        return self._ownership.refresh(nova_context.get_admin_context())
 
     def get_nodenames_by_uuid(self, refresh=False):
-        return {board.uuid: board.name for board in self._boards}
+        return {self._boards[name].uuid: name
+                for name in self._ownership.owned}
+
+    def node_is_available(self, nodename):
+        # nova asks at every claim: the boards of the last resource update,
+        # as ironic's driver answers from its node cache
+        return nodename in self._ownership.owned
+
+    def is_node_deleted(self, nodename):
+        # a board that left this proxy is another's now, not gone
+        return nodename not in self._boards.by_name
 
     def get_available_resource(self, nodename):
         # nova's periodic update: a call for no request
         board = self._boards.refresh({}, self._boards[nodename])
+        zports.forget_unbound(self._boards, board)
         free = sum(1 for r in board.manifest.regions
                    if board.usable(r.name)
                    and not getattr(board.regions().get(r.name),
@@ -190,6 +251,13 @@ class ZynqDriver(driver.ComputeDriver):
     def update_provider_tree(self, provider_tree, nodename, allocations=None):
         providers.update(provider_tree, self._boards[nodename])
 
+    def network_binding_host_id(self, context, instance):
+        """The board: a region's ports are bound where its frames flow,
+        as ironic binds a node's ports to the node (nova's default, the
+        proxy's host, is bound by no mechanism driver).
+        """
+        return instance.node
+
     def get_host_ip_addr(self):
         # the proxy's own address, as ironic's driver answers
         return CONF.my_ip
@@ -201,7 +269,8 @@ class ZynqDriver(driver.ComputeDriver):
     # -- instances ---------------------------------------------------------
 
     def list_instance_uuids(self):
-        return list(self._boards.instances())
+        return [uuid for uuid, (board, _) in self._boards.instances().items()
+                if board.name in self._ownership.owned]
 
     def list_instances(self):
         # regions know their servers by UUID only
@@ -257,12 +326,31 @@ class ZynqDriver(driver.ComputeDriver):
     def spawn(self, context, instance, image_meta, injected_files,
               admin_password, allocations, network_info=None,
               block_device_info=None, power_on=True, accel_info=None):
-        if network_info:
-            raise exception.BuildAbortException(
-                instance_uuid=instance.uuid, reason=NETWORKING_UNSUPPORTED)
-        board, region = self._allocated_region(instance, allocations)
+        board, region = self._allocated_region(context, instance,
+                                               allocations)
         try:
-            self._load(context, instance, board, region)
+            network = zports.region_network(network_info)
+        except ValueError as exc:
+            raise exception.BuildAbortException(instance_uuid=instance.uuid,
+                                                reason=str(exc))
+        if network is not None and not board.speaks(
+                agent_api.NETWORK_VERSION):
+            raise exception.BuildAbortException(
+                instance_uuid=instance.uuid,
+                reason='board %s runs agent API %s, which cannot put a '
+                       'region on tenant networks (%s needed): upgrade its '
+                       'agent, or create the server with --nic none'
+                       % (board.name, board.api_version(),
+                          agent_api.NETWORK_VERSION))
+        image = self._image_api.get(context, instance.image_ref)
+        try:
+            settings = self._settings(board, instance, image)
+        except catalogue.SettingError as exc:
+            raise exception.BuildAbortException(
+                instance_uuid=instance.uuid, reason=str(exc))
+        try:
+            self._load(context, instance, board, region, network, image,
+                       settings)
         except (agent_api.LoadFailed, agent_api.RegionBusy,
                 agent_api.HardwareError) as exc:
             # another board (or region) may well take it: reschedule
@@ -283,30 +371,80 @@ class ZynqDriver(driver.ComputeDriver):
         if not power_on:
             self._power(instance, False)
 
-    def _allocated_region(self, instance, allocations):
-        for rp_uuid, alloc in (allocations or {}).items():
-            if placement.REGION_RESOURCE_CLASS in alloc.get('resources',
-                                                            {}):
-                board, region = self._boards.by_provider(rp_uuid)
-                if board is None or board.name != instance.node:
-                    raise exception.BuildAbortException(
-                        instance_uuid=instance.uuid,
-                        reason='allocated region provider %s is not a '
-                               'region of board %s' % (rp_uuid,
-                                                       instance.node))
-                return board, region
-        raise exception.BuildAbortException(
-            instance_uuid=instance.uuid,
-            reason='no FPGA region was allocated: the flavor must request '
-                   '%s=1' % placement.REGION_EXTRA_SPEC)
+    def _allocated_region(self, context, instance, allocations):
+        """(board, region name) of the region placement allocated to the
+        instance.
 
-    def _load(self, context, instance, board, region):
-        """Load the server's image into its region: by digest alone when
-        the board caches it (no image transfer), else downloaded.  Logs
-        where the time went (the create benchmark reads that line).
+        nova reads the allocations for spawn with its legacy call, which
+        answers None when placement cannot be reached and {} when placement
+        answers with an error: without a region in them they are read
+        again here, with the call that raises, so that a placement outage
+        is reported as one and not as a flavor without a region.
+        """
+        found = _region_provider(allocations)
+        if found is None:
+            try:
+                allocations = report.report_client_singleton(
+                ).get_allocs_for_consumer(context, instance.uuid).get(
+                    'allocations')
+            except (ks_exceptions.ClientException,
+                    exception.ConsumerAllocationRetrievalFailed) as exc:
+                raise exception.BuildAbortException(
+                    instance_uuid=instance.uuid,
+                    reason='the allocation of instance %s could not be read '
+                           'from placement (%s: %s), so the FPGA region it '
+                           'was given is not known: is placement reachable?'
+                           % (instance.uuid, type(exc).__name__,
+                              str(exc).split('\n')[0]))
+            found = _region_provider(allocations)
+        if found is None:
+            raise exception.BuildAbortException(
+                instance_uuid=instance.uuid,
+                reason='no FPGA region was allocated: the flavor must '
+                       'request %s=1' % placement.REGION_EXTRA_SPEC)
+        board, region = self._boards.by_provider(found)
+        if board is None or board.name != instance.node:
+            raise exception.BuildAbortException(
+                instance_uuid=instance.uuid,
+                reason='allocated region provider %s is not a region of '
+                       'board %s' % (found, instance.node))
+        return board, region
+
+    def _settings(self, board, instance, image):
+        """The tenant's settings of the module the image holds ({server
+        property: number}, the module catalogue's tenant settings): the
+        image's properties give defaults, the server's override them
+        (``openstack server create --property vtc:dscp:sip=46``).
+
+        :raises catalogue.SettingError: a property in a module's namespace
+            that the image's module does not take, a value out of its
+            range, or a board whose agent cannot apply settings.
+        """
+        properties = image.get('properties', {})
+        wanted = {key: value for key, value in properties.items()
+                  if self._catalogue.claims(key)}
+        wanted.update(instance.metadata or {})
+        settings = self._catalogue.settings_of(traits.module_id(properties),
+                                               wanted)
+        if settings and not board.speaks(agent_api.SETTINGS_VERSION):
+            raise catalogue.SettingError(
+                'board %s runs agent API %s, which cannot set a module\'s '
+                'registers (%s needed): upgrade its agent, or create the '
+                'server without the properties %s'
+                % (board.name, board.api_version(),
+                   agent_api.SETTINGS_VERSION, ', '.join(sorted(settings))))
+        return settings
+
+    def _load(self, context, instance, board, region, network, image,
+              settings):
+        """Load the server's image (Glance's record of it: image) into its
+        region, on its ports' VLANs (network; None: the manifest's), with
+        the tenant's settings of its module: by digest alone when the
+        board caches it (no image transfer), else downloaded.  Logs where
+        the time went (the create benchmark reads that line).
         """
         started = time.monotonic()
-        algorithm, glance_hash = self._glance_hash(context, instance)
+        algorithm, glance_hash = self._glance_hash(instance, image)
         # the board's cache and checks are keyed on SHA-256
         sha256 = glance_hash if algorithm == BOARD_DIGEST else None
         client = self._boards.client
@@ -316,7 +454,8 @@ class ZynqDriver(driver.ComputeDriver):
                 result = client.load(
                     agents.rpc_context(context), board.name, region,
                     instance.uuid, instance.image_ref, sha256, None,
-                    timeout=CONF.zynq.load_timeout)
+                    timeout=CONF.zynq.load_timeout, network=network,
+                    settings=settings)
                 LOG.info('board %s loaded image %s from its cache',
                          board.name, instance.image_ref, instance=instance)
             except agent_api.NotCached:
@@ -330,7 +469,8 @@ class ZynqDriver(driver.ComputeDriver):
                 agents.rpc_context(context), board.name, region,
                 instance.uuid, instance.image_ref,
                 sha256 or hashlib.sha256(data).hexdigest(), data,
-                timeout=CONF.zynq.load_timeout)
+                timeout=CONF.zynq.load_timeout, network=network,
+                settings=settings)
         board.take_region(reports.RegionReport.from_dict(result))
         report = reports.LoadReport.from_dict(result)
         LOG.info('spawn timing: image transfer %.3f s, load call %.3f s '
@@ -341,13 +481,13 @@ class ZynqDriver(driver.ComputeDriver):
                  region,
                  instance=instance)
 
-    def _glance_hash(self, context, instance):
+    @staticmethod
+    def _glance_hash(instance, image):
         """(algorithm, hex digest) of the image's data as Glance hashed it
         when storing it (os_hash_algo, os_hash_value).  What a region runs
         is identified by this: no API user, admin included, can change it,
         unlike an image property.
         """
-        image = self._image_api.get(context, instance.image_ref)
         algorithm = image.get('os_hash_algo')
         glance_hash = image.get('os_hash_value')
         if not glance_hash or algorithm not in hashlib.algorithms_available:
@@ -439,7 +579,8 @@ class ZynqDriver(driver.ComputeDriver):
                accel_info=None, share_info=None):
         """Soft: reset the module (its logic restarts, the bitstream stays).
         Hard: load the bitstream again, which also recovers a region whose
-        load failed or whose logic is suspect.
+        load failed or whose logic is suspect, with the server's settings
+        as they are now (a soft reboot keeps those of its last load).
         """
         board, region, state = self._region_of(instance)
         try:
@@ -451,8 +592,13 @@ class ZynqDriver(driver.ComputeDriver):
                 LOG.info('module in board %s region %s reset', board.name,
                          region, instance=instance)
                 return
-            self._load(context, instance, board, region)
-        except agent_api.AgentError as exc:
+            image = self._image_api.get(context, instance.image_ref)
+            # on the ports it has now (one may have been detached since)
+            self._load(context, instance, board, region,
+                       net.RegionNetwork.from_dict(state.network)
+                       if state.network is not None else None, image,
+                       self._settings(board, instance, image))
+        except (agent_api.AgentError, catalogue.SettingError) as exc:
             raise exception.InstanceRebootFailure(
                 reason=zboards.agent_error_text(exc))
         except zboards.UNREACHABLE:
@@ -460,6 +606,18 @@ class ZynqDriver(driver.ComputeDriver):
                 reason='board %s does not answer' % board.name)
         LOG.info('bitstream reloaded into board %s region %s', board.name,
                  region, instance=instance)
+
+    def detach_interface(self, context, instance, vif):
+        """Forget the port's VLAN on the board (nova detaches it, or
+        Neutron deleted it): its frames no longer reach the region.
+        """
+        board, region, _ = self._region_of(instance)
+        try:
+            zports.detach(self._boards, board, region, instance.uuid,
+                          vif['id'], agents.rpc_context(context))
+        except (agent_api.AgentError,) + zboards.UNREACHABLE as exc:
+            raise exception.InterfaceDetachFailed(
+                instance_uuid=instance.uuid) from exc
 
     def snapshot(self, context, instance, image_id, update_task_state):
         raise unsupported.error('snapshot')
@@ -538,6 +696,16 @@ class ZynqDriver(driver.ComputeDriver):
         flat.update(('dataplane_%s' % k, v)
                     for k, v in stats.dataplane.items())
         return flat
+
+
+def _region_provider(allocations):
+    """The provider UUID of the region in a consumer's allocations (nova's
+    {provider UUID: {'resources': {class: amount}}}), or None.
+    """
+    for rp_uuid, alloc in (allocations or {}).items():
+        if placement.REGION_RESOURCE_CLASS in alloc.get('resources', {}):
+            return rp_uuid
+    return None
 
 
 def _uptime(instance):

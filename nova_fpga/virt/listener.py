@@ -64,27 +64,41 @@ class ReportEndpoint:
 
 
 def make(conf, boards):
-    """The listener (not yet started) that feeds the boards' cache.
+    """The listeners (not yet started) that feed the boards' cache: on
+    each vhost of the agents' bus, this nova-compute's pool and the
+    notifier's own queue.
 
-    The threading executor is the one oslo.messaging keeps; in a
-    nova-compute monkey-patched by eventlet its threads are green.
+    An agent's Notifier declares the queue named after its routing key
+    (``nova_fpga_reports.info``, bound so reports wait for a listener) on
+    every publish; a pool consumes a queue of its own, bound to the same
+    key.  The pool gives every nova-compute every report; a listener in no
+    pool consumes the notifier's queue (shared: each report there reaches
+    one nova-compute, a second copy the board cache ignores by its
+    sequence), so nothing piles up on the bus.  The threading executor is
+    the one oslo.messaging keeps; in a nova-compute monkey-patched by
+    eventlet its threads are green.
     """
     target = messaging.Target(exchange=agent_api.EXCHANGE,
                               topic=agent_api.REPORT_TOPIC)
-    pool = 'nova-compute.%s' % conf.host
-    if not conf.zynq.vhost_per_board:
-        return messaging.get_notification_listener(
-            agents.get_notification_transport(conf), [target],
-            [ReportEndpoint(boards)], executor='threading', pool=pool)
+    urls = ([(None, None)] if not conf.zynq.vhost_per_board else
+            [(name, agents.board_url(conf, name)) for name in boards.by_name])
     return Listeners([messaging.get_notification_listener(
-        agents.get_notification_transport(
-            conf, agents.board_url(conf, name)), [target],
+        agents.get_notification_transport(conf, url), [target],
         [ReportEndpoint(boards, only=name)], executor='threading',
-        pool=pool) for name in boards.by_name])
+        pool=pool)
+        for name, url in urls
+        for pool in (pool_name(conf), None)])
+
+
+def pool_name(conf):
+    """This nova-compute's report pool: the queue of its own that gets
+    every report.
+    """
+    return 'nova-compute.%s' % conf.host
 
 
 class Listeners:
-    """One report listener per board's vhost, started and stopped
+    """The report listeners (two per vhost), started and stopped
     together.
     """
 

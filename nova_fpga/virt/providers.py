@@ -25,8 +25,18 @@ function gives the region, which is what an image's ``trait:…=required``
 properties select.  A region that cannot take a server (board silent,
 region failed) keeps its inventory, reserved: deleting it would fail while
 it holds an allocation, and the server on it is not lost.
+
+A drained board (the operator's trait on its root provider, set by
+nova-fpga-manage board drain) has every region reserved, held ones too, so
+a region its server leaves stays out of use; placement accepts a reservation
+beside an allocation, and the servers keep running and can be deleted.  The
+trait is placement's, not ours: nova-compute reads it into the tree it
+passes here (at start and every [compute]
+resource_provider_association_refresh seconds) and the resource tracker
+keeps a root's traits the driver does not own, so this module only reads it.
 """
 from nova_fpga.contract import placement
+from nova_fpga.contract import traits
 
 
 def _inventory(resource_class, total, reserved):
@@ -41,6 +51,8 @@ def region_inventory(usable):
 
 def update(provider_tree, board):
     """Bring the tree under the board's node provider up to date."""
+    board.drained = (traits.BOARD_DRAINED_TRAIT
+                     in provider_tree.data(board.name).traits)
     regions = board.manifest.regions
     unusable = sum(1 for r in regions if not board.usable(r.name))
     provider_tree.update_inventory(board.name, _inventory(

@@ -20,6 +20,7 @@ The nova side is the driver's own code (nova_fpga.virt.agents and
 listener, [zynq] vhost_per_board and ssl); the boards are real
 nova-fpga-agent processes.
 """
+import contextlib
 import hashlib
 import secrets
 import ssl
@@ -45,6 +46,8 @@ from tests.agent.conftest import module_for
 from tests.agent.processes import AgentProcess
 
 BOARDS = ('ba', 'bb')
+#: the nova-compute whose listener these tests run (its report pool's queue)
+HOST = 'compute-test'
 
 
 class Bus:
@@ -181,6 +184,23 @@ def refused(call):
     return info.value
 
 
+@contextlib.contextmanager
+def _listening(bus):
+    """nova-compute's report listeners on every board's vhost, for the
+    block: (their conf, the FakeBoards that hear the reports).
+    """
+    conf = bus.nova_conf()
+    conf.host = HOST
+    boards = FakeBoards(BOARDS)
+    reports = listener.make(conf, boards)
+    reports.start()
+    try:
+        yield conf, boards
+    finally:
+        reports.stop()
+        reports.wait()
+
+
 def test_board_isolation_and_an_agent_that_still_serves(
         bus, nova_side, board_agents, tmp_path):
     board_agents('ba', nova_side)
@@ -193,18 +213,10 @@ def test_board_isolation_and_an_agent_that_still_serves(
     assert nova_side.describe({}, 'bb')['board'] == 'bb'
     # and publish their reports, which nova-compute's listener hears on
     # each board's own vhost
-    conf = bus.nova_conf()
-    conf.host = 'compute-test'
-    boards = FakeBoards(BOARDS)
-    reports = listener.make(conf, boards)
-    reports.start()
-    try:
+    with _listening(bus) as (conf, boards):
         for name in BOARDS:
             assert boards.by_name[name].heard.wait(30), name
             assert boards.by_name[name].reports[-1].board == name
-    finally:
-        reports.stop()
-        reports.wait()
     # a report heard on board A's vhost counts for board A only: one
     # claiming to be board B's (A could publish it) is dropped
     report = boards.by_name['bb'].reports[-1].to_dict()
@@ -236,9 +248,9 @@ def test_board_isolation_and_an_agent_that_still_serves(
         proxy = bus.connect('zynq-proxy', own, bus.ca.files('nova-compute'))
         try:
             replies = [q for q in _queues(bus, own) if q.startswith('reply_')]
-            assert replies and 'nova-compute.compute-test' in _queues(
-                bus, own)
-            for queue in replies + ['nova-compute.compute-test']:
+            pool = listener.pool_name(conf)
+            assert replies and pool in _queues(bus, own)
+            for queue in replies + [pool]:
                 error = refused(lambda: conn.channel().basic_consume(queue))
                 assert 'ACCESS_REFUSED' in str(error), queue
         finally:
@@ -260,6 +272,52 @@ def test_board_isolation_and_an_agent_that_still_serves(
 def _queues(bus, vhost):
     return set(bus.broker.rabbitmqctl(
         'list_queues', '-p', vhost, 'name', '--no-table-headers').split())
+
+
+def _waiting(bus, vhost):
+    """{queue: (messages ready, consumers)} of a vhost."""
+    found = {}
+    for line in bus.broker.rabbitmqctl(
+            'list_queues', '-p', vhost, 'name', 'messages_ready',
+            'consumers', '--no-table-headers').splitlines():
+        if line.strip():
+            name, ready, consumers = line.split()
+            found[name] = (int(ready), int(consumers))
+    return found
+
+
+def test_reports_leave_nothing_waiting_on_the_bus(
+        bus, nova_side, board_agents):
+    """An agent's notifier declares a queue of its own for its reports
+    (the routing key's): nova-compute's listeners consume it besides their
+    pool, so with reports flowing (one a second per board) no queue of a
+    board's vhost holds a message no one takes.
+    """
+    for name in BOARDS:
+        board_agents(name, nova_side)
+    with _listening(bus) as (conf, boards):
+        for name in BOARDS:
+            board = boards.by_name[name]
+            deadline = time.monotonic() + 30
+            while len(board.reports) < 3:
+                assert time.monotonic() < deadline, name
+                time.sleep(0.2)
+        notifier_queue = '%s.info' % api.REPORT_TOPIC
+        for name in BOARDS:
+            vhost = bus.board_vhost(name)
+            deadline = time.monotonic() + 20
+            while True:
+                queues = _waiting(bus, vhost)
+                waiting = {q: n for q, (n, _) in queues.items() if n}
+                if not waiting or time.monotonic() > deadline:
+                    break
+                time.sleep(0.5)
+            assert waiting == {}, (vhost, queues)
+            # the notifier's queue and the pool, each taken by a listener
+            assert queues[notifier_queue][1] >= 1, queues
+            assert queues[listener.pool_name(conf)][1] >= 1, queues
+            assert all(consumers for _, consumers in queues.values()), \
+                queues
 
 
 def test_client_certificates_are_verified(bus):

@@ -13,6 +13,7 @@
 """Real captures replayed into an emulated board's data interface (a veth in
 a network namespace) come out of the loopback region unchanged, counted."""
 import hashlib
+import json
 import pathlib
 import secrets
 import socket
@@ -28,6 +29,7 @@ from scapy.all import rdpcap
 from scapy.all import sendp
 
 from nova_fpga.contract import agent_api as api
+from nova_fpga.contract import network
 from nova_fpga.contract import reports
 from nova_fpga_agent import dataplane
 from tests.agent.conftest import module_for
@@ -211,6 +213,105 @@ def test_a_holder_counts_traffic_from_its_own_load(tmp_path, rabbitmq,
             dict.fromkeys(reports.DATAPLANE_COUNTERS, 0),
             **{reports.FRAMES_IN: 1, reports.BYTES_IN: len(frame),
                reports.DROPPED: 1})
+    finally:
+        agent.stop()
+        transport.cleanup()
+
+
+def test_ports_vlans_steer_in_retag_out_and_drop_the_rest(tmp_path, rabbitmq,
+                                                          data_link, report):
+    """A region on two ports takes frames of its ingress VLAN only and
+    sends them out on its egress VLAN; its manifest VLAN and VLANs given to
+    no region are dropped and counted; the VLANs survive an agent restart
+    and go with their ports.
+    """
+    netns, board_if, peer_if = data_link
+    client, transport = client_for(rabbitmq.user('cloud'))
+    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'), {
+        ('dataplane', 'interface'): board_if,
+        ('dataplane', 'netns'): netns})
+    frames = [bytes(p) for p in rdpcap(str(realdata_path('pcaps', 'ndpi',
+                                                         'dns.pcap')))][:8]
+    port_in, port_out = str(uuid.uuid4()), str(uuid.uuid4())
+    two_ports = network.RegionNetwork(network.PortVlan(port_in, 210),
+                                      network.PortVlan(port_out, 220))
+
+    def through(vlan_in, vlan_out, count=len(frames)):
+        """Frames sent on vlan_in that come back on vlan_out."""
+        capture = Capture(peer_if, vlan_out)
+        sendp([Ether(tagged(f, vlan_in)) for f in frames], iface=peer_if,
+              verbose=False)
+        return capture.wait_for(count, timeout=5 if count == 0 else 60)
+
+    def unsteered(at_least=0):
+        """The board's unsteered frames once at least at_least (frames
+        arrive asynchronously), or after 10 s.
+        """
+        deadline = time.monotonic() + 10
+        while True:
+            found = client.health({}, 'dp0')['unsteered_frames']
+            if found >= at_least or time.monotonic() > deadline:
+                return found
+            time.sleep(0.1)
+
+    try:
+        agent.start(client)
+        data = module_for('rp0')
+        vtc1 = str(uuid.uuid4())
+        client.load({}, 'dp0', 'rp0', vtc1, 'img',
+                    hashlib.sha256(data).hexdigest(), data,
+                    network=two_ports)
+        plain = load(client, 'rp1')  # --nic none: its manifest VLAN
+        vlan_rp1 = REFERENCE.region('rp1').vlan
+
+        assert through(210, 220) == [tagged(f, 220) for f in frames]
+        assert through(vlan_rp1, vlan_rp1) == [tagged(f, vlan_rp1)
+                                               for f in frames]
+        before = unsteered()
+        # rp0's manifest VLAN was not given to it, 230 to nobody
+        for vlan in (REFERENCE.region('rp0').vlan, 230):
+            assert through(vlan, vlan, 0) == []
+            assert through(vlan, 220, 0) == []
+        # at least: the link's own untagged frames (IPv6 neighbour and
+        # multicast listener traffic of the veth) count as unsteered too
+        assert unsteered(before + 4 * len(frames)) - before >= \
+            4 * len(frames)
+
+        # a VLAN enters one region only
+        client.unload({}, 'dp0', 'rp1', plain)
+        rp1 = module_for('rp1')
+        with pytest.raises(api.RegionBusy, match='VLAN 210 already enters'):
+            client.load({}, 'dp0', 'rp1', str(uuid.uuid4()), 'img',
+                        hashlib.sha256(rp1).hexdigest(), rp1,
+                        network=network.RegionNetwork(
+                            network.PortVlan(str(uuid.uuid4()), 210),
+                            network.PortVlan(str(uuid.uuid4()), 230)))
+
+        agent.stop()
+        saved = json.loads((agent.state_dir / 'regions.json').read_text())
+        assert [r['network'] for r in saved['regions']
+                if r['region'] == 'rp0'] == [two_ports.to_dict()]
+        agent.start(client)
+        assert through(210, 220) == [tagged(f, 220) for f in frames]
+
+        # the egress port gone: frames still enter, what leaves is dropped
+        answer = client.detach_port({}, 'dp0', 'rp0', vtc1, port_out)
+        assert answer['network'] == network.RegionNetwork(
+            two_ports.ingress).to_dict()
+        assert through(210, 220, 0) == []
+        stats = client.stats({}, 'dp0', 'rp0', vtc1)['dataplane']
+        assert stats[reports.DROPPED] >= len(frames)
+        # the ingress port gone: its VLAN reaches no region
+        client.detach_port({}, 'dp0', 'rp0', vtc1, port_in)
+        before = unsteered()
+        assert through(210, 210, 0) == []
+        assert unsteered(before + len(frames)) - before >= len(frames)
+        # unloading forgets whatever was left
+        client.unload({}, 'dp0', 'rp0', vtc1)
+        assert client.describe({}, 'dp0')['regions'][0]['network'] is None
+        report('data plane: %d frames in on VLAN 210, out on VLAN 220; '
+               'frames on VLANs given to no region dropped and counted'
+               % len(frames))
     finally:
         agent.stop()
         transport.cleanup()

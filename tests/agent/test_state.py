@@ -32,6 +32,20 @@ def test_round_trip(tmp_path):
     assert again['rp0'] == loaded['rp0']
 
 
+def test_settings_are_kept_and_older_files_have_none(tmp_path):
+    store = st.StateStore(str(tmp_path))
+    loaded = store.load(['rp1'])
+    loaded['rp1'].settings = {'vtc:dscp:sip': 46}
+    store.save(loaded)
+    assert st.StateStore(str(tmp_path)).load(['rp1'])['rp1'].settings \
+        == {'vtc:dscp:sip': 46}
+    with open(store.path, 'w') as f:
+        json.dump({'version': 2, 'regions': [
+            {'region': 'rp1', 'state': states.ACTIVE, 'module_id': 1,
+             'network': None}]}, f)
+    assert store.load(['rp1'])['rp1'].settings is None
+
+
 def test_a_crash_while_saving_leaves_the_old_file(tmp_path, monkeypatch):
     store = st.StateStore(str(tmp_path))
     loaded = store.load(['rp0'])
@@ -52,6 +66,9 @@ def test_a_crash_while_saving_leaves_the_old_file(tmp_path, monkeypatch):
                                      '{"version": 9, "regions": []}',
                                      '{"version": 1, "regions": '
                                      '[{"region": "rp0", "state": "HAPPY"}]}',
+                                     '{"version": 3, "regions": '
+                                     '[{"region": "rp0", "state": "FREE", '
+                                     '"settings": [46]}]}',
                                      '\x00\x01garbage'])
 def test_corrupt_file_is_quarantined_with_a_clear_error(tmp_path, content):
     store = st.StateStore(str(tmp_path))

@@ -26,6 +26,7 @@ import tarfile
 
 import pytest
 
+from nova_fpga.contract import placement
 from nova_fpga import deployment
 import nova_fpga_devtools
 from nova_fpga_devtools.localcloud import boards as localboards
@@ -49,6 +50,9 @@ set -o errexit
 TOP=$DEVSTACK
 source $TOP/functions
 source $TOP/tests/unittest.sh
+# as stack.sh has them when plugins run
+SSL_BUNDLE_FILE=$DATA_DIR/ca-bundle.pem
+source $TOP/lib/tls
 
 # what acts on the machine is recorded, not run
 function setup_develop { echo "setup_develop $*" >> $CALLS; }
@@ -57,8 +61,17 @@ function run_process { echo "run_process $1 $2" >> $CALLS; }
 function stop_process { echo "stop_process $1" >> $CALLS; }
 function get_or_create_project { echo "id-of-$1"; }
 function get_python_exec_prefix { echo $FAKE_BIN; }
+function restart_service { echo "restart_service $*" >> $CALLS; }
+function openstack {
+    echo "openstack $*" >> $CALLS
+    if [[ "$*" == *"registered limit list"* ]]; then
+        echo "${FAKE_LIMIT_ID:-}"
+    fi
+}
 function sudo {
-    if [[ $1 == rabbitmqctl ]]; then
+    if [[ $1 == rabbitmqctl || $1 == update-ca-certificates ||
+            $1 == update-ca-trust ||
+            ( $1 == cp && ${!#} == /usr/* ) ]]; then
         echo "$*" >> $CALLS
     elif [[ $1 == tee ]]; then
         echo "$* < $(cat)" >> $CALLS
@@ -67,7 +80,7 @@ function sudo {
     fi
 }
 
-ENABLED_SERVICES=key,g-api,n-api,n-cpu,n-sch,placement-api
+ENABLED_SERVICES=key,g-api,n-api,n-cpu,n-sch,placement-api,q-svc
 source $NOVA_FPGA_DIR/devstack/override-defaults
 source $NOVA_FPGA_DIR/devstack/settings
 assert_equal zynq "$VIRT_DRIVER" "override-defaults sets VIRT_DRIVER"
@@ -77,7 +90,12 @@ for phase in "stack pre-install" "stack install" "stack post-config" \
     echo "phase $phase" >> $CALLS
     source $NOVA_FPGA_DIR/devstack/plugin.sh $phase
     if [[ $phase == "stack post-config" ]]; then
-        cp -r $NOVA_CONF_DIR $GLANCE_CONF_DIR $NOVA_FPGA_CONF_DIR $SNAPSHOTS/
+        cp -r $NOVA_CONF_DIR $GLANCE_CONF_DIR $NOVA_FPGA_CONF_DIR \
+            $(dirname /$Q_PLUGIN_CONF_FILE) $(dirname $PLACEMENT_CONF) \
+            $SNAPSHOTS/
+        if [[ $NOVA_FPGA_TLS == True ]]; then
+            cp -r $(dirname $NOVA_FPGA_RABBITMQ_CONF) $SNAPSHOTS/
+        fi
     fi
 done
 assert_equal "zynq0,zynq1" "$(nova_fpga_boards)" "two emulated boards"
@@ -100,10 +118,43 @@ def run(devstack, tmp_path_factory):
     """Every phase of plugin.sh, as stack.sh, unstack.sh and clean.sh call
     them; the configuration as post-config left it, and the calls made.
     """
-    work = tmp_path_factory.mktemp('stack')
-    etc = {name: work / 'etc' / name for name in ('nova', 'glance')}
+    return run_plugin(devstack, tmp_path_factory.mktemp('stack'))
+
+
+@pytest.fixture(scope='module')
+def quota_run(devstack, tmp_path_factory):
+    """The same with a region quota on DevStack's unified limits."""
+    return run_plugin(devstack, tmp_path_factory.mktemp('stack-quota'), {
+        'NOVA_USE_UNIFIED_LIMITS': 'True', 'NOVA_FPGA_REGION_QUOTA': '3'})
+
+
+@pytest.fixture(scope='module')
+def tls_run(devstack, tmp_path_factory):
+    """The same with NOVA_FPGA_TLS: RabbitMQ's configuration in a scratch
+    file, its group the test user's.
+    """
+    work = tmp_path_factory.mktemp('stack-tls')
+    return run_plugin(devstack, work, {
+        'NOVA_FPGA_TLS': 'True',
+        'NOVA_FPGA_RABBITMQ_CONF': str(work / 'rabbitmq' / 'rabbitmq.conf'),
+        'NOVA_FPGA_RABBITMQ_GROUP': subprocess.check_output(
+            ['id', '-gn'], text=True).strip()})
+
+
+def run_plugin(devstack, work, settings=None):
+    etc = {name: work / 'etc' / name
+           for name in ('nova', 'glance', 'ml2', 'placement')}
     for path in etc.values():
         path.mkdir(parents=True)
+    # as DevStack's lib/neutron_plugins/ml2 writes it (OVN, geneve)
+    (etc['ml2'] / 'ml2_conf.ini').write_text(
+        '[ml2]\nmechanism_drivers = ovn\ntype_drivers = local,flat,vlan,'
+        'geneve\ntenant_network_types = geneve\n[ml2_type_vlan]\n'
+        'network_vlan_ranges = public\n')
+    # as DevStack's lib/placement writes it
+    (etc['placement'] / 'placement.conf').write_text(
+        '[placement_database]\nconnection = mysql+pymysql://root:secret@'
+        '127.0.0.1/placement?charset=utf8\n')
     (etc['nova'] / 'nova.conf').write_text(
         '[DEFAULT]\ntransport_url = rabbit://stackrabbit:secret@10.0.0.5\n')
     # as DevStack's lib/glance writes them with multiple stores
@@ -132,9 +183,13 @@ def run(devstack, tmp_path_factory):
                                               text=True).strip(),
         'NOVA_CONF_DIR': str(etc['nova']),
         'NOVA_CONF': str(etc['nova'] / 'nova.conf'),
+        'PLACEMENT_CONF': str(etc['placement'] / 'placement.conf'),
+        'REGION_NAME': 'RegionOne',
         'GLANCE_CONF_DIR': str(etc['glance']),
         'GLANCE_API_CONF': str(etc['glance'] / 'glance-api.conf'),
         'GLANCE_API_PASTE_INI': str(etc['glance'] / 'glance-api-paste.ini'),
+        # relative to / in DevStack (lib/neutron)
+        'Q_PLUGIN_CONF_FILE': str(etc['ml2'] / 'ml2_conf.ini').lstrip('/'),
         'NOVA_FPGA_CONF_DIR': str(work / 'etc' / 'nova-fpga'),
         'RABBIT_HOST': '10.0.0.5', 'RABBIT_USERID': 'stackrabbit',
         'RABBIT_PASSWORD': 'secret',
@@ -142,12 +197,13 @@ def run(devstack, tmp_path_factory):
         'NOVA_FPGA_REAL_BITSTREAMS': str(ROOT.parent / 'shared' / 'realdata'
                                          / 'bitstreams' / 'royforu_pynq_pr'),
     }
+    env.update(settings or {})
     out = subprocess.run(['bash', '-c', DRIVER], env=env, cwd=work,
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     calls = (work / 'calls').read_text().splitlines()
     return {'work': work, 'etc': snapshots, 'calls': calls,
-            'out': out.stdout, 'env': env}
+            'out': out.stdout, 'err': out.stderr, 'env': env}
 
 
 def ini(path):
@@ -192,6 +248,109 @@ def test_nova_conf_is_the_deployments(run):
         deployment.NOVA_POLICY.read_text()
 
 
+def test_placement_conf_is_the_deployments(run):
+    """No server-side retry of a lost allocation race (issue 20), beside
+    what DevStack wrote.
+    """
+    conf = run['etc'] / 'placement' / 'placement.conf'
+    assert_written(conf, deployment.placement())
+    assert ('placement_database', 'connection') in ini(conf)
+
+
+def limit_calls(run):
+    return [call for call in run['calls'] if call.startswith('openstack')]
+
+
+def test_no_region_quota_unless_asked(run):
+    assert limit_calls(run) == []
+
+
+def test_region_quota_is_a_registered_limit_on_unified_limits(quota_run):
+    """NOVA_FPGA_REGION_QUOTA with NOVA_USE_UNIFIED_LIMITS: every
+    project's default limit on the regions' resource class, registered
+    for nova in DevStack's region in post-config (created: none yet).
+    """
+    admin = 'openstack --os-cloud devstack-system-admin registered limit '
+    assert limit_calls(quota_run) == [
+        admin + 'list --service nova --region RegionOne --resource-name '
+        '%s -f value -c ID' % placement.REGION_LIMIT,
+        admin + 'create --service nova --default-limit 3 --region RegionOne '
+        '%s' % placement.REGION_LIMIT]
+    post_config = quota_run['calls'][quota_run['calls'].index(
+        'phase stack post-config'):quota_run['calls'].index(
+        'phase stack extra')]
+    assert limit_calls(quota_run)[-1] in post_config
+
+
+REGION_QUOTA = r'''
+set -o errexit
+TOP=$DEVSTACK
+source $TOP/functions
+function get_python_exec_prefix { echo $FAKE_BIN; }
+function openstack {
+    echo "openstack $*" >> $CALLS
+    if [[ "$*" == *"registered limit list"* ]]; then
+        echo "${FAKE_LIMIT_ID:-}"
+    fi
+}
+ENABLED_SERVICES=key,n-api,placement-api
+source $NOVA_FPGA_DIR/devstack/settings
+source $NOVA_FPGA_DIR/devstack/plugin.sh
+configure_nova_fpga_region_quota
+'''
+
+
+def region_quota(devstack, work, settings):
+    """configure_nova_fpga_region_quota alone: (its openstack calls, its
+    output).
+    """
+    (work / 'bin').mkdir()
+    (work / 'bin' / 'nova-fpga-config').symlink_to(
+        process.BIN / 'nova-fpga-config')
+    env = {'PATH': '/usr/bin:/bin', 'HOME': str(work),
+           'DEVSTACK': str(devstack), 'NOVA_FPGA_DIR': str(ROOT),
+           'CALLS': str(work / 'calls'), 'FAKE_BIN': str(work / 'bin'),
+           'REGION_NAME': 'RegionOne', 'DEST': str(work),
+           'DATA_DIR': str(work)}
+    env.update(settings)
+    out = subprocess.run(['bash', '-c', REGION_QUOTA], env=env, cwd=work,
+                         capture_output=True, text=True, timeout=120)
+    calls = (work / 'calls').read_text().splitlines() \
+        if (work / 'calls').exists() else []
+    return out, calls
+
+
+def test_region_quota_sets_an_existing_limit(devstack, tmp_path):
+    """Stacked again: the limit keystone has is set to the quota."""
+    out, calls = region_quota(devstack, tmp_path, {
+        'NOVA_USE_UNIFIED_LIMITS': 'True', 'NOVA_FPGA_REGION_QUOTA': '5',
+        'FAKE_LIMIT_ID': 'limit-1'})
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert calls[-1] == ('openstack --os-cloud devstack-system-admin '
+                         'registered limit set --default-limit 5 limit-1')
+
+
+def test_region_quota_without_unified_limits_says_so(devstack, tmp_path):
+    """nova's legacy quotas cannot count regions: nothing registered,
+    and the log says why.
+    """
+    out, calls = region_quota(devstack, tmp_path,
+                              {'NOVA_FPGA_REGION_QUOTA': '3'})
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert calls == []
+    assert 'NOVA_FPGA_REGION_QUOTA=3 is not registered' in \
+        out.stdout + out.stderr
+
+
+def test_region_quota_must_be_a_number(devstack, tmp_path):
+    out, calls = region_quota(devstack, tmp_path, {
+        'NOVA_USE_UNIFIED_LIMITS': 'True', 'NOVA_FPGA_REGION_QUOTA': 'ten'})
+    assert out.returncode != 0
+    assert 'NOVA_FPGA_REGION_QUOTA=ten: a number of regions' in \
+        out.stdout + out.stderr
+    assert calls == []
+
+
 def test_glance_conf_is_the_deployments(run):
     etc = run['etc'] / 'glance'
     conf = etc / 'glance-api.conf'
@@ -211,6 +370,23 @@ def test_glance_conf_is_the_deployments(run):
         deployment.glance_policy(['id-of-fpga-builders'])
     assert (etc / 'property-protections-fpga.conf').read_text() == \
         deployment.PROPERTY_PROTECTIONS.read_text()
+
+
+def test_neutron_ml2_binds_ports_to_the_boards_beside_devstacks(run):
+    """The deployment's ML2 options for the boards, merged with what
+    DevStack wrote: the boards' mechanism driver first, DevStack's type
+    drivers, VLAN ranges and tenant network type kept.
+    """
+    conf = ini(run['etc'] / 'ml2' / 'ml2_conf.ini')
+    ours = expected(deployment.neutron_ml2(BOARDS, switch_driver='noop'))
+    assert conf[('ml2_zynq', 'boards')] == ours[('ml2_zynq', 'boards')]
+    assert conf[('ml2_zynq', 'switch_driver')] == ['noop']
+    assert conf[('ml2', 'mechanism_drivers')] == [
+        '%s,ovn' % deployment.MECHANISM_DRIVER]
+    assert conf[('ml2', 'type_drivers')] == ['flat,vlan,local,geneve']
+    assert conf[('ml2', 'tenant_network_types')] == ['geneve,vlan']
+    assert conf[('ml2_type_vlan', 'network_vlan_ranges')] == [
+        '%s,public' % ours[('ml2_type_vlan', 'network_vlan_ranges')][0]]
 
 
 def test_each_board_agent_is_configured_and_run(run):
@@ -274,9 +450,9 @@ def test_phases_do_what_devstack_expects_of_them(run):
 
 
 def test_the_demo_cloud_writes_the_same_options(tmp_path):
-    """The demo's nova.conf, glance-api.conf and agent configuration hold
-    every option the deployment module gives, with its values for the
-    demo's inputs.
+    """The demo's nova.conf, placement.conf, glance-api.conf and agent
+    configuration hold every option the deployment module gives, with its
+    values for the demo's inputs.
     """
     from nova_fpga_devtools.localcloud import nova as localnova
 
@@ -306,6 +482,13 @@ def test_the_demo_cloud_writes_the_same_options(tmp_path):
         assert conf[key] == values, key
     assert set(conf[('DEFAULT', 'enabled_backends')][0].split(',')) == \
         set(deployment.glance_backends('file:file').split(', '))
+    from nova_fpga_devtools.localcloud import placement as localplacement
+    demo_placement = localplacement.Placement(Keystone(), tmp_path,
+                                              'sqlite://', 1)
+    conf = {key: [deployment.text(value)]
+            for key, value in demo_placement.conf().items()}
+    for key, values in expected(deployment.placement()).items():
+        assert conf[key] == values, key
     board = localboards.Board(tmp_path, 'zynq0', RABBIT)
     conf = {key: [deployment.text(value)]
             for key, value in board.conf().items()}
@@ -313,6 +496,74 @@ def test_the_demo_cloud_writes_the_same_options(tmp_path):
             'zynq0', RABBIT, board.dir / 'state',
             hdl_dir=nova_fpga_devtools.HDL)).items():
         assert conf[key] == values, key
+
+
+def test_tls_the_agents_bus_on_rabbitmqs_tls_listener(tls_run):
+    """With NOVA_FPGA_TLS, DevStack's CA issues RabbitMQ's certificate and
+    nova-compute's and each board's; rabbitmq.conf gets the deployment's
+    TLS listener, and nova.conf and the agents' files the deployment's TLS
+    options with the TLS port.
+    """
+    env = tls_run['env']
+    ca_dir = pathlib.Path(env['DATA_DIR']) / 'CA' / 'int-ca'
+    port = deployment.RABBITMQ_TLS_PORT
+    url = RABBIT.replace(':5672/', ':%d/' % port)
+
+    def files(name):
+        return deployment.Tls(ca_dir / 'ca-chain.pem',
+                              ca_dir / ('%s.crt' % name),
+                              ca_dir / 'private' / ('%s.key' % name))
+    etc = tls_run['etc']
+    assert_written(etc / 'nova' / 'nova.conf', deployment.nova(
+        BOARDS, url, etc.parent / 'etc' / 'nova' / 'policy.d',
+        tls=files('nova-fpga-compute')))
+    state = pathlib.Path(env['DATA_DIR']) / 'nova-fpga'
+    for board in BOARDS:
+        assert_written(etc / 'nova-fpga' / ('agent-%s.conf' % board),
+                       deployment.agent(
+                           board, 'rabbit://nova-fpga-%s:secret@10.0.0.5:'
+                           '%d/%s' % (board, port, deployment.board_vhost(
+                               'nova_fpga', board)), state / board,
+                           hdl_dir=ROOT / 'hdl',
+                           tls=files('nova-fpga-%s' % board)))
+    # RabbitMQ: the deployment's listener, with its copies of the files
+    broker = pathlib.Path(env['NOVA_FPGA_RABBITMQ_CONF']).parent
+    conf = (etc / broker.name / 'rabbitmq.conf').read_text()
+    assert conf == (
+        "# nova-fpga: the agents' TLS listener (DevStack plugin)\n"
+        + deployment.rabbitmq_tls(str(port), deployment.Tls(
+            broker / 'nova-fpga' / 'ca.pem',
+            broker / 'nova-fpga' / 'cert.pem',
+            broker / 'nova-fpga' / 'key.pem'))
+        + '# nova-fpga: end\n')
+    assert (broker / 'nova-fpga' / 'key.pem').stat().st_mode & 0o777 == \
+        0o640
+    post = tls_run['calls'][tls_run['calls'].index(
+        'phase stack post-config'):]
+    assert post.index('restart_service rabbitmq-server') < \
+        post.index('rabbitmqctl await_startup') < \
+        post.index('rabbitmqctl add_vhost nova_fpga')
+    # the certificates: the broker's for the address the URLs name, each
+    # client's for client authentication, all of DevStack's CA
+    chain = str(ca_dir / 'ca-chain.pem')
+    openssl = ['openssl', 'verify', '-CAfile', chain, '-purpose']
+    server = str(broker / 'nova-fpga' / 'cert.pem')
+    assert subprocess.run(openssl + ['sslserver', server],
+                          capture_output=True).returncode == 0
+    names = subprocess.run(
+        ['openssl', 'x509', '-noout', '-ext', 'subjectAltName', '-in',
+         server], capture_output=True, text=True, check=True).stdout
+    assert 'IP Address:10.0.0.5' in names
+    for name in ['nova-fpga-compute'] + ['nova-fpga-%s' % b for b in BOARDS]:
+        done = subprocess.run(openssl + ['sslclient', str(ca_dir / (
+            '%s.crt' % name))], capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_without_tls_rabbitmq_is_left_alone(run):
+    assert not [call for call in run['calls']
+                if call.startswith(('restart_service', 'update-ca', 'cp '))]
+    assert not (pathlib.Path(run['env']['DATA_DIR']) / 'CA').exists()
 
 
 def test_shell_files_are_bashate_and_bash_clean():

@@ -19,6 +19,8 @@ import os
 import signal
 import time
 
+import pytest
+
 from tests.e2e.conftest import reserved_regions
 from tests.e2e.conftest import wait_for_details
 from tests.localcloud.demo_cloud import demo
@@ -42,6 +44,9 @@ def wait_until(predicate, timeout, what):
         time.sleep(0.5)
 
 
+# nova's functional harness runs the same in CI (SilentAgentTest); here on
+# real processes, a few minutes: beyond CI's budget (make test-beyond-ci)
+@pytest.mark.beyond_ci
 def test_a_dead_board_keeps_its_servers_and_new_ones_go_elsewhere(
         cloud, servers, images, report):
     first = servers.create('e2e-survivor', images['e2e-loopback-rp0'])
@@ -125,6 +130,8 @@ def server_states(cloud, servers, ids):
     return states
 
 
+# the functional harness's restarts run in CI (TwoBoardsTest)
+@pytest.mark.beyond_ci
 def test_a_nova_compute_restart_keeps_every_server_state(cloud, servers,
                                                          images, admin):
     ids = [servers.create('e2e-kept%d' % index, images[image]) for index,

@@ -76,6 +76,9 @@ def assert_still_running(cloud, servers, server_id, board, region):
         ['ACTIVE']
 
 
+# four minutes of CLI round trips: beyond CI's budget (make test-beyond-ci);
+# tests/functional/test_server_actions.py runs the refusals in CI
+@pytest.mark.beyond_ci
 def test_refused_actions_tell_the_member_why_and_change_nothing(
         cloud, bob, admin, servers, images, alt_flavor):
     server = servers.create('e2e-refusals', images['e2e-loopback-rp0'])

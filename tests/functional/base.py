@@ -66,10 +66,10 @@ class ZynqTestBase(integrated_helpers._IntegratedTestBase):
         # the driver reaches the agents on their (in-process) bus
         self.useFixture(fixtures.MonkeyPatch(
             'nova_fpga.virt.agents.get_transport',
-            lambda conf: self.cloud.transport))
+            lambda conf, url=None: self.cloud.transport))
         self.useFixture(fixtures.MonkeyPatch(
             'nova_fpga.virt.agents.get_notification_transport',
-            lambda conf: self.cloud.notifications))
+            lambda conf, url=None: self.cloud.notifications))
         super().setUp()
         self.fpga_flavor = self._create_flavor(
             name='fpga.region', memory_mb=1, vcpu=1, disk=1, ephemeral=0,

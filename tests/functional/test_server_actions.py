@@ -241,18 +241,21 @@ class ReconcileTest(base.ZynqTestBase):
 
 
 class TwoProxiesTest(base.ZynqTestBase):
-    """Boards behind two nova-compute proxies: nova finds a target board on
-    the other host, and the source driver refuses to move the logic.
+    """Boards behind two nova-compute proxies, each its own board group:
+    nova finds a target board on the other host, and the source driver
+    refuses to move the logic.
     """
 
     BOARDS = ('board0',)
     CAST_AS_CALL = False
 
     def setUp(self):
+        self.flags(board_group='rack0', peer_list=['compute'], group='zynq')
         super().setUp()
         self.cloud.start('board2')
         self.addCleanup(self.cloud.stop, 'board2')
-        self.flags(boards=['board2'], group='zynq')
+        self.flags(boards=['board2'], board_group='rack2',
+                   peer_list=['compute2'], group='zynq')
         self.compute2 = self._start_compute('compute2')
 
     def test_migrate_and_resize_are_refused_and_allocations_restored(self):

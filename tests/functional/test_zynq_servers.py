@@ -15,6 +15,11 @@ compute with the Zynq driver, against real agents."""
 import hashlib
 import io
 
+from nova.compute import task_states
+from nova.compute import vm_states
+from nova import context as nova_context
+from nova import objects
+
 from nova_fpga import catalogue
 from nova_fpga.contract import placement
 from nova_fpga.contract import states
@@ -213,6 +218,45 @@ class FailingLoadsTest(base.ZynqTestBase):
         server = self.boot(self.region_image('rp1'), expected_state='ERROR')
         self.assertIn('load failed at step write', server['fault']['message'])
         self.assertEqual({}, self.loads())
+
+
+class InterruptedBuildTest(base.ZynqTestBase):
+
+    def interrupt(self, server):
+        """The server's record as nova-compute leaves it when it dies
+        mid-spawn.
+        """
+        instance = objects.Instance.get_by_uuid(
+            nova_context.get_admin_context(), server['id'])
+        instance.vm_state = vm_states.BUILDING
+        instance.task_state = task_states.SPAWNING
+        instance.save()
+
+    def test_restart_mid_spawn_gives_error_with_a_fault_saying_how_far(self):
+        loaded = self.boot(self.region_image('rp0'))
+        board, region = self.region_of(loaded)
+        unloaded = self.boot(self.region_image('rp1'))
+        other = self.region_of(unloaded)
+        # the second build died before its load reached the board
+        self.cloud.client.unload({}, other[0], other[1], unloaded['id'])
+        for server in (loaded, unloaded):
+            self.interrupt(server)
+        self.compute = self.restart_compute_service(self.compute)
+
+        loaded = self._wait_for_state_change(loaded, 'ERROR')
+        self.assertIn('nova-compute stopped while building this server on '
+                      'board %s' % board, loaded['fault']['message'])
+        self.assertIn('region %s holds its bitstream (ACTIVE)' % region,
+                      loaded['fault']['message'])
+        unloaded = self._wait_for_state_change(unloaded, 'ERROR')
+        self.assertIn('no region of the board holds it',
+                      unloaded['fault']['message'])
+        # deleting them frees what they held
+        for server in (loaded, unloaded):
+            self._delete_server(server)
+        self.assertEqual({}, self.loads())
+        self.assertEqual({}, self._get_allocations_by_server_uuid(
+            loaded['id']))
 
 
 class SilentAgentTest(base.ZynqTestBase):

@@ -85,6 +85,8 @@ def test_installs_these_files(installed):
         'etc/udev/rules.d/70-nova-fpga.rules']
     assert (installed / 'etc/sudoers.d/nova-fpga-agent').stat().st_mode \
         & 0o777 == 0o440
+    assert (installed / 'etc/udev/rules.d/70-nova-fpga.rules').read_bytes() \
+        == (ROOT / 'agent' / 'udev' / '70-nova-fpga.rules').read_bytes()
     assert (installed / 'etc/nova-fpga/agent.conf').stat().st_mode \
         & 0o777 == 0o640
     passwd = (installed / 'etc' / 'passwd').read_text()
@@ -101,6 +103,8 @@ def test_unit_sudoers_and_helper_name_the_venvs_programs(installed):
         '/%s/bin/nova-fpga-agent --config-file /etc/nova-fpga/agent.conf '
         '--config-file /etc/nova-fpga/pynq.conf' % VENV)
     assert unit['Service']['User'] == 'nova-fpga'
+    # an unconfigured board skips it (tests/install/test_unit.py)
+    assert unit['Unit']['ConditionPathExists'] == '/etc/nova-fpga/agent.conf'
     assert unit['Service']['AmbientCapabilities'] == 'CAP_NET_RAW'
     helper = configparser.ConfigParser()
     helper.read(installed / 'etc/nova-fpga/pynq.conf')

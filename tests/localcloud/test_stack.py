@@ -283,8 +283,9 @@ def test_status_shows_each_service_running_and_each_region(cloud):
             if '/' in line.split()[0]}
     assert set(rows) == {
         'keystone/keystone', 'glance/glance-api', 'placement/placement-api',
-        'neutron/neutron-server', 'nova/nova-api', 'nova/nova-conductor',
-        'nova/nova-scheduler', 'nova/nova-compute', 'boards/board0/agent',
+        'neutron/neutron-server', 'neutron/neutron-rpc-server',
+        'nova/nova-api', 'nova/nova-conductor', 'nova/nova-scheduler',
+        'nova/nova-compute', 'boards/board0/agent',
         'boards/board1/fakekernel', 'boards/board1/agent'} | (
             {'mariadb/mariadb'} if cloud.state['database']['private']
             else set()) | ({'rabbitmq/rabbitmq', 'rabbitmq/epmd'}

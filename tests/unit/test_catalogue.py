@@ -185,3 +185,108 @@ def test_catalogue_imports_without_openstack():
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == '2'
+
+
+def test_vtc_tenant_settings_are_its_policy_per_class():
+    vtc = catalogue.load().by_name('vtc')
+    regs = vtc.registers
+    classes = regs.labels('POLICY')
+    # one per class with a policy entry, from the catalogue's class list
+    assert [s.name for s in vtc.settings] == [
+        'vtc:dscp:%s' % c for c in classes[1:]]
+    sip = {s.name: s for s in vtc.settings}['vtc:dscp:sip']
+    assert sip.offset == regs.at('POLICY', 'sip') == 0x40 + 4 * 6
+    assert sip.maximum == 63
+    assert sip.value(46) == regs.bit('POLICY', 'ENABLE') | 46 == 0xAE
+    assert sip.value(0) == 0x80  # marks with DSCP 0 (a class reset to BE)
+    assert sip.mask == 0xBF
+    assert catalogue.load().by_name('loopback').settings == ()
+
+
+def test_settings_of_server_properties():
+    cat = catalogue.load()
+    regs = cat.by_name('vtc').registers
+    settings = cat.settings_of(VTC_ID, {
+        'vtc:dscp:sip': '46', 'vtc:dscp:smtp': '0', 'vtc:dscp:tls': '63',
+        # not in a module's namespace: a tenant's own metadata
+        'owner': 'bob', 'vtcx:dscp:sip': 'x', 'vtc': 'y', 'loop:y': 'z'})
+    assert settings == {'vtc:dscp:sip': 46, 'vtc:dscp:smtp': 0,
+                        'vtc:dscp:tls': 63}
+    writes = cat.register_writes(VTC_ID, settings)
+    assert [(s.offset, value) for s, value in writes] == [
+        (regs.at('POLICY', 'tls'), 0xBF), (regs.at('POLICY', 'sip'), 0xAE),
+        (regs.at('POLICY', 'smtp'), 0x80)]
+    assert cat.settings_of(VTC_ID, {}) == {}
+    assert cat.settings_of(LOOPBACK_ID, {'owner': 'bob'}) == {}
+    assert cat.settings_of(None, {}) == {}
+
+
+@pytest.mark.parametrize('module_id,properties,message', [
+    (VTC_ID, {'vtc:dscp:sipp': '46'},
+     'vtc:dscp:sipp is not a setting of module vtc \\(it takes '
+     'vtc:dscp:http, '),
+    (VTC_ID, {'vtc:dscp:unknown': '46'},
+     'vtc:dscp:unknown is not a setting of module vtc'),
+    (VTC_ID, {'vtc:dscp:sip': '64'}, 'vtc:dscp:sip=64: .* 0..63'),
+    (VTC_ID, {'vtc:dscp:sip': '-1'}, 'must be a decimal integer'),
+    (VTC_ID, {'vtc:dscp:sip': 'EF'}, "vtc:dscp:sip='EF'"),
+    (VTC_ID, {'vtc:dscp:sip': ' 46'}, 'must be a decimal integer'),
+    (VTC_ID, {'vtc:dscp:sip': '46.0'}, 'must be a decimal integer'),
+    (VTC_ID, {'vtc:dscp:sip': '0x2e'}, 'must be a decimal integer'),
+    (LOOPBACK_ID, {'vtc:dscp:sip': '46'},
+     'vtc:dscp:sip is not a setting of module loopback \\(it has none\\)'),
+    (None, {'vtc:dscp:sip': '46'}, 'declares no module'),
+    (0x12345678, {'vtc:dscp:sip': '46'},
+     '0x12345678, which the module catalogue does not know'),
+])
+def test_bad_settings_are_refused_naming_them(module_id, properties,
+                                              message):
+    with pytest.raises(catalogue.SettingError, match=message):
+        catalogue.load().settings_of(module_id, properties)
+
+
+@pytest.mark.parametrize('settings', [
+    {'vtc:dscp:sip': True}, {'vtc:dscp:sip': '46'}, {'vtc:dscp:sip': 46.0},
+    {'vtc:dscp:sip': -1}, {'vtc:dscp:sip': 64}, {'vtc:dscp:sip': None},
+    {'vtc:dscp:nope': 1}, {'owner': 1}, {1: 1}, [('vtc:dscp:sip', 46)],
+    'vtc:dscp:sip=46',
+])
+def test_register_writes_take_only_the_modules_settings(settings):
+    # what an agent checks a load's settings with: exact types
+    with pytest.raises(catalogue.SettingError):
+        catalogue.load().register_writes(VTC_ID, settings)
+
+
+SETTABLE = ('[[registers]]\nname = "A"\noffset = 0x20\naccess = "%s"\n'
+            'fields = [{name = "V", bits = [3, 0]}, '
+            '{name = "E", bits = [%d, %d]}]\n'
+            'tenant = {property = "%s", field = "%s", enable = ["E"]}\n')
+
+
+def test_a_module_entry_declares_tenant_settings(tmp_path):
+    (tmp_path / 'mine.toml').write_text(ENTRY % (
+        'mine', '0x4E46AAAA', SETTABLE % ('RW', 4, 4, 'mine:v', 'V')))
+    cat = catalogue.load([tmp_path])
+    setting, = cat.by_name('mine').settings
+    assert (setting.name, setting.offset, setting.maximum,
+            setting.value(5)) == ('mine:v', 0x20, 15, 0x15)
+    assert cat.settings_of(0x4E46AAAA, {'mine:v': '15'}) == {'mine:v': 15}
+
+
+@pytest.mark.parametrize('access,high,low,prop,field,message', [
+    ('RO', 4, 4, 'bad:v', 'V', 'only a 32-bit RW register'),
+    ('RW', 4, 4, 'other:v', 'V', "'other:v' must be the module's name"),
+    ('RW', 4, 4, 'bad', 'V', "'bad' must be the module's name"),
+    ('RW', 4, 4, 'bad:v w', 'V', "must be the module's name"),
+    ('RW', 4, 4, 'bad:{label}', 'V', '{label} in the property goes with an '
+     'array register'),
+    ('RW', 4, 4, 'bad:v', 'W', 'has no field W'),
+    ('RW', 3, 3, 'bad:v', 'V', 'enable field E overlaps'),
+])
+def test_bad_tenant_settings_are_refused(tmp_path, access, high, low, prop,
+                                         field, message):
+    (tmp_path / 'mine.toml').write_text(ENTRY % (
+        'bad', '0x4E46AAAA', SETTABLE % (access, high, low, prop, field)))
+    with pytest.raises(catalogue.CatalogueError, match=message) as exc:
+        catalogue.load([tmp_path])
+    assert 'mine.toml' in str(exc.value)

@@ -13,8 +13,9 @@
 """Each contract value is written once: in nova_fpga/contract.
 
 The test reads every Python file's string literals (not docstrings or
-comments) and fails on a region state, a node stats key or a resource
-class written anywhere but the contract package.  Region states are
+comments) and fails on a region state, a node stats key, a resource
+class or the vif_type of ports bound to boards written anywhere but the
+contract package.  Region states are
 checked in the code only: nova's server status 'ACTIVE' is the same word,
 and tests and benchmarks use it for servers.
 """
@@ -22,6 +23,7 @@ import ast
 
 import pytest
 
+from nova_fpga.contract import network
 from nova_fpga.contract import placement
 from nova_fpga.contract import states
 from tests.conftest import ROOT
@@ -70,12 +72,12 @@ def offences(folders, exact, within):
 
 
 def test_contract_values_are_named_not_typed_in_code():
-    assert not offences(CODE, exact=states.STATES,
+    assert not offences(CODE, exact=states.STATES + (network.VIF_TYPE,),
                         within=RESOURCE_CLASSES + STATS_KEYS)
 
 
 def test_tests_take_resource_classes_and_stats_keys_from_the_contract():
-    assert not offences(TOOLING, exact=(),
+    assert not offences(TOOLING, exact=(network.VIF_TYPE,),
                         within=RESOURCE_CLASSES + STATS_KEYS)
 
 

@@ -36,6 +36,7 @@ take it without bitbake.
   (setup.py bdist_wheel) with scarthgap's setuptools 69.1.1 and wheel
   0.42.0.
 """
+import configparser
 import os
 import pathlib
 import re
@@ -50,6 +51,7 @@ import pytest
 
 from nova_fpga.bitstream import validator
 from nova_fpga.cmd import dt as dt_cmd
+from nova_fpga.contract import devicetree
 from nova_fpga.contract import shell
 from nova_fpga_devtools import yocto
 from tests.conftest import REPORT
@@ -75,9 +77,15 @@ BITBAKE_DIRS = {
 }
 #: openembedded-core scarthgap's setuptools and wheel, what setuptools3
 #: builds the agent with
-SCARTHGAP_SETUPTOOLS = ('setuptools==69.1.1', 'wheel==0.42.0')
+SCARTHGAP_SETUPTOOLS = tuple('%s==%s' % (name, yocto.SCARTHGAP_BUILD_TOOLS[
+    name]) for name in ('setuptools', 'wheel'))
 #: runtime packages of openembedded-core the layer's recipes name
 OE_CORE_PACKAGES = set(yocto.AGENT_RDEPENDS)
+#: what linux-xlnx packages with the layer's kernel options (a module)
+KERNEL_PACKAGES = {'kernel-module-uio-pdrv-genirq'}
+KERNEL_DIR = LAYER / 'dynamic-layers' / 'xilinx' / 'recipes-kernel' / 'linux'
+UDMABUF_RECIPE = LAYER / 'recipes-kernel' / 'u-dma-buf' / \
+    'u-dma-buf_5.5.0.bb'
 
 
 def recipes():
@@ -143,7 +151,8 @@ def test_image_fragment_installs_the_packagegroup():
     assert rootfs == ['CONFIG_packagegroup-nova-fpga']
     group = rdepends(LAYER / 'recipes-core' / 'packagegroups' /
                      'packagegroup-nova-fpga.bb')
-    assert group == {'nova-fpga-agent', 'nova-fpga-shell-reference'}
+    assert group == {'nova-fpga-agent', 'nova-fpga-shell-reference',
+                     'u-dma-buf', 'kernel-module-uio-pdrv-genirq'}
 
 
 def rdepends(*paths):
@@ -221,7 +230,7 @@ def test_every_import_is_provided_at_its_pin(board):
 
 def test_every_rdepends_of_the_layer_resolves():
     provided = set(layer_recipes()) | {
-        yocto.recipe_name(n) for n in yocto.UPSTREAM}
+        yocto.recipe_name(n) for n in yocto.UPSTREAM} | KERNEL_PACKAGES
     for path in LAYER.rglob('*.bb'):
         extra = rdepends(path, *path.parent.glob('*.inc')) - provided - \
             OE_CORE_PACKAGES
@@ -355,7 +364,9 @@ def test_agent_recipe_installs_the_projects_own_files(board, tmp_path):
             ('etc/nova-fpga/agent.conf.sample',
              'agent/etc/agent.conf.sample'),
             ('etc/sudoers.d/nova-fpga-agent',
-             'agent/etc/sudoers.d/nova-fpga-agent')]:
+             'agent/etc/sudoers.d/nova-fpga-agent'),
+            ('lib/udev/rules.d/70-nova-fpga.rules',
+             'agent/udev/70-nova-fpga.rules')]:
         assert (dest / installed).read_bytes() == \
             (ROOT / source).read_bytes(), installed
     assert oct((dest / 'etc/sudoers.d/nova-fpga-agent').stat().st_mode
@@ -396,3 +407,72 @@ def test_agent_builds_with_scarthgaps_setuptools(board, tmp_path):
     assert [n for n in names if n.startswith('nova_fpga/bitstream/_crc')
             and n.endswith('.so')]
     assert 'nova-fpga-agent = nova_fpga_agent.service:main' in entry_points
+
+
+def kernel_options(path):
+    """{CONFIG_X: value} of a kernel configuration fragment."""
+    found = {}
+    for line in path.read_text().splitlines():
+        if line.startswith('CONFIG_'):
+            name, _, value = line.partition('=')
+            found[name] = value
+    return found
+
+
+def test_kernel_side_for_linux_xlnx():
+    """The kernel options the agent drives the board by, applied to
+    linux-xlnx only when meta-xilinx-core is in the build, and
+    uio_pdrv_genirq bound to the overlay's generic-uio nodes.
+    """
+    conf = (LAYER / 'conf' / 'layer.conf').read_text().replace('\\\n', ' ')
+    dynamic = re.search(r'^BBFILES_DYNAMIC \+= "([^"]*)"', conf, re.M)
+    collection, _, pattern = dynamic.group(1).split()[0].partition(':')
+    assert collection == 'xilinx'    # meta-xilinx-core's BBFILE_COLLECTIONS
+    appends = sorted(LAYER.glob(pattern.replace('${LAYERDIR}/', '')))
+    assert appends == [KERNEL_DIR / 'linux-xlnx_%.bbappend']
+    append = assignments(appends[0])
+    assert append['SRC_URI:append:zynq'].split() == ['file://nova-fpga.cfg']
+    options = kernel_options(KERNEL_DIR / 'files' / 'nova-fpga.cfg')
+    assert options == dict(options, **{
+        # the FPGA manager (PCAP), regions and the PR decoupler bridge
+        'CONFIG_FPGA': 'y', 'CONFIG_FPGA_MGR_ZYNQ_FPGA': 'y',
+        'CONFIG_FPGA_BRIDGE': 'y', 'CONFIG_XILINX_PR_DECOUPLER': 'y',
+        'CONFIG_FPGA_REGION': 'y', 'CONFIG_OF_FPGA_REGION': 'y',
+        # overlays through configfs
+        'CONFIG_OF_OVERLAY': 'y', 'CONFIG_OF_CONFIGFS': 'y',
+        'CONFIG_CONFIGFS_FS': 'y',
+        # UIO, a module that takes of_id; XADC (IIO); CMA for u-dma-buf
+        'CONFIG_UIO': 'y', 'CONFIG_UIO_PDRV_GENIRQ': 'm', 'CONFIG_IIO': 'y',
+        'CONFIG_XILINX_XADC': 'y', 'CONFIG_DMA_CMA': 'y'})
+    assert append['KERNEL_MODULE_PROBECONF:append:zynq'].split() == \
+        ['uio_pdrv_genirq']
+    assert append['module_conf_uio_pdrv_genirq:zynq'] == \
+        'options uio_pdrv_genirq of_id=%s' % devicetree.COMPATIBLE_UIO
+    readme = (LAYER / 'README.md').read_text()
+    assert 'uio_pdrv_genirq.of_id=%s' % devicetree.COMPATIBLE_UIO in readme
+
+
+def test_u_dma_buf_recipe_is_pinned():
+    recipe = assignments(UDMABUF_RECIPE)
+    assert 'inherit module' in UDMABUF_RECIPE.read_text()
+    assert recipe['SRC_URI'].startswith('git://github.com/ikwzm/udmabuf.git;')
+    assert re.fullmatch('[0-9a-f]{40}', recipe['SRCREV'])
+    assert re.fullmatch(r'file://LICENSE;md5=[0-9a-f]{32}',
+                        recipe['LIC_FILES_CHKSUM'])
+    assert recipe['LICENSE'] == 'BSD-2-Clause'
+    assert recipe['KERNEL_MODULE_AUTOLOAD'] == 'u-dma-buf'
+    # the overlay's buffers are this module's
+    assert 'compatible = "%s";' % devicetree.COMPATIBLE_UDMABUF in \
+        (SHELL_FILES / 'reference_xc7z020.dtso').read_text()
+
+
+def test_udev_rule_gives_the_agents_user_its_devices():
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.read(ROOT / 'agent' / 'systemd' / 'nova-fpga-agent.service')
+    group = unit['Service']['Group']
+    rules = [line for line in (ROOT / 'agent' / 'udev' /
+                               '70-nova-fpga.rules').read_text().splitlines()
+             if line and not line.startswith('#')]
+    assert rules == [
+        'SUBSYSTEM=="%s", GROUP="%s", MODE="0660"' % (subsystem, group)
+        for subsystem in ('uio', 'u-dma-buf')]

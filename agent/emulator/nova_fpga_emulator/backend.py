@@ -10,23 +10,26 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The sim backend: the agent's hardware layer over the board emulator.
+"""The sim backends: the agent's hardware layer over the board emulator.
 
-A plugin of the agent (entry point ``nova_fpga_agent.backends: sim``); it
-is never auto-detected: a board must not think it is an emulator.
+Plugins of the agent (entry points ``nova_fpga_agent.backends``: ``sim``,
+the modules' Verilog; ``behavioural``, their models, for boards by the
+hundred); never auto-detected: a board must not think it is an emulator.
 """
 from nova_fpga import catalogue
 from nova_fpga_agent.backends import base
+from nova_fpga_emulator import behaviour
 from nova_fpga_emulator import board
 from nova_fpga_emulator import conf as emulator_conf
 
 
 class SimBackend(base.Backend):
     name = 'sim'
+    board_class = board.EmulatedBoard
 
     def __init__(self, conf, manifest):
         emulator_conf.register_opts(conf)
-        self.board = board.EmulatedBoard(
+        self.board = self.board_class(
             manifest, conf.emulator.part, conf.agent.state_dir,
             pcap_rate=conf.emulator.pcap_rate,
             crash_at=conf.emulator.crash_at,
@@ -81,3 +84,12 @@ class SimBackend(base.Backend):
 
     def loaded_module(self, region):
         return self.board.module_in(region)
+
+
+class BehaviouralBackend(SimBackend):
+    """The emulator with behavioural modules (behaviour.py): no Verilog,
+    no [emulator] hdl_dir.
+    """
+
+    name = 'behavioural'
+    board_class = behaviour.BehaviouralBoard

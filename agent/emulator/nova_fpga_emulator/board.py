@@ -152,21 +152,20 @@ class EmulatedBoard:
             except catalogue.UnknownModule:
                 raise PcapError('the emulator has no HDL for module 0x%08X; '
                                 'it cannot run it' % module_id)
-            if self.hdl_dir is None:
-                raise PcapError('module 0x%08X (%s) runs its Verilog, and '
-                                '[emulator] hdl_dir is not set: the '
-                                'emulator cannot run it'
-                                % (module_id, module.name))
-            # The module runs behind the region's decoupler HDL.
-            if self.hdl_dir is None:
-                raise PcapError('module 0x%08X (%s) runs its Verilog, and '
-                                '[emulator] hdl_dir is not set: the '
-                                'emulator cannot run it'
-                                % (module_id, module.name))
-            region.bridge = hdl_bridge.HdlBridge(
-                modules.HdlModule.of(module).in_slot, self.hdl_dir)
+            region.bridge = self._module_logic(module)
             region.bridge.set_decoupled(region.decoupled)
         region.module_id = module_id
+
+    def _module_logic(self, module):
+        """What runs a catalogue module in a region: its Verilog behind
+        the region's decoupler HDL.
+        """
+        if self.hdl_dir is None:
+            raise PcapError('module 0x%08X (%s) runs its Verilog, and '
+                            '[emulator] hdl_dir is not set: the emulator '
+                            'cannot run it' % (module.module_id, module.name))
+        return hdl_bridge.HdlBridge(modules.HdlModule.of(module).in_slot,
+                                    self.hdl_dir)
 
     # -- configuration port ----------------------------------------------
 

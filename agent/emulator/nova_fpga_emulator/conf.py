@@ -14,6 +14,8 @@
 the agent's configuration, registered when the sim backend is made."""
 from oslo_config import cfg
 
+from nova_fpga import optgroups
+
 emulator_group = cfg.OptGroup('emulator', title='Board emulator (sim backend)')
 
 EMULATOR_OPTS = [
@@ -39,8 +41,7 @@ EMULATOR_OPTS = [
 
 
 def register_opts(conf):
-    conf.register_group(emulator_group)
-    conf.register_opts(EMULATOR_OPTS, group=emulator_group)
+    optgroups.register(conf, emulator_group, EMULATOR_OPTS)
 
 
 def list_opts():

@@ -37,6 +37,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from nova_fpga.contract import devicetree as dt
+from nova_fpga import optgroups
 from nova_fpga_agent.backends import base
 from nova_fpga_agent.backends import dtbo
 from nova_fpga_agent.backends import zynq
@@ -72,8 +73,7 @@ FPGA_MANAGER_OPTS = [
 
 
 def register_opts(conf):
-    conf.register_group(fpga_manager_group)
-    conf.register_opts(FPGA_MANAGER_OPTS, group=fpga_manager_group)
+    optgroups.register(conf, fpga_manager_group, FPGA_MANAGER_OPTS)
 
 
 def list_opts():

@@ -36,6 +36,7 @@ from nova_fpga import bitstream
 from nova_fpga.bitstream import convert
 from nova_fpga.bitstream import devices
 from nova_fpga.contract import devicetree as dt
+from nova_fpga import optgroups
 from nova_fpga_agent.backends import axidma
 from nova_fpga_agent.backends import base
 from nova_fpga_agent.backends import uio
@@ -59,8 +60,7 @@ RECORD = 'fabric.json'
 
 
 def register_opts(conf):
-    conf.register_group(board_group)
-    conf.register_opts(BOARD_OPTS, group=board_group)
+    optgroups.register(conf, board_group, BOARD_OPTS)
 
 
 def read_attribute(path):

@@ -16,6 +16,7 @@ import re
 import pytest
 
 from nova_fpga import bitstream
+from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import errors
 from nova_fpga.contract import traits
 from tests.unit.bitstream import realfiles
@@ -40,6 +41,19 @@ def test_image_properties_select_exactly_the_matching_region():
     plain = {k for k in props if not k.startswith('trait:')}
     assert plain == set(traits.DERIVED_PROPERTIES) | {traits.SHELL_ID_PROPERTY}
     assert all(isinstance(v, str) for v in props.values())
+    assert traits.module_id(props) is None
+
+
+def test_the_module_id_property_reads_back():
+    info = bitstream.validate(builder.build_partial(
+        'xc7z020', 'vtc', 0x4E460002, bitstream.validate(realfiles.read(
+            'pr_0_add.bit')).footprint))
+    props = traits.image_properties(info, SHELL)
+    assert props[traits.MODULE_ID_PROPERTY] == '0x4E460002'
+    assert traits.module_id(props) == 0x4E460002
+    for bad in ('4E460002', '0x4e460002', '0x4E4600021', 1, None):
+        assert traits.module_id({traits.MODULE_ID_PROPERTY: bad}) is None
+    assert traits.module_id({}) is None
 
 
 def test_other_region_shell_or_device_gets_other_traits():

@@ -13,7 +13,7 @@
 """nova-fpga-demo: the demo cloud on this machine.
 
     nova-fpga-demo [--state-dir DIR] [--database-url URL] [--transport-url URL]
-                   [--boards N] [--board-backend BOARD=BACKEND]
+                   [--boards N] [--board-backend BOARD=BACKEND] [--vm-host]
                    up | status | down [--purge] |
                    logs [SERVICE] [-f] [-n N] | replay BOARD REGION PCAP... |
                    temperature BOARD CELSIUS | scenario [--pcaps DIR]
@@ -54,6 +54,12 @@ CLI_OPTS = [
     cfg.IntOpt('boards', default=2, min=1, max=16,
                help='Number of emulated boards (agent processes) the first '
                     'up creates.'),
+    cfg.BoolOpt('vm-host', default=False,
+                help='Also run an ordinary compute host: nova-compute with '
+                     'the libvirt driver (virt_type = qemu), neutron\'s '
+                     'macvtap agent, the emulated top-of-rack switch, and a '
+                     'tiny guest image and flavor (vm.tiny). Only read by '
+                     'the first up.'),
     cfg.MultiStrOpt('board-backend', default=[],
                     help='BOARD=BACKEND: run that emulated board on a board '
                          'backend over a fake kernel (fpga_manager, '
@@ -114,7 +120,7 @@ def _stack(conf):
     return stack.Stack(conf.state_dir or stack.DEFAULT_STATE_DIR,
                        database_url=conf.database_url,
                        transport_url=conf.transport_url, boards=conf.boards,
-                       board_backends=backends)
+                       board_backends=backends, vm_host=conf.vm_host)
 
 
 def warn_overriding_variables(cloud, out=None):

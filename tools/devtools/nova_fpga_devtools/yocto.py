@@ -59,6 +59,7 @@ import zipfile
 
 from packaging import requirements
 from packaging import utils as pkg_utils
+from packaging import version as pkg_version
 
 from nova_fpga.contract import shell
 from nova_fpga import shell_overlay
@@ -126,6 +127,35 @@ BACKENDS = {
     # setup.py the recipe writes (render_recipe)
     'uv_build': 'setuptools3',
 }
+#: openembedded-core scarthgap's (Yocto 5.0) native build tools, the ones
+#: every python3-* recipe of the layer builds with: the one place their
+#: versions are written (the recipes' build edits and tools/devtools'
+#: yocto_build use them).  Read in openembedded-core's recipes where this
+#: was written: setuptools 69.1.1, wheel 0.42.0 and poetry-core 1.9.0
+#: (openembedded-core), setuptools-scm 8.0.4 (Wind River's scarthgap-based
+#: oe-core); the others are scarthgap's as remembered, not found in a
+#: recipe here (agent/yocto/meta-nova-fpga/README.md).
+SCARTHGAP_BUILD_TOOLS = {
+    'setuptools': '69.1.1', 'wheel': '0.42.0', 'setuptools-scm': '8.0.4',
+    'flit-core': '3.9.0', 'hatchling': '1.21.1', 'hatch-vcs': '0.4.0',
+    'hatch-fancy-pypi-readme': '24.1.0', 'poetry-core': '1.9.0',
+    'pbr': '6.0.0', 'cython': '3.0.8',
+}
+#: build backend -> the tool that is it
+BACKEND_TOOLS = {
+    'setuptools.build_meta': 'setuptools',
+    'setuptools.build_meta:__legacy__': 'setuptools',
+    'pbr.build': 'setuptools', '_pyyaml_pep517': 'setuptools',
+    'flit_core.buildapi': 'flit-core', 'hatchling.build': 'hatchling',
+    'poetry.core.masonry.api': 'poetry-core',
+}
+#: PEP 639's licence forms in [project] and the release of each backend
+#: that reads them: a licence expression string (license = "MIT"; hatchling
+#: has read one since long before PEP 639) and a license-files array
+#: (older releases want a table there, or none)
+PEP639 = {'setuptools': {'license': '77.0.0', 'license-files': '77.0.0'},
+          'flit-core': {'license': '3.11', 'license-files': '3.11'},
+          'hatchling': {'license-files': '1.27'}}
 #: C libraries an extension links (what pip found on this machine)
 NATIVE_DEPENDS = {'cffi': ['libffi'], 'pyyaml': ['libyaml']}
 #: licence metadata -> the SPDX name openembedded-core uses
@@ -483,6 +513,8 @@ def read_sdist(name, version):
         'build_system_requires': sorted(build.get('requires', [])),
         'module': module,
         'setup_py': sdist.read('setup.py') is not None,
+        # what build_edits() reads (no network for --check)
+        'pyproject': pyproject.decode() if pyproject else None,
     }
 
 
@@ -497,6 +529,66 @@ def _list(variable, items, op='='):
         return []
     return ['%s %s "\\' % (variable, op)] + ['    %s \\' % item
                                              for item in items] + ['"']
+
+
+def build_edits(meta):
+    """The sed expressions that make an sdist's pyproject.toml build with
+    scarthgap's tools, as meta-python's recipes relax theirs: each
+    build-system requirement on one of SCARTHGAP_BUILD_TOOLS that its
+    version does not meet, named without a version; and PEP 639's licence
+    forms in [project] the backend's scarthgap release does not read
+    (license = "X" becomes license = {text = "X"}; a license-files array is
+    left out: those releases take LICEN[CS]E* and the like by default).
+    Nothing for an sdist built without its pyproject.toml (uv_build's).
+    """
+    text = meta.get('pyproject')
+    if not text or meta['module']:
+        return []
+    toml = tomllib.loads(text)
+    edits = []
+    if BACKENDS[meta['backend']] != 'setuptools3':
+        for req in toml.get('build-system', {}).get('requires', []):
+            parsed = requirements.Requirement(req)
+            name = normalize(parsed.name)
+            have = SCARTHGAP_BUILD_TOOLS.get(name)
+            if have is None or not parsed.specifier or \
+                    parsed.specifier.contains(have, prereleases=True):
+                continue
+            quote = '"' if '"%s"' % req in text else "'"
+            edits.append('s/%s/%s/' % (
+                _sed_literal('%s%s%s' % (quote, req, quote)),
+                '%s%s%s' % (quote, parsed.name, quote)))
+    tool = BACKEND_TOOLS[meta['backend']]
+    reads = PEP639.get(tool, {})
+    project = toml.get('project', {})
+    have = pkg_version.Version(SCARTHGAP_BUILD_TOOLS[tool])
+    licence = project.get('license')
+    if isinstance(licence, str) and 'license' in reads and \
+            have < pkg_version.Version(reads['license']):
+        line = _line(text, r'license\s*=\s*["\']')
+        edits.append('s/^%s$/license = {text = "%s"}/' % (
+            _sed_literal(line), re.sub(r'([\\/&])', r'\\\1', licence)))
+    if isinstance(project.get('license-files'), list) and \
+            'license-files' in reads and \
+            have < pkg_version.Version(reads['license-files']):
+        line = _line(text, r'license-files\s*=\s*\[')
+        edits.append('/^%s$/d' % _sed_literal(line) if line.rstrip()
+                     .endswith(']') else '/^%s$/,/\\]/d' % _sed_literal(line))
+    return edits
+
+
+def _line(text, start):
+    """The one line of pyproject.toml that begins so."""
+    found = [line for line in text.splitlines() if re.match(start, line)]
+    if len(found) != 1:
+        raise LayerError('pyproject.toml: %d lines like %r' % (
+            len(found), start))
+    return found[0]
+
+
+def _sed_literal(text):
+    """text as a literal in a sed regex between slashes."""
+    return re.sub(r'([][\\/.*^$&])', r'\\\1', text)
 
 
 def render_recipe(meta, rdepends, unused=()):
@@ -563,6 +655,18 @@ def render_recipe(meta, rdepends, unused=()):
             '    [ ! -f ${S}/pyproject.toml ] || \\',
             '        mv ${S}/pyproject.toml ${S}/pyproject.toml.uv',
             '    install -m 0644 ${WORKDIR}/%s ${S}/setup.py' % UV_BUILD_SETUP,
+            '}',
+            '']
+    edits = build_edits(meta)
+    if edits:
+        lines += [
+            "# scarthgap's build tools (nova_fpga_devtools.yocto's",
+            '# SCARTHGAP_BUILD_TOOLS): build-system.requires relaxed to them,',
+            "# PEP 639's licence forms written as they read them",
+            'do_configure:prepend() {',
+            '    sed -i \\'] + [
+            "        -e '%s' \\" % edit for edit in edits] + [
+            '        ${S}/pyproject.toml',
             '}',
             '']
     lines.append('# build-system.requires: %s' % (
@@ -718,7 +822,8 @@ def main(argv=None):
             if name in UPSTREAM:
                 continue
             meta = sdists.get(name)
-            if meta is None or meta['version'] != pinned.get(name):
+            if meta is None or meta['version'] != pinned.get(name) or \
+                    'pyproject' not in meta:
                 print('reading the sdist of %s %s' % (name, pinned[name]))
                 sdists[name] = read_sdist(name, pinned[name])
                 changed = True

@@ -27,6 +27,7 @@ import sys
 
 from nova_fpga import deployment
 from nova_fpga_devtools.localcloud import catalog
+from nova_fpga_devtools.localcloud import limits
 from nova_fpga_devtools.localcloud import migrations
 from nova_fpga_devtools.localcloud import process
 
@@ -42,12 +43,15 @@ DAEMONS = ('nova-conductor', 'nova-scheduler', 'nova-compute')
 class Nova:
     def __init__(self, keystone, state_dir, databases, transport_url,
                  boards, agents_transport_url, port, host='127.0.0.1',
-                 die_with_parent=True, agents_bus=None):
+                 die_with_parent=True, agents_bus=None,
+                 instance_name_template=None):
         """databases: {'api': url, 'cell0': url, 'cell1': url};
         agents_bus: {'vhost_per_board': bool, 'tls': deployment.Tls or
         None} (None: deployment.nova's defaults).
         """
         self.agents_bus = agents_bus
+        #: the libvirt domains' names (the VM host's: named after the cloud)
+        self.instance_name_template = instance_name_template
         self.keystone = keystone
         self.dir = pathlib.Path(state_dir) / 'nova'
         self.conf_dir = self.dir / 'etc'
@@ -99,7 +103,14 @@ class Nova:
             # stats, the scheduler's filter (nova's defaults: 600 s, 60 s).
             ('DEFAULT', 'sync_power_state_interval'): 5,
             ('DEFAULT', 'update_resources_interval'): 5,
+            # an undrained board's regions are given out again once
+            # nova-compute re-reads its providers' traits (nova's default:
+            # every 300 s)
+            ('compute', 'resource_provider_association_refresh'): 10,
         }
+        if self.instance_name_template:
+            options[('DEFAULT', 'instance_name_template')] = \
+                self.instance_name_template
         # what every nova-fpga deployment sets (the DevStack plugin too)
         bus = self.agents_bus or {}
         options.update(process.options(deployment.nova(
@@ -109,6 +120,13 @@ class Nova:
         options.update(catalog.auth_options(self.keystone, 'placement',
                                             'nova'))
         options.update(catalog.auth_options(self.keystone, 'neutron', 'nova'))
+        # nova's service token beside the user's: neutron lets a member
+        # delete a VM's port (device_owner compute:*) only with it
+        options.update(catalog.auth_options(self.keystone, 'service_user',
+                                            'nova'))
+        options[('service_user', 'send_service_user_token')] = True
+        # quotas: keystone's unified limits (localcloud.limits)
+        options.update(limits.nova_options(self.keystone))
         return options
 
     def configure(self):
@@ -144,6 +162,7 @@ class Nova:
         )
         catalog.ensure_service_user(self.keystone, 'nova')
         self.keystone.set_endpoints('compute', 'nova', self.url + '/v2.1')
+        limits.provision(self.keystone)
 
     def _write_conf(self):
         return process.write_conf(self.conf_file, self.conf())

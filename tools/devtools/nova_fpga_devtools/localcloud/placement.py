@@ -15,6 +15,7 @@
 State in state_dir/placement; the catalog's 'placement' endpoint points
 here and tokens are checked against the local keystone as user placement.
 """
+from nova_fpga import deployment
 from nova_fpga_devtools.localcloud import api_service
 from nova_fpga_devtools.localcloud import catalog
 from nova_fpga_devtools.localcloud import migrations
@@ -27,11 +28,14 @@ class Placement(api_service.ApiService):
     application = 'placement.wsgi.api:application'
 
     def conf(self):
-        options = {
+        # what every nova-fpga deployment sets (the DevStack plugin too):
+        # no double booking of a region on MariaDB
+        options = process.options(deployment.placement())
+        options.update({
             ('placement_database', 'connection'): self.database_url,
             ('api', 'auth_strategy'): 'keystone',
             ('oslo_concurrency', 'lock_path'): self.dir / 'locks',
-        }
+        })
         options.update(catalog.authtoken_options(self.keystone, 'placement'))
         return options
 

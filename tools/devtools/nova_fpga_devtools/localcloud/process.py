@@ -168,18 +168,36 @@ def stop_group(pgid, timeout=15):
 
     Returns True when something was running.
     """
-    if not group_members(pgid):
-        _reap(pgid)
-        return False
-    _signal_group(pgid, signal.SIGTERM)
-    if not _wait_group_gone(pgid, timeout):
+    return bool(stop_groups([pgid], timeout))
+
+
+def stop_groups(pgids, timeout=15):
+    """SIGTERM the process groups together, SIGKILL those still there
+    after timeout seconds: a cloud's services shut down side by side, not
+    each waiting for the one before.
+
+    Returns the pgids that had something running.
+    """
+    running = []
+    for pgid in pgids:
+        if group_members(pgid):
+            running.append(pgid)
+        else:
+            _reap(pgid)
+    for pgid in running:
+        _signal_group(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    left = [pgid for pgid in running
+            if not _wait_group_gone(pgid, deadline - time.monotonic())]
+    for pgid in left:
         _signal_group(pgid, signal.SIGKILL)
+    for pgid in left:
         if not _wait_group_gone(pgid, 10):
             raise ServiceError(
                 'process group %s' % pgid,
                 'survived SIGKILL: %s' % group_members(pgid),
             )
-    return True
+    return running
 
 
 def stop_pid_file(pid_file, timeout=15):
@@ -312,14 +330,35 @@ def services(state_dir):
             for pid_file in sorted(state_dir.rglob('*.pid'))}
 
 
-def stop_all(state_dir, timeout=15):
-    """Stop every service with a pid file under state_dir, newest first.
+#: the servers a cloud's services talk to (a private RabbitMQ with its
+#: epmd, a private MariaDB): stopped after the services, so that no
+#: service's shutdown waits for a broker or a database already gone
+BACKING_SERVERS = ('rabbitmq', 'mariadb')
 
-    Newest first stops glance before the keystone it validates tokens with.
-    Returns the services (named as services() does) that were running.
+
+def stop_all(state_dir, timeout=15):
+    """Stop every service with a pid file under state_dir: the services
+    together, then the servers they use (BACKING_SERVERS) one by one,
+    newest first.
+
+    Returns the services (named as services() does) that were running,
+    newest first: glance before the keystone it validates tokens with.
     """
     state_dir = pathlib.Path(state_dir)
     pid_files = sorted(state_dir.rglob('*.pid'),
                        key=lambda path: path.stat().st_mtime, reverse=True)
-    return [_service_name(state_dir, pid_file) for pid_file in pid_files
-            if stop_pid_file(pid_file, timeout)]
+    backing = [pid_file for pid_file in pid_files
+               if set(pid_file.relative_to(state_dir).parts[:-1])
+               & set(BACKING_SERVERS)]
+    service_pid_files = {}
+    for pid_file in pid_files:
+        if pid_file not in backing:
+            service_pid_files[int(pid_file.read_text())] = pid_file
+    running = set(stop_groups(service_pid_files, timeout))
+    for pid_file in service_pid_files.values():
+        pid_file.unlink()
+    stopped = [pid_file for pgid, pid_file in service_pid_files.items()
+               if pgid in running]
+    stopped += [pid_file for pid_file in backing
+                if stop_pid_file(pid_file, timeout)]
+    return [_service_name(state_dir, pid_file) for pid_file in stopped]

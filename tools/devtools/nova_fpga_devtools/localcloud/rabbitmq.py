@@ -30,6 +30,7 @@ import subprocess
 import time
 import urllib.parse
 
+from nova_fpga import deployment
 from nova_fpga_devtools.localcloud import packages
 from nova_fpga_devtools.localcloud import process
 
@@ -246,22 +247,11 @@ class PrivateRabbitMQ:
         return self
 
     def tls_conf(self):
-        """rabbitmq.conf's TLS listener: clients must present a
-        certificate of the CA (verify_peer, fail_if_no_peer_cert).
-        """
+        """rabbitmq.conf's TLS listener on 127.0.0.1 (the deployment's)."""
         if self.tls is None:
             return ''
-        return (
-            'listeners.ssl.local = 127.0.0.1:%d\n'
-            'ssl_options.cacertfile = %s\n'
-            'ssl_options.certfile = %s\n'
-            'ssl_options.keyfile = %s\n'
-            'ssl_options.verify = verify_peer\n'
-            'ssl_options.fail_if_no_peer_cert = true\n'
-            'ssl_options.versions.1 = tlsv1.3\n'
-            'ssl_options.versions.2 = tlsv1.2\n' % (
-                self.tls_port, self.tls.ca_file, self.tls.cert_file,
-                self.tls.key_file))
+        return deployment.rabbitmq_tls('127.0.0.1:%d' % self.tls_port,
+                                       self.tls)
 
     def stop(self):
         stopped = [proc.stop() for proc in (self.server, self.epmd) if proc]

@@ -37,6 +37,7 @@ import urllib.request
 from keystoneauth1 import exceptions as ks_exceptions
 from oslo_config import cfg
 import oslo_messaging as messaging
+from oslo_messaging import conffixture as messaging_conffixture
 
 from nova_fpga import conf as nova_fpga_conf
 from nova_fpga.contract import reports
@@ -54,6 +55,9 @@ from nova_fpga_devtools.localcloud import placement as localplacement
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud import rabbitmq
 from nova_fpga_devtools.localcloud import tls
+from nova_fpga_devtools.localcloud import tor as localtor
+from nova_fpga_devtools.localcloud import vm_image
+from nova_fpga_devtools.localcloud import vmhost
 from nova_fpga_emulator import hdl_bridge
 from nova_fpga_emulator import toolchain
 
@@ -80,7 +84,8 @@ class Stack:
 
     def __init__(self, state_dir=DEFAULT_STATE_DIR, database_url=None,
                  transport_url=None, boards=2, board_options=None,
-                 die_with_parent=False, output=None, board_backends=None):
+                 die_with_parent=False, output=None, board_backends=None,
+                 vm_host=False):
         """database_url / transport_url: servers to use when they answer
         (else private ones are started); they, like boards, only matter on
         the first up: a resumed cloud keeps what it chose.  Progress lines
@@ -88,7 +93,10 @@ class Stack:
         {board: {(section, option): value}} over that board's agent config,
         applied whenever the agent starts.  board_backends: {board: one of
         boards.BACKENDS} (others sim); like boards, only the first up's
-        count.
+        count.  vm_host: the cloud also has an ordinary compute host
+        (nova's libvirt driver, neutron's macvtap agent, localcloud.vmhost)
+        and the emulated top-of-rack switch; like boards, only the first
+        up's choice.
         """
         self.dir = pathlib.Path(state_dir).resolve()
         self.state_file = self.dir / 'stack.json'
@@ -98,6 +106,7 @@ class Stack:
         self.board_options = dict(board_options or {})
         self.board_backends = dict(board_backends or {})
         self.die_with_parent = die_with_parent
+        self.vm_host = vm_host
         self.output = output
         self.state = None
         #: {step: seconds} of the last up().
@@ -155,6 +164,8 @@ class Stack:
             # node: a configured one has no TLS listener of ours), each
             # board on a vhost of its own with board_permissions
             'agents_bus': {'tls': True, 'vhost_per_board': True},
+            # nova-compute's host name of the VM host (None: boards only)
+            'vm_host': 'vm-host' if self.vm_host else None,
         }
 
     @property
@@ -275,8 +286,9 @@ class Stack:
             die_with_parent=self.die_with_parent)
         neutron = localneutron.Neutron(
             keystone, self.dir, self._db_url('neutron'),
-            self.state['ports']['neutron'],
-            die_with_parent=self.die_with_parent)
+            self.state['ports']['neutron'], self._mq_url('nova', 'nova'),
+            boards=self.boards, die_with_parent=self.die_with_parent,
+            switch_dir=self.tor().dir if self.vm_host_name else None)
         return {'glance-api': glance, 'placement-api': placement,
                 'neutron-server': neutron}
 
@@ -298,12 +310,80 @@ class Stack:
             self.state['ports']['nova'], die_with_parent=self.die_with_parent,
             agents_bus={'vhost_per_board': bool(
                 self.bus.get('vhost_per_board')),
-                'tls': self.tls_files('nova-compute')})
+                'tls': self.tls_files('nova-compute')},
+            instance_name_template=self.domain_prefix() + '%08x')
 
     def data_link(self, name):
-        """The board's data interface: a veth pair, board end in its netns."""
+        """The board's data interface: a veth pair, board end in its netns
+        (its peer on the host, or with a VM host the switch's port named
+        after the board: cable_board).
+        """
         tag = hashlib.sha1(str(self.dir).encode()).hexdigest()[:6]
         return datalink.DataLink(self.boards.index(name), tag)
+
+    def cable_board(self, name):
+        """The board's data interface, made unless it exists: with a VM
+        host a cable to the top-of-rack switch's port named after the
+        board, which carries no VLAN until the switch driver allows one
+        (neutron binding a port to the board); else a veth pair whose peer
+        the host keeps (the demo replays into it).
+        """
+        link = self.data_link(name)
+        if self.vm_host_name:
+            self.tor().add_port(name, netns=link.netns, outer=link.board_if)
+        else:
+            link.create()
+
+    @property
+    def vm_host_name(self):
+        """nova-compute's host name of the VM host (None: no VM host)."""
+        return self.state.get('vm_host')
+
+    def _tag(self):
+        return hashlib.sha1(str(self.dir).encode()).hexdigest()[:6]
+
+    def tor(self):
+        """The emulated top-of-rack switch (localcloud.tor)."""
+        return localtor.Tor(self._tag(), self.dir / 'tor')
+
+    def tor_process(self):
+        switch = self.tor()
+        return process.Process('tor', switch.command(), switch.dir,
+                               die_with_parent=self.die_with_parent)
+
+    def libvirt(self):
+        return vmhost.Libvirt(self.dir, die_with_parent=self.die_with_parent)
+
+    def domain_prefix(self):
+        """The start of the names of the VM host's libvirt domains."""
+        return 'nf%s-' % self.state['id']
+
+    def vm_compute(self, keystone):
+        return vmhost.ComputeHost(
+            self.nova(keystone), self.vm_host_name, self.libvirt(),
+            self.domain_prefix(), die_with_parent=self.die_with_parent)
+
+    def macvtap_agent(self):
+        return localneutron.MacvtapAgent(
+            self.dir, self.vm_host_name,
+            self.tor().outer_if(self.VM_HOST_PORT),
+            self._mq_url('nova', 'nova'),
+            die_with_parent=self.die_with_parent)
+
+    #: The VM host's port on the switch.
+    VM_HOST_PORT = 'vm'
+    #: The processes the VM host adds (as pids() names them).
+    VM_HOST_SERVICES = ('tor/tor', 'vm-host/libvirt/virtlogd',
+                        'vm-host/libvirt/libvirtd', 'vm-host/nova-compute',
+                        'neutron/neutron-macvtap-agent')
+
+    def _start_switch(self):
+        from neutron.plugins.ml2.drivers.macvtap import macvtap_common
+        switch = self.tor().create()
+        self.tor_process().start()
+        first, last = localneutron.VLAN_RANGE
+        switch.vm_host_link(range(first, last + 1), port=self.VM_HOST_PORT,
+                            name=macvtap_common.get_vlan_device_name)
 
     def board(self, name):
         link = self.data_link(name)
@@ -368,6 +448,39 @@ class Stack:
         """
         began = time.monotonic()
         self.timings = {}
+        keystone = self.start_services()
+        self._build_modules()
+        client, transport = self.agent_client()
+        try:
+            for name in self.boards:
+                board = self.board(name)
+                self._step(name, board.process.pid_file,
+                           lambda: (self.cable_board(name),
+                                    board.start(client)))
+        finally:
+            transport.cleanup()
+        nova = self.nova(keystone)
+        self._step('nova set-up', None, nova.configure)
+        for name, proc in nova.processes().items():
+            self._step(name, proc.pid_file, proc.start)
+        self._step('nova services', None, lambda: self._wait_nova(nova))
+        if self.vm_host_name:
+            compute = self.vm_compute(keystone)
+            self._step('nova-compute (%s, libvirt)' % self.vm_host_name,
+                       compute.process.pid_file, compute.start)
+            self._step('VM host services', None,
+                       lambda: self._wait_vm_host(nova, compute))
+            self._step('tiny VM image and flavor', None,
+                       lambda: self._register_guest(keystone))
+        self.write_credentials(keystone)
+        self.timings['total'] = time.monotonic() - began
+        return self
+
+    def start_services(self):
+        """MariaDB, RabbitMQ, the cloud's databases and vhosts, keystone,
+        glance, placement, neutron (and the VM host's services): all but
+        the boards and nova; returns the Keystone.
+        """
         self.start_servers()
         self._step('databases and vhosts', None, self.prepare)
         keystone = self.keystone
@@ -378,24 +491,19 @@ class Stack:
             self._save_state()
         for name, service in self.services(keystone).items():
             self._step(name, service.dir / ('%s.pid' % name), service.start)
-        self._build_modules()
-        client, transport = self.agent_client()
-        try:
-            for name in self.boards:
-                board = self.board(name)
-                self._step(name, board.process.pid_file,
-                           lambda: (self.data_link(name).create(),
-                                    board.start(client)))
-        finally:
-            transport.cleanup()
-        nova = self.nova(keystone)
-        self._step('nova set-up', None, nova.configure)
-        for name, proc in nova.processes().items():
-            self._step(name, proc.pid_file, proc.start)
-        self._step('nova services', None, lambda: self._wait_nova(nova))
-        self.write_credentials(keystone)
-        self.timings['total'] = time.monotonic() - began
-        return self
+        neutron = self.services(keystone)['neutron-server']
+        self._step('neutron-rpc-server', neutron.rpc_server.pid_file,
+                   neutron.rpc_server.start)
+        if self.vm_host_name:
+            self._step('top-of-rack switch', self.tor_process().pid_file,
+                       self._start_switch)
+            libvirt = self.libvirt()
+            self._step('libvirt', libvirt.processes['libvirtd'].pid_file,
+                       libvirt.start)
+            agent = self.macvtap_agent()
+            self._step('neutron-macvtap-agent', agent.process.pid_file,
+                       agent.start)
+        return keystone
 
     def start_servers(self):
         """MariaDB and RabbitMQ: configured ones when they answer, chosen on
@@ -502,6 +610,9 @@ class Stack:
         """
         conf = cfg.ConfigOpts()
         nova_fpga_conf.register_opts(conf)
+        # oslo.messaging's options, those it registers on the global CONF
+        # only included: without TLS the client's transport reads this conf
+        messaging_conffixture.ConfFixture(conf)
         conf([], default_config_files=[], default_config_dirs=[])
         for section, option, value in deployment.nova(
                 self.boards, self._mq_url('zynq-proxy', 'agents'), '',
@@ -551,6 +662,56 @@ class Stack:
             except (ks_exceptions.ClientException, KeyError, ValueError):
                 pass
             time.sleep(0.5)
+
+    def _wait_vm_host(self, nova, compute, timeout=180):
+        """Until the VM host's nova-compute reports up and its node is a
+        hypervisor (mapped into cell1) and its macvtap agent is alive.
+        """
+        deadline = time.monotonic() + timeout
+        session = nova.keystone.session('admin')
+        while True:
+            if not process.pid_file_members(compute.process.pid_file):
+                raise process.ServiceError(compute.process.name, 'exited',
+                                           compute.process.log)
+            try:
+                up = any(svc['host'] == compute.name and svc['state'] == 'up'
+                         for svc in self.compute(
+                             nova.keystone, '/os-services')['services'])
+                nodes = [hyp for hyp in self.compute(
+                    nova.keystone, '/os-hypervisors/detail')['hypervisors']
+                    if hyp['service']['host'] == compute.name]
+                if up and not nodes:
+                    nova.discover_hosts()
+                agents = session.get('/v2.0/agents', endpoint_filter={
+                    'service_type': 'network', 'interface': 'public'},
+                ).json()['agents']
+                alive = any(agent['host'] == compute.name and agent['alive']
+                            for agent in agents)
+                if up and nodes and alive:
+                    return
+            except (ks_exceptions.ClientException, KeyError, ValueError):
+                pass
+            if time.monotonic() > deadline:
+                raise process.ServiceError(
+                    compute.process.name, 'not up, or no hypervisor, or no '
+                    'live macvtap agent within %ss' % timeout,
+                    compute.process.log)
+            time.sleep(1)
+
+    def _register_guest(self, keystone):
+        """The tiny guest (built once: localcloud.vm_image) in Glance, and
+        its flavor.
+        """
+        guest = vm_image.build()
+        session = keystone.session('admin')
+        self.state['vm_images'] = vm_image.register(session, guest)
+        self._save_state()
+        endpoint = {'service_type': 'compute', 'interface': 'public'}
+        flavors = session.get('/flavors', endpoint_filter=endpoint).json()
+        if not any(flavor['name'] == vmhost.FLAVOR['name']
+                   for flavor in flavors['flavors']):
+            session.post('/flavors', json={'flavor': vmhost.FLAVOR},
+                         endpoint_filter=endpoint)
 
     def _hypervisors(self, keystone):
         return {hyp['hypervisor_hostname'] for hyp in self.compute(
@@ -650,6 +811,12 @@ class Stack:
         found['keystone/keystone'] = keystone.auth_url
         for name, service in self.services(keystone).items():
             found['%s/%s' % (service.dir.name, name)] = service.url
+        found['neutron/neutron-rpc-server'] = None
+        if self.vm_host_name:
+            found.update({'tor/tor': None,
+                          'vm-host/libvirt/virtlogd': None,
+                          'vm-host/libvirt/libvirtd': None,
+                          'neutron/neutron-macvtap-agent': None})
         for board in self.boards:
             if self.board(board).kernel is not None:
                 found['boards/%s/fakekernel' % board] = None
@@ -657,6 +824,8 @@ class Stack:
         for name in localnova.DAEMONS:
             found['nova/%s' % name] = None
         found['nova/nova-api'] = self.nova(keystone).url
+        if self.vm_host_name:
+            found['vm-host/nova-compute'] = None
         return found
 
     def status(self):
@@ -743,10 +912,16 @@ class Stack:
         purge also removes the state directory and the cloud's own
         databases, vhosts and users on configured servers.
         """
+        vm_host = self._load_state() is not None and self.vm_host_name
+        if vm_host:
+            # the guests first: libvirtd leaves its domains running
+            self.libvirt().destroy_domains(self.domain_prefix())
         stopped = process.stop_all(self.dir)
         if self._load_state() is not None:
             for name in self.boards:
                 self.data_link(name).delete()
+            if vm_host:
+                self.tor().delete()
         if purge and self._load_state() is not None:
             self._drop_external()
         if purge:

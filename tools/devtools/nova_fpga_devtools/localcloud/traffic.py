@@ -38,13 +38,20 @@ def tagged(frame, vlan):
     return frame[:12] + struct.pack('>HH', ETH_P_8021Q, vlan) + frame[12:]
 
 
+def send(frames, interface, vlan=None):
+    """Send frames out of interface byte for byte (never re-encoded by a
+    scapy dissector), tagged with vlan unless it is None.
+    """
+    sendp([Raw(load=f if vlan is None else tagged(f, vlan))
+           for f in frames], iface=interface, verbose=False)
+
+
 def replay(paths, interface, vlan):
     """Send every frame of the captures, tagged with vlan, out of
-    interface, byte for byte (never re-encoded by a scapy dissector).
+    interface.
     """
     read = [captures.read_capture(path) for path in paths]
     frames = [frame for capture in read for frame in capture.frames]
-    sendp([Raw(load=tagged(f, vlan)) for f in frames], iface=interface,
-          verbose=False)
+    send(frames, interface, vlan)
     return Replayed(len(frames), sum(len(f) for f in frames),
                     [c.cut_short for c in read if c.cut_short])

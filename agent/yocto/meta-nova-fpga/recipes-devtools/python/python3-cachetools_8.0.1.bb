@@ -15,4 +15,16 @@ SRC_URI[sha256sum] = "deb1d376d4d28c2f33f3e3058043b005e0af75c35c094bd54053e27d29
 
 inherit pypi python_setuptools_build_meta
 
+# scarthgap's build tools (nova_fpga_devtools.yocto's
+# SCARTHGAP_BUILD_TOOLS): build-system.requires relaxed to them,
+# PEP 639's licence forms written as they read them
+do_configure:prepend() {
+    sed -i \
+        -e 's/"setuptools >= 80"/"setuptools"/' \
+        -e 's/"setuptools-scm >= 8\.2"/"setuptools-scm"/' \
+        -e 's/^license = "MIT"$/license = {text = "MIT"}/' \
+        -e '/^license-files = \["LICENSE"\]$/d' \
+        ${S}/pyproject.toml
+}
+
 # build-system.requires: setuptools >= 80, setuptools-scm >= 8.2

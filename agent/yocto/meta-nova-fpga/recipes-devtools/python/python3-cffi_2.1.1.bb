@@ -15,6 +15,17 @@ SRC_URI[sha256sum] = "dd31f52ea1086513bb9df30f8fcee9b8918323ae067a3d5b78bc826a00
 
 inherit pypi python_setuptools_build_meta
 
+# scarthgap's build tools (nova_fpga_devtools.yocto's
+# SCARTHGAP_BUILD_TOOLS): build-system.requires relaxed to them,
+# PEP 639's licence forms written as they read them
+do_configure:prepend() {
+    sed -i \
+        -e 's/"setuptools >= 77\.0\.3"/"setuptools"/' \
+        -e 's/^license = "MIT-0"$/license = {text = "MIT-0"}/' \
+        -e '/^license-files = \["LICENSE"\]$/d' \
+        ${S}/pyproject.toml
+}
+
 # build-system.requires: setuptools >= 77.0.3
 RDEPENDS:${PN} = "\
     python3-pycparser \

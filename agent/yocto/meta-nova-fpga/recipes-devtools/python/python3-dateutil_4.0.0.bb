@@ -17,6 +17,16 @@ PYPI_PACKAGE = "python_dateutil"
 
 inherit pypi python_hatchling
 
+# scarthgap's build tools (nova_fpga_devtools.yocto's
+# SCARTHGAP_BUILD_TOOLS): build-system.requires relaxed to them,
+# PEP 639's licence forms written as they read them
+do_configure:prepend() {
+    sed -i \
+        -e 's/"hatchling>=1\.27"/"hatchling"/' \
+        -e '/^license-files = \["LICENSE", "AUTHORS\.md"\]$/d' \
+        ${S}/pyproject.toml
+}
+
 # build-system.requires: hatch-fancy-pypi-readme>=24.1, hatch-vcs>=0.4, hatchling>=1.27
 # Requires-Dist that the agent does not import on a board (not installed):
 # tzdata

@@ -11,4 +11,13 @@ SRC_URI[sha256sum] = "55dce8792a41b56f727ba6e123fcaee77fd87e638a6863cec00007bfea
 
 inherit pypi python_setuptools_build_meta
 
+# scarthgap's build tools (nova_fpga_devtools.yocto's
+# SCARTHGAP_BUILD_TOOLS): build-system.requires relaxed to them,
+# PEP 639's licence forms written as they read them
+do_configure:prepend() {
+    sed -i \
+        -e 's/^license = "Apache-2\.0"$/license = {text = "Apache-2.0"}/' \
+        ${S}/pyproject.toml
+}
+
 # build-system.requires: setuptools, wheel

@@ -14,4 +14,15 @@ SRC_URI[sha256sum] = "8e67c43bdfc88d5fee6db0d3e40175b362fc95fb85f0412d233b9b203c
 
 inherit pypi python_setuptools_build_meta
 
+# scarthgap's build tools (nova_fpga_devtools.yocto's
+# SCARTHGAP_BUILD_TOOLS): build-system.requires relaxed to them,
+# PEP 639's licence forms written as they read them
+do_configure:prepend() {
+    sed -i \
+        -e 's/"setuptools >= 77\.0\.3"/"setuptools"/' \
+        -e 's/^license = "MIT AND PSF-2\.0"$/license = {text = "MIT AND PSF-2.0"}/' \
+        -e '/^license-files = \[$/,/\]/d' \
+        ${S}/pyproject.toml
+}
+
 # build-system.requires: setuptools >= 77.0.3

@@ -11,4 +11,15 @@ SRC_URI[sha256sum] = "a7db850025b95ded1eae8a46181a1a6c56c92c96f0e2b005d9ff8dc021
 
 inherit pypi python_flit_core
 
+# scarthgap's build tools (nova_fpga_devtools.yocto's
+# SCARTHGAP_BUILD_TOOLS): build-system.requires relaxed to them,
+# PEP 639's licence forms written as they read them
+do_configure:prepend() {
+    sed -i \
+        -e 's/"flit_core >=3\.11,<5"/"flit_core"/' \
+        -e 's/^license = "BSD-3-Clause"$/license = {text = "BSD-3-Clause"}/' \
+        -e '/^license-files = \["LICENSE\.md"\]$/d' \
+        ${S}/pyproject.toml
+}
+
 # build-system.requires: flit_core >=3.11,<5

@@ -11,4 +11,14 @@ SRC_URI[sha256sum] = "475c44e12f2a5de766a8448783f149c9b33f3f49b88953c6cd739a77d9
 
 inherit pypi python_setuptools_build_meta
 
+# scarthgap's build tools (nova_fpga_devtools.yocto's
+# SCARTHGAP_BUILD_TOOLS): build-system.requires relaxed to them,
+# PEP 639's licence forms written as they read them
+do_configure:prepend() {
+    sed -i \
+        -e 's/"setuptools >= 78\.1\.1"/"setuptools"/' \
+        -e 's/^license = "Apache-2\.0"$/license = {text = "Apache-2.0"}/' \
+        ${S}/pyproject.toml
+}
+
 # build-system.requires: setuptools >= 78.1.1

@@ -16,6 +16,15 @@ PYPI_PACKAGE = "oslo_config"
 
 inherit pypi setuptools3
 
+# scarthgap's build tools (nova_fpga_devtools.yocto's
+# SCARTHGAP_BUILD_TOOLS): build-system.requires relaxed to them,
+# PEP 639's licence forms written as they read them
+do_configure:prepend() {
+    sed -i \
+        -e 's/^license = "Apache-2\.0"$/license = {text = "Apache-2.0"}/' \
+        ${S}/pyproject.toml
+}
+
 # build-system.requires: pbr>=6.1.1
 # Requires-Dist that the agent does not import on a board (not installed):
 # requests

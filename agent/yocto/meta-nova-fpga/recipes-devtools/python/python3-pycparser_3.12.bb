@@ -11,4 +11,15 @@ SRC_URI[sha256sum] = "f03387877eab82ce01bbdfd0ba7252ee55a90b1c708d5129e2ce915475
 
 inherit pypi python_setuptools_build_meta
 
+# scarthgap's build tools (nova_fpga_devtools.yocto's
+# SCARTHGAP_BUILD_TOOLS): build-system.requires relaxed to them,
+# PEP 639's licence forms written as they read them
+do_configure:prepend() {
+    sed -i \
+        -e 's/"setuptools>=77\.0\.3"/"setuptools"/' \
+        -e 's/^license = "BSD-3-Clause"$/license = {text = "BSD-3-Clause"}/' \
+        -e '/^license-files = \["LICENSE"\]$/d' \
+        ${S}/pyproject.toml
+}
+
 # build-system.requires: setuptools>=77.0.3

@@ -15,4 +15,13 @@ SRC_URI[sha256sum] = "6005f32c09dc3159802a61c04862770e439e32db22f6da78ba56e8a735
 
 inherit pypi setuptools3
 
+# scarthgap's build tools (nova_fpga_devtools.yocto's
+# SCARTHGAP_BUILD_TOOLS): build-system.requires relaxed to them,
+# PEP 639's licence forms written as they read them
+do_configure:prepend() {
+    sed -i \
+        -e 's/^license = "Apache-2\.0"$/license = {text = "Apache-2.0"}/' \
+        ${S}/pyproject.toml
+}
+
 # build-system.requires: pbr>=6.1.1

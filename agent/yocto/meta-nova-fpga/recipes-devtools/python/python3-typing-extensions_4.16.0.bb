@@ -12,4 +12,15 @@ PYPI_PACKAGE = "typing_extensions"
 
 inherit pypi python_flit_core
 
+# scarthgap's build tools (nova_fpga_devtools.yocto's
+# SCARTHGAP_BUILD_TOOLS): build-system.requires relaxed to them,
+# PEP 639's licence forms written as they read them
+do_configure:prepend() {
+    sed -i \
+        -e 's/"flit_core >=3\.11,<4"/"flit_core"/' \
+        -e 's/^license = "PSF-2\.0"$/license = {text = "PSF-2.0"}/' \
+        -e '/^license-files = \["LICENSE"\]$/d' \
+        ${S}/pyproject.toml
+}
+
 # build-system.requires: flit_core >=3.11,<4

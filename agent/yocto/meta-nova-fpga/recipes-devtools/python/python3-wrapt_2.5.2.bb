@@ -11,4 +11,14 @@ SRC_URI[sha256sum] = "551cb49e88b3722faad780303833bc4fa70685fb1773270fb98b40d39d
 
 inherit pypi python_setuptools_build_meta
 
+# scarthgap's build tools (nova_fpga_devtools.yocto's
+# SCARTHGAP_BUILD_TOOLS): build-system.requires relaxed to them,
+# PEP 639's licence forms written as they read them
+do_configure:prepend() {
+    sed -i \
+        -e 's/^license = "BSD-2-Clause"$/license = {text = "BSD-2-Clause"}/' \
+        -e '/^license-files = \["LICENSE"\]$/d' \
+        ${S}/pyproject.toml
+}
+
 # build-system.requires: setuptools>=62.0, wheel

@@ -2,7 +2,8 @@ SUMMARY = "nova-fpga board agent: serves nova-compute's Zynq driver"
 DESCRIPTION = "The board role of nova-fpga (its base install, no cloud \
                extras): the agent that loads partial bitstreams into the \
                regions of the static shell for nova, with its systemd unit, \
-               sample configuration and the sudoers rule of its privsep helper."
+               sample configuration, the sudoers rule of its privsep helper \
+               and the udev rule that gives it the UIO and u-dma-buf nodes."
 SECTION = "console/network"
 LICENSE = "Apache-2.0"
 LIC_FILES_CHKSUM = "file://LICENSE;md5=3b83ef96387f14655fc854ddc3c6bd57"
@@ -30,8 +31,9 @@ GROUPADD_PARAM:${PN} = "--system nova-fpga"
 USERADD_PARAM:${PN} = "--system --gid nova-fpga --home-dir ${localstatedir}/lib/nova-fpga \
                        --no-create-home --shell ${base_sbindir}/nologin nova-fpga"
 
-# The unit, sample configuration and sudoers rule are the project's own
-# files, from the source distribution (MANIFEST.in), never copies.
+# The unit, sample configuration, sudoers rule and udev rule (group
+# nova-fpga on the UIO and u-dma-buf nodes) are the project's own files,
+# from the source distribution (MANIFEST.in), never copies.
 SYSTEMD_SERVICE:${PN} = "nova-fpga-agent.service"
 
 do_install:append() {
@@ -44,4 +46,7 @@ do_install:append() {
     install -d -m 0750 ${D}${sysconfdir}/sudoers.d
     install -m 0440 ${S}/agent/etc/sudoers.d/nova-fpga-agent \
         ${D}${sysconfdir}/sudoers.d/nova-fpga-agent
+    install -d ${D}${nonarch_base_libdir}/udev/rules.d
+    install -m 0644 ${S}/agent/udev/70-nova-fpga.rules \
+        ${D}${nonarch_base_libdir}/udev/rules.d/70-nova-fpga.rules
 }

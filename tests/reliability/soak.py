@@ -1,0 +1,179 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The soak: create/delete cycles, several at a time, mixed images (one in
+ten the bad image, whose servers must fail cleanly), then the invariant
+checker, and every long-running process's resident memory before and
+after.
+
+``make soak`` runs 500 cycles, 10 at a time, on a cloud of its own with
+five boards (ten regions); tests/reliability/test_soak.py a short one on
+the suite's cloud in CI.  Servers are driven with openstacksdk (the CLI's
+own library, without a process per call: the soak measures the cloud, not
+the client).
+"""
+import argparse
+import concurrent.futures
+import itertools
+import pathlib
+import sys
+import tempfile
+import threading
+import time
+
+import openstack
+import openstack.config
+import openstack.connection
+import openstack.exceptions
+
+from tests.reliability import invariants
+from tests.reliability import workload
+
+#: every tenth cycle boots the bad image
+MIX = ['rel-loopback-rp0', 'rel-loopback-rp1', 'rel-vtc-rp1',
+       'rel-loopback-rp0', 'rel-loopback-rp1', 'rel-vtc-rp1',
+       'rel-loopback-rp0', 'rel-loopback-rp1', 'rel-vtc-rp1', workload.BAD]
+NO_HOST = 'No valid host was found'
+
+
+class Soak:
+    """cycles create/delete cycles, concurrency at a time, as bob."""
+
+    def __init__(self, cloud, images, cycles, concurrency):
+        self.cloud, self.images = cloud, images
+        self.cycles, self.concurrency = cycles, concurrency
+        config = openstack.config.OpenStackConfig(
+            config_files=[str(cloud.clouds_file())]).get_one(
+            cloud=cloud.cloud_name('bob'))
+        self.conn = openstack.connection.Connection(config=config)
+        self.flavor = self.conn.compute.find_flavor(workload.FLAVOR,
+                                                    ignore_missing=False)
+        self.outcomes = {}
+        self.problems = []
+        self._lock = threading.Lock()
+
+    def _count(self, key):
+        with self._lock:
+            self.outcomes[key] = self.outcomes.get(key, 0) + 1
+
+    def cycle(self, index, image):
+        """One server created, waited for, checked, deleted."""
+        server = self.conn.compute.create_server(
+            name='soak-%d' % index, image_id=self.images[image],
+            flavor_id=self.flavor.id, networks='none')
+        try:
+            server = self.conn.compute.wait_for_server(
+                server, status='ACTIVE', failures=['ERROR'], interval=1,
+                wait=600)
+        except openstack.exceptions.ResourceFailure:
+            server = self.conn.compute.get_server(server.id)
+        status = server.status
+        fault = (server.fault or {}).get('message', '')
+        if image == workload.BAD:
+            if status != 'ERROR' or NO_HOST not in fault:
+                self.problems.append('bad image %s: %s %s' % (
+                    server.id, status, fault))
+            self._count('bad image: ERROR, ' + NO_HOST)
+        elif status == 'ERROR':
+            # all regions taken by the other cycles: a clean refusal
+            if NO_HOST not in fault:
+                self.problems.append('%s %s: ERROR %s' % (
+                    image, server.id, fault))
+            self._count('%s: ERROR, %s' % (image, fault[:60]))
+        else:
+            self._count('%s: ACTIVE' % image)
+        self.conn.compute.delete_server(server)
+        self.conn.compute.wait_for_delete(server, interval=1, wait=300)
+
+    def _guarded(self, index, image):
+        try:
+            self.cycle(index, image)
+        except Exception as exc:  # a cycle the cloud failed: counted
+            with self._lock:
+                self.problems.append('cycle %d (%s): %s: %s' % (
+                    index, image, type(exc).__name__, exc))
+
+    def run(self, checker):
+        """{figure: value} of the soak; checker's invariants at the end."""
+        before = checker.rss_kib()
+        began = time.monotonic()
+        plan = zip(range(self.cycles), itertools.cycle(MIX))
+        with concurrent.futures.ThreadPoolExecutor(self.concurrency) as pool:
+            list(pool.map(lambda args: self._guarded(*args), plan))
+        seconds = time.monotonic() - began
+        violations = checker.violations()
+        after = checker.rss_kib()
+        return {'cycles': self.cycles, 'concurrency': self.concurrency,
+                'seconds': seconds, 'outcomes': self.outcomes,
+                'problems': self.problems, 'violations': violations,
+                'rss_kib': {name: (before.get(name, 0), after.get(name, 0))
+                            for name in sorted(set(before) | set(after))}}
+
+
+def summary(figures):
+    """The soak's figures as lines of text."""
+    cycles = figures['cycles']
+    lines = ['soak: %d cycles, %d at a time, %.0f s' % (
+        cycles, figures['concurrency'], figures['seconds'])]
+    lines += ['  %5d  %s' % (count, what)
+              for what, count in sorted(figures['outcomes'].items())]
+    lines.append('  problems: %s' % (figures['problems'] or 'none'))
+    lines.append('  invariant violations (leaked allocations, regions, '
+                 'files, processes): %s' % (figures['violations'] or 'none'))
+    lines.append('  RSS per process, MB: before -> after (growth per 100 '
+                 'cycles)')
+    total = [0, 0]
+    for name, (before, after) in figures['rss_kib'].items():
+        total[0] += before
+        total[1] += after
+        lines.append('    %-36s %7.1f -> %7.1f (%+.1f)' % (
+            name, before / 1024, after / 1024,
+            (after - before) / 1024 * 100 / cycles))
+    lines.append('    %-36s %7.1f -> %7.1f (%+.1f)' % (
+        'all', total[0] / 1024, total[1] / 1024,
+        (total[1] - total[0]) / 1024 * 100 / cycles))
+    return lines
+
+
+def main(argv=None):
+    """make soak: a cloud of its own (private MariaDB and RabbitMQ, boards
+    boards), the soak, its figures; the cloud stopped and purged after.
+    Exits 1 when a cycle failed uncleanly or an invariant was violated.
+    """
+    from nova_fpga_devtools.localcloud import stack as localstack
+    from tests.reliability import conftest
+    from tests.services import CLI
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument('--cycles', type=int, default=500)
+    parser.add_argument('--concurrency', type=int, default=10)
+    parser.add_argument('--boards', type=int, default=5)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix='nova-fpga-soak-') as state:
+        cloud = localstack.Stack(
+            pathlib.Path(state) / 'cloud', boards=args.boards,
+            die_with_parent=True,
+            board_options=conftest.board_options(args.boards))
+        try:
+            cloud.up()
+            admin, bob = CLI(cloud.openrc('admin')), CLI(cloud.openrc('bob'))
+            images = workload.make_images(cloud, admin, bob,
+                                          pathlib.Path(state))
+            figures = Soak(cloud, images, args.cycles, args.concurrency).run(
+                invariants.Checker(cloud))
+        finally:
+            cloud.down(purge=True)
+    print('\n'.join(summary(figures)))
+    return 1 if figures['problems'] or figures['violations'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

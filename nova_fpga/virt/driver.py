@@ -157,11 +157,43 @@ class ZynqDriver(driver.ComputeDriver):
                      'no region of the board holds it' if name is None else
                      'region %s holds its bitstream (%s) until the server '
                      'is deleted' % (name, region.state))
-            fault = BuildInterrupted(board=board.name, where=where)
-            LOG.warning('%s', fault.format_message(), instance=instance)
-            compute_utils.add_instance_fault_from_exc(context, instance,
-                                                      fault)
+            self._record_interrupted(context, instance, board.name, where)
+        self._fault_lost_builds(context, {i.uuid for i in instances})
         return instances
+
+    def _fault_lost_builds(self, context, on_host):
+        """Record why for the builds nova errors out next at startup
+        (_error_out_instances_whose_build_was_interrupted): servers still
+        BUILDING with a claim on one of this proxy's boards whose build
+        request died with the last nova-compute before it reached the
+        board, so they are on no host.
+        """
+        client = report.report_client_singleton()
+        for name in self._ownership.owned:
+            board = self._boards[name]
+            try:
+                consumers = set(client.get_allocations_for_resource_provider(
+                    context, board.uuid).allocations) - on_host
+            except (ks_exceptions.ClientException,
+                    exception.ResourceProviderAllocationRetrievalFailed) as exc:
+                LOG.warning('board %s: its claims could not be read from '
+                            'placement (%s): builds lost at the restart get '
+                            'no fault', name, exc)
+                continue
+            if not consumers:
+                continue
+            for instance in objects.InstanceList.get_by_filters(
+                    context, {'vm_state': vm_states.BUILDING,
+                              'uuid': sorted(consumers)}, expected_attrs=[]):
+                self._record_interrupted(
+                    context, instance, name, 'the build request was lost '
+                    'before it reached the board (the region claimed for it '
+                    'is freed with the server)')
+
+    def _record_interrupted(self, context, instance, board, where):
+        fault = BuildInterrupted(board=board, where=where)
+        LOG.warning('%s', fault.format_message(), instance=instance)
+        compute_utils.add_instance_fault_from_exc(context, instance, fault)
 
     def cleanup_host(self, host):
         if self._reports is not None:

@@ -48,6 +48,10 @@ class ZynqTestBase(integrated_helpers._IntegratedTestBase):
 
     def setUp(self):
         self.flags(compute_driver='zynq.ZynqDriver')
+        # nova's tests give a stopping service's manager 0 s, so the
+        # driver's cleanup_host (stopping its report listeners) would race
+        # nova's check for leaked pollers; with time it returns when done
+        self.flags(manager_shutdown_timeout=20)
         self.flags(boards=list(self.BOARDS), transport_url='fake:/',
                    rpc_timeout=5, group='zynq')
         # the wheel installs nova's paste config under sys.prefix
@@ -74,6 +78,13 @@ class ZynqTestBase(integrated_helpers._IntegratedTestBase):
         self.fpga_flavor = self._create_flavor(
             name='fpga.region', memory_mb=1, vcpu=1, disk=1, ephemeral=0,
             extra_spec=FPGA_FLAVOR_SPECS)
+
+    def _wait_for_server_parameter(self, server, expected_params,
+                                   max_retries=10, **kwargs):
+        # a load runs the module's emulation beside nova: seconds on a busy
+        # machine, past the 5 s (10 polls) nova's helpers wait by default
+        return super()._wait_for_server_parameter(
+            server, expected_params, max(max_retries, 60), **kwargs)
 
     def restart_compute_service(self, compute, keep_hypervisor_state=True):
         # nova's helper leaves the stopped service in self.computes, so

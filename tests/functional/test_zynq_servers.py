@@ -14,7 +14,10 @@
 compute with the Zynq driver, against real agents."""
 import hashlib
 import io
+import threading
+from unittest import mock
 
+from nova.compute import resource_tracker
 from nova.compute import task_states
 from nova.compute import vm_states
 from nova import context as nova_context
@@ -257,6 +260,40 @@ class InterruptedBuildTest(base.ZynqTestBase):
         self.assertEqual({}, self.loads())
         self.assertEqual({}, self._get_allocations_by_server_uuid(
             loaded['id']))
+
+    def test_restart_with_a_build_request_lost_gives_a_fault_too(self):
+        """The scheduler claimed a region for the server, but nova-compute
+        died before the build reached its claim (nova's own test holds
+        the claim the same way): nova errors the server out at the restart
+        with no fault unless the driver says why.
+        """
+        image = self.region_image('rp0')
+        released = threading.Event()
+        self.addCleanup(released.set)
+        claim = resource_tracker.ResourceTracker.instance_claim
+
+        def held(*args, **kwargs):
+            released.wait(1000000)
+            return claim(*args, **kwargs)
+
+        with mock.patch('nova.compute.resource_tracker.ResourceTracker.'
+                        'instance_claim', new=held):
+            server = self.boot(image, expected_state='BUILD')
+            self.notifier.wait_for_versioned_notifications(
+                'instance.create.start')
+            self.compute = self.restart_compute_service(self.compute)
+
+        server = self._wait_for_state_change(server, 'ERROR')
+        # the server never reached a host: the board is the claim's
+        self.assertRegex(server['fault']['message'],
+                         'nova-compute stopped while building this server '
+                         'on board (%s) ' % '|'.join(self.BOARDS))
+        self.assertIn('the build request was lost before it reached the '
+                      'board', server['fault']['message'])
+        self.assertEqual({}, self.loads())
+        self._delete_server(server)
+        self.assertEqual({}, self._get_allocations_by_server_uuid(
+            server['id']))
 
 
 class SilentAgentTest(base.ZynqTestBase):

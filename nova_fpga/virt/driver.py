@@ -174,8 +174,8 @@ class ZynqDriver(driver.ComputeDriver):
             try:
                 consumers = set(client.get_allocations_for_resource_provider(
                     context, board.uuid).allocations) - on_host
-            except (ks_exceptions.ClientException,
-                    exception.ResourceProviderAllocationRetrievalFailed) as exc:
+            except (ks_exceptions.ClientException, exception.
+                    ResourceProviderAllocationRetrievalFailed) as exc:
                 LOG.warning('board %s: its claims could not be read from '
                             'placement (%s): builds lost at the restart get '
                             'no fault', name, exc)

@@ -83,6 +83,13 @@ POWER_STATES = {states.ACTIVE: power_state.RUNNING,
 DIAGNOSTICS_DRIVER = 'ironic'
 
 
+#: what nova's report client raises when a provider's allocations cannot
+#: be read
+PROVIDER_ALLOCATIONS_UNREAD = (
+    ks_exceptions.ClientException,
+    exception.ResourceProviderAllocationRetrievalFailed)
+
+
 class BuildInterrupted(exception.NovaException):
     """The fault of a server whose build nova-compute did not live to
     finish (nova sets it to ERROR at the restart and records no fault).
@@ -174,8 +181,7 @@ class ZynqDriver(driver.ComputeDriver):
             try:
                 consumers = set(client.get_allocations_for_resource_provider(
                     context, board.uuid).allocations) - on_host
-            except (ks_exceptions.ClientException, exception.
-                    ResourceProviderAllocationRetrievalFailed) as exc:
+            except PROVIDER_ALLOCATIONS_UNREAD as exc:
                 LOG.warning('board %s: its claims could not be read from '
                             'placement (%s): builds lost at the restart get '
                             'no fault', name, exc)

@@ -285,7 +285,10 @@ def report(cloud, args, found):
         '%s %d' % item for item in sorted(found['nodes'].items())))
 
     print('\nperiodic resource update per proxy (goal <= %.0f s at %d '
-          'boards):' % (GOAL_PERIODIC, cloud.fleet_count))
+          'boards; every %d s, provider associations re-read every %s):' % (
+              GOAL_PERIODIC, cloud.fleet_count, args.update_interval,
+              '%d s' % args.association_refresh
+              if args.association_refresh else 'never after start'))
     for proxy, runs in found['periodic'].items():
         if not runs:
             print('  %s: no complete run after the creates' % proxy)
@@ -377,6 +380,10 @@ def main():
     parser.add_argument('--concurrency', type=int, default=10)
     parser.add_argument('--update-interval', type=int, default=60,
                         help="the computes' update_resources_interval")
+    parser.add_argument('--association-refresh', type=int, default=300,
+                        help="the computes' [compute] resource_provider_"
+                             "association_refresh (nova's default 300 s; 0: "
+                             "never re-read after start)")
     parser.add_argument('--state-dir',
                         help='kept afterwards, the cloud stopped (default: '
                              'a temporary cloud, purged)')
@@ -396,6 +403,7 @@ def main():
     cloud = fleetcloud.FleetCloud(
         state_dir / 'cloud', boards=args.boards, manifest=args.manifest,
         update_interval=args.update_interval,
+        association_refresh=args.association_refresh,
         database_url=args.database_url, transport_url=args.transport_url,
         output=sys.stderr)
     try:

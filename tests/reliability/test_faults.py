@@ -126,12 +126,6 @@ def test_nova_compute_killed_between_claim_and_load(
             'nova-compute killed between claim and load', report)
 
 
-#: a create in flight when nova-compute dies may not have reached it yet
-#: (claimed, not on the host): nova's restart errors it out
-#: (_error_out_instances_whose_build_was_interrupted) past the driver's
-#: startup hook, with no fault; seen once (2026-11-26), not fixed
-@pytest.mark.xfail(reason='a create claimed but not yet on the host when '
-                   'nova-compute dies ends ERROR with no fault', strict=False)
 def test_nova_compute_killed_during_a_delete(fault_cloud, checker, bob,
                                              admin, images, report):
     flight = workload.Flight(bob, images, 'rel-kdel')

@@ -162,17 +162,23 @@ class FleetCloud(localstack.Stack):
     """
 
     def __init__(self, state_dir, boards=200, proxies=('proxy-a', 'proxy-b'),
-                 manifest=None, update_interval=60, **kwargs):
+                 manifest=None, update_interval=60, association_refresh=300,
+                 **kwargs):
         """boards: how many the fleet serves; manifest: the boards' shell
         (nova's [zynq] shell_manifest and the fleet's); update_interval:
         nova-compute's [DEFAULT] update_resources_interval (the proxies'
-        periodic task).
+        periodic task); association_refresh: nova-compute's [compute]
+        resource_provider_association_refresh (how often its periodic task
+        re-reads every provider's inventories, traits and aggregates: the
+        demo's 10 s makes a drain take effect quickly on 2 boards, and
+        makes every update re-read 1,000 providers at 200 boards).
         """
         super().__init__(state_dir, boards=0, **kwargs)
         self.fleet_count = boards
         self.proxies = tuple(proxies)
         self.manifest = manifest
         self.update_interval = update_interval
+        self.association_refresh = association_refresh
 
     def _new_state(self):
         state = super()._new_state()
@@ -190,6 +196,8 @@ class FleetCloud(localstack.Stack):
         extra = {
             ('DEFAULT', 'default_log_levels'): LOG_LEVELS,
             ('DEFAULT', 'update_resources_interval'): self.update_interval,
+            ('compute', 'resource_provider_association_refresh'):
+                self.association_refresh,
             # nova's default spacing (the demo's 5 s is for its 2 boards)
             ('DEFAULT', 'sync_power_state_interval'): 600,
             ('zynq', 'shell_manifest'): str(self.manifest),

@@ -30,6 +30,7 @@ are written, and read back, after every reset of the module (load, power
 on, reset, the end of the watchdog's hold) and before its data path
 starts, so no frame passes the module with its reset values.
 """
+import dataclasses
 import hashlib
 import re
 import threading
@@ -99,6 +100,9 @@ class RegionManager:
         self.unfit = None
         #: degrees Celsius the watchdog last read (None: no watchdog)
         self.temperature = None
+        #: why the state file is behind the regions (its directory full or
+        #: read-only); None: it is current
+        self.unsaved = None
 
     # -- start-up ----------------------------------------------------------
 
@@ -165,10 +169,40 @@ class RegionManager:
     # -- helpers -----------------------------------------------------------
 
     def _save(self):
+        """Write the state file and program the data plane from the
+        regions; True when the file is current.
+
+        The regions are what the hardware now does, so a file that cannot
+        be written does not undo them: the board reports it, takes no load
+        (_claim) and writes the file again at every save and report
+        (save_pending) until the directory takes it.
+        """
         with self._save_lock:
-            self.store.save(self.states)
+            try:
+                self.store.save(self.states)
+            except OSError as exc:
+                why = 'region state cannot be saved in %s: %s' % (
+                    self.store.state_dir, exc)
+                if why != self.unsaved:
+                    LOG.error('%s; the board takes no load until it can',
+                              why)
+                self.unsaved = why
+            else:
+                if self.unsaved is not None:
+                    LOG.info('region state saved again in %s',
+                             self.store.state_dir)
+                self.unsaved = None
             if self.dataplane is not None:
                 self.dataplane.program(self._routes())
+            return self.unsaved is None
+
+    def save_pending(self):
+        """Write the state file again if it is behind (the agent's periodic
+        report calls this).
+        """
+        if self.unsaved is not None:
+            self._save()
+            self.changed()
 
     def _vlans(self, name):
         """(ingress VLAN, egress VLAN) of a region by its state: its
@@ -290,6 +324,19 @@ class RegionManager:
         rs.updated_at = time.time()
         self._save()
 
+    def _claim(self, rs, **changes):
+        """_set for a region taken for an instance: recorded before anything
+        is done, or not taken at all.
+        """
+        before = dataclasses.replace(rs)
+        self._set(rs, **changes)
+        if self.unsaved is not None:
+            vars(rs).update(vars(before))
+            self._save()
+            raise api.StateNotSaved('board %s cannot take region %s: %s'
+                                    % (self.board_name, rs.region,
+                                       self.unsaved))
+
     def _record(self, region, instance, message):
         """The region's log, each line tagged with the instance it concerns:
         a server's console output shows its own lines only.
@@ -394,11 +441,12 @@ class RegionManager:
                 self._make_safe(region)  # a reload by the same instance
             with self._vlan_lock:
                 self._check_vlan_free(region, network)
-                self._set(rs, state=states.LOADING, instance_uuid=instance,
-                          image_id=image_id, sha256=sha256, module_id=None,
-                          step='validate', error=None,
-                          network=network.to_dict() if network else None,
-                          settings=settings)
+                self._claim(rs, state=states.LOADING,
+                            instance_uuid=instance, image_id=image_id,
+                            sha256=sha256, module_id=None, step='validate',
+                            error=None,
+                            network=network.to_dict() if network else None,
+                            settings=settings)
             if self.dataplane is not None:
                 self.dataplane.reset(region)
             started = time.monotonic()
@@ -729,6 +777,7 @@ class RegionManager:
             cached=[reports.CachedBitstream(e['sha256'], e['image_id'])
                     for e in (self.cache.entries() if self.cache else [])],
             unfit=self.unfit,
+            state_unsaved=self.unsaved,
             temperature=self.temperature,
         ).to_dict()
 

@@ -125,6 +125,7 @@ class Agent:
             if self._wake.is_set() or now >= next_report:
                 self._wake.clear()
                 next_report = now + self.conf.agent.report_interval
+                self.manager.save_pending()
                 try:
                     self.notifier.info({}, api.REPORT_EVENT,
                                        self.manager.describe())

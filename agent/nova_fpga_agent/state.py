@@ -121,11 +121,17 @@ class StateStore:
         data = {'version': FORMAT_VERSION,
                 'regions': [s.to_dict() for s in states.values()]}
         tmp = self.path + '.tmp'
-        with open(tmp, 'w', encoding='utf-8') as f:
-            json.dump(data, f, indent=1, sort_keys=True)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        try:
+            with open(tmp, 'w', encoding='utf-8') as f:
+                json.dump(data, f, indent=1, sort_keys=True)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except OSError:
+            # a full filesystem keeps no half-written copy
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
         fd = os.open(self.state_dir, os.O_DIRECTORY)
         try:
             os.fsync(fd)

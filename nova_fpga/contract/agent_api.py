@@ -171,6 +171,12 @@ class HardwareError(AgentError):
     """The programmable logic did not do what was asked."""
 
 
+class StateNotSaved(AgentError):
+    """The board could not record a region's new state (its state
+    directory full or read-only), so it did not begin the operation.
+    """
+
+
 def encode_bitstream(data):
     return base64.b64encode(bytes(data)).decode('ascii')
 

@@ -49,8 +49,9 @@ STAT_BOARD = 'zynq_board'
 STAT_AGENT = 'zynq_agent'
 AGENT_UP = 'up'
 AGENT_DOWN = 'down'
-#: why the board's agent reports it unfit ('' when fit): ZynqFilter sends
-#: new servers elsewhere
+#: why the board's agent takes no new server ('' when it does: its
+#: watchdog's hold, or a state file it cannot write): ZynqFilter sends new
+#: servers elsewhere
 STAT_UNFIT = 'zynq_unfit'
 #: the shell ID the board runs
 STAT_SHELL_ID = 'zynq_shell_id'

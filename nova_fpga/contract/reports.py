@@ -116,6 +116,10 @@ class BoardReport(_Report):
     #: and in reset (its watchdog found it too hot); None: fit (what an
     #: agent older than the watchdog means)
     unfit: str = None
+    #: why the board's region state file is behind its regions (the state
+    #: directory full or read-only): it takes no load until it can write
+    #: it, its running regions go on; None: the file is current
+    state_unsaved: str = None
     #: the XADC's last die temperature in degrees Celsius (None: the board
     #: has no XADC the agent reads)
     temperature: float = None

@@ -146,9 +146,15 @@ class Board:
         """
         return self.last.unfit if self.last else None
 
+    def refusal(self):
+        """Why the board takes no new server now (its watchdog holds the
+        regions, or it cannot write its state file), or None.
+        """
+        return self.last and (self.last.unfit or self.last.state_unsaved)
+
     def usable(self, region):
         """Whether placement may give this region to a new server."""
-        if self.drained or not self.up or self.unfit():
+        if self.drained or not self.up or self.refusal():
             return False
         report = self.regions().get(region)
         # a FAILED region nobody holds needs an operator; held ones are

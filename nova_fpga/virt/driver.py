@@ -279,7 +279,7 @@ class ZynqDriver(driver.ComputeDriver):
                       placement.STAT_AGENT: placement.AGENT_UP if board.up
                       else placement.AGENT_DOWN,
                       placement.STAT_SHELL_ID: board.manifest.shell_id,
-                      placement.STAT_UNFIT: board.unfit() or '',
+                      placement.STAT_UNFIT: board.refusal() or '',
                       placement.STAT_FREE_REGIONS: str(free),
                       # what the CachedBitstreamWeigher reads
                       placement.STAT_CACHED_IMAGES: ','.join(
@@ -390,7 +390,7 @@ class ZynqDriver(driver.ComputeDriver):
             self._load(context, instance, board, region, network, image,
                        settings)
         except (agent_api.LoadFailed, agent_api.RegionBusy,
-                agent_api.HardwareError) as exc:
+                agent_api.HardwareError, agent_api.StateNotSaved) as exc:
             # another board (or region) may well take it: reschedule
             raise exception.ComputeResourcesUnavailable(
                 reason=zboards.agent_error_text(exc))

@@ -77,6 +77,11 @@ class Fleet:
             ('agent', 'state_dir'): str(self.dir / 'state'),
             # no XADC: the watchdog is off (one log line per board)
             ('agent', 'sysfs_root'): str(self.dir / 'sys'),
+            # oslo.messaging's RPC servers share the process's transport
+            # options: 64 worker threads a board (its default) grew the
+            # fleet to 3,400 threads contending for one GIL at 200
+            # boards; a board serves a call per region at a time
+            ('DEFAULT', 'executor_thread_pool_size'): 4,
             ('fleet', 'boards'): count,
             ('fleet', 'name_format'): name_format,
         }

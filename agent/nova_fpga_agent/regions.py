@@ -170,7 +170,7 @@ class RegionManager:
 
     def _save(self):
         """Write the state file and program the data plane from the
-        regions; True when the file is current.
+        regions.
 
         The regions are what the hardware now does, so a file that cannot
         be written does not undo them: the board reports it, takes no load
@@ -194,7 +194,6 @@ class RegionManager:
                 self.unsaved = None
             if self.dataplane is not None:
                 self.dataplane.program(self._routes())
-            return self.unsaved is None
 
     def save_pending(self):
         """Write the state file again if it is behind (the agent's periodic
@@ -437,8 +436,7 @@ class RegionManager:
             if rs.state != states.FREE and rs.instance_uuid != instance:
                 raise api.RegionBusy('region %s is held by instance %s (%s)'
                                      % (region, rs.instance_uuid, rs.state))
-            if rs.state in states.HOLDING_MODULE:
-                self._make_safe(region)  # a reload by the same instance
+            reload = rs.state in states.HOLDING_MODULE  # by its instance
             with self._vlan_lock:
                 self._check_vlan_free(region, network)
                 self._claim(rs, state=states.LOADING,
@@ -447,6 +445,8 @@ class RegionManager:
                             error=None,
                             network=network.to_dict() if network else None,
                             settings=settings)
+            if reload:
+                self._make_safe(region)
             if self.dataplane is not None:
                 self.dataplane.reset(region)
             started = time.monotonic()

@@ -194,7 +194,7 @@ class ZynqDriver(driver.ComputeDriver):
                 self._record_interrupted(
                     context, instance, name, 'the build request was lost '
                     'before it reached the board (the region claimed for it '
-                    'is freed with the server)')
+                    'is freed when the server is deleted)')
 
     def _record_interrupted(self, context, instance, board, where):
         fault = BuildInterrupted(board=board, where=where)

@@ -48,9 +48,12 @@ class ZynqTestBase(integrated_helpers._IntegratedTestBase):
 
     def setUp(self):
         self.flags(compute_driver='zynq.ZynqDriver')
-        # nova's tests give a stopping service's manager 0 s, so the
-        # driver's cleanup_host (stopping its report listeners) would race
-        # nova's check for leaked pollers; with time it returns when done
+        # nova's tests give a stopping service's manager 0 s: its
+        # cleanup_host then runs on in a thread (the driver's waits for its
+        # report listeners), past nova's check for leaked pollers and past
+        # its patch of shutdown_all_executors, so the real one shut the
+        # process's thread pools for every later test; given time, the
+        # stop returns when the cleanup is done
         self.flags(manager_shutdown_timeout=20)
         self.flags(boards=list(self.BOARDS), transport_url='fake:/',
                    rpc_timeout=5, group='zynq')

@@ -85,11 +85,10 @@ def manifest(path):
 
 
 def rss_kib(pid):
-    for line in pathlib.Path('/proc/%d/status' % pid).read_text().split(
-            '\n'):
-        if line.startswith('VmRSS:'):
-            return int(line.split()[1])
-    raise RuntimeError('no VmRSS for %d' % pid)
+    found = process.rss_kib(pid)
+    if not found:
+        raise RuntimeError('no VmRSS for %d' % pid)
+    return found
 
 
 class FleetProcess:

@@ -42,14 +42,6 @@ PROBE_IP = '10.77.0.20'
 PROBE_NETNS = 'nfpga-test-probe'
 
 
-def _rss_kib(pid):
-    with open('/proc/%d/status' % pid) as status:
-        for line in status:
-            if line.startswith('VmRSS:'):
-                return int(line.split()[1])
-    return 0
-
-
 @pytest.fixture(scope='module')
 def cloud(vm_host_cloud):
     return vm_host_cloud
@@ -199,10 +191,10 @@ def test_a_tiny_vm_on_a_tenant_vlan_answers_from_the_switch(cloud, admin):
         # what the VM host costs: its processes and the guest's QEMU
         qemu = int((cloud.libvirt().qemu_pid_file(domain)).read_text())
         pids = cloud.pids()
-        extra = {name: sum(_rss_kib(pid) for pid in pids[name])
+        extra = {name: sum(process.rss_kib(pid) for pid in pids[name])
                  for name in cloud.VM_HOST_SERVICES}
         extra['qemu (the guest, %d MB)' % vmhost.FLAVOR['ram']] = \
-            _rss_kib(qemu)
+            process.rss_kib(qemu)
         REPORT.append(
             'VM host: server create --wait ACTIVE in %.1f s, the guest\'s '
             'marker on its console %.1f s after create; extra memory %.0f '

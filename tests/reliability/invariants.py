@@ -36,6 +36,7 @@ import time
 
 from nova_fpga.contract import placement
 from nova_fpga.contract import states
+from nova_fpga_devtools.localcloud import process
 
 #: server statuses that are still moving
 MOVING = ('BUILD', 'DELETING', 'REBOOT', 'HARD_REBOOT')
@@ -110,8 +111,7 @@ class Checker:
 
     def rss_kib(self):
         """{service: resident memory of its processes, KiB}."""
-        from nova_fpga_devtools.localcloud import stack
-        return {name: sum(stack._rss_kib(pid) for pid in pids)
+        return {name: sum(process.rss_kib(pid) for pid in pids)
                 for name, pids in self.cloud.pids().items()}
 
     # -- what a case tells the checker -------------------------------------

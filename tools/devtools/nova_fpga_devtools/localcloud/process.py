@@ -127,6 +127,18 @@ def group_members(pgid):
     return members
 
 
+def rss_kib(pid):
+    """A process's resident memory in KiB (0 once it is gone)."""
+    try:
+        with open('/proc/%d/status' % pid) as status:
+            for line in status:
+                if line.startswith('VmRSS:'):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def pid_file_members(pid_file):
     """Live pids of the group whose leader's pid is in pid_file (a resumed
     cloud's check for what still runs); none when there is no such file.

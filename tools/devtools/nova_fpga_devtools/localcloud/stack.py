@@ -68,17 +68,6 @@ DEFAULT_STATE_DIR = nova_fpga_devtools.SOURCE / \
 DATABASES = ('nova_api', 'nova_cell0', 'nova', 'placement', 'neutron')
 
 
-def _rss_kib(pid):
-    try:
-        with open('/proc/%d/status' % pid) as status:
-            for line in status:
-                if line.startswith('VmRSS:'):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 class Stack:
     """One demo cloud in state_dir."""
 
@@ -792,7 +781,7 @@ class Stack:
 
     def memory_kib(self):
         """Sum of the resident memory of every process the cloud started."""
-        return sum(_rss_kib(pid) for pids in self.pids().values()
+        return sum(process.rss_kib(pid) for pids in self.pids().values()
                    for pid in pids)
 
     def expected(self):

@@ -23,17 +23,16 @@ Run: .venv/bin/python benchmarks/bitstream_validate.py [--repeat N]
 """
 import argparse
 import hashlib
-import os
 import pathlib
 import statistics
 import sys
 import time
 
 from nova_fpga import bitstream
+import nova_fpga_devtools
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-REALDATA = pathlib.Path(os.environ.get(
-    'NOVA_FPGA_REALDATA', ROOT.parent / 'shared' / 'realdata')) / 'bitstreams'
+REALDATA = nova_fpga_devtools.REALDATA / 'bitstreams'
 FILES = ['royforu_pynq_pr/prio.bit', 'royforu_pynq_pr/pr_0_add.bit',
          'pynq_atk_2.5.6/ov5640_lcd_7010.bit']
 TARGET_MBS = 150.0

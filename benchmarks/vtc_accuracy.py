@@ -12,7 +12,7 @@
 
 """The vTC's classification accuracy against nDPI's ground truth, per protocol.
 
-Replays the 26 real captures of ../shared/realdata/pcaps/ndpi/ and
+Replays the 26 real captures of tests/data/realdata/pcaps/ndpi/ and
 pcaps/ndpi-more/ (and their IPv6 and QinQ variants) through the vTC's
 reference model, which the RTL equals frame for frame and counter for
 counter (hdl/tests/test_region_vtc.py), and prints, per folder and for both

@@ -12,20 +12,19 @@
 
 """Shared fixtures: where the real test data lives, and figures tests report.
 
-The real bitstreams and captures are not copied into the repository; they
-sit in ../shared/realdata beside the checkout (or where NOVA_FPGA_REALDATA
-points).  A test that needs them and cannot find them fails: it never skips.
+The real bitstreams and captures are in tests/data/realdata (each folder
+with its licence and PROVENANCE.md; nova_fpga_devtools.REALDATA names it).
+A test that needs them and cannot find them fails: it never skips.
 """
-import os
 import pathlib
 
+import nova_fpga_devtools
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: the modules' Verilog and the Verilator bridge ([emulator] hdl_dir)
 HDL = ROOT / 'hdl'
-REALDATA = pathlib.Path(os.environ.get(
-    'NOVA_FPGA_REALDATA', ROOT.parent / 'shared' / 'realdata'))
+REALDATA = nova_fpga_devtools.REALDATA
 
 #: Lines tests want printed in the summary (figures such as fuzz counts).
 REPORT = []
@@ -38,8 +37,8 @@ FIGURE = 'figure'
 def realdata_path(*parts):
     path = REALDATA.joinpath(*parts)
     if not path.exists():
-        pytest.fail('real test data %s is missing: put the shared realdata '
-                    'beside the checkout or set NOVA_FPGA_REALDATA' % path,
+        pytest.fail('real test data %s is missing: tests/data/realdata is part '
+                    'of the checkout (or NOVA_FPGA_REALDATA is wrong)' % path,
                     pytrace=False)
     return path
 

@@ -4,7 +4,7 @@
 #
 # The site ranges and properties are copied from pr_0.xdc of
 # royforu/pynq-partial-reconfig-simple-test-addsub (commit bc6d715, GPL-3.0),
-# kept in ../shared/realdata/bitstreams/royforu_pynq_pr/pr_0.xdc; only the
+# kept in tests/data/realdata/bitstreams/royforu_pynq_pr/pr_0.xdc; only the
 # cell differs (their prio_i/pr_0, our shell_i/rp0).  396 slices, 8 DSP48,
 # 4 RAMB36 in clock region X0Y0: the loopback fits, the vTC does not.
 create_pblock pblock_pr_0

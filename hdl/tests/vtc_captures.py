@@ -31,10 +31,10 @@ Used by the cocotb suites (hdl/tests is on their sys.path) and by pytest
 """
 import collections
 import ipaddress
-import os
 import pathlib
 import re
 
+import nova_fpga_devtools
 from nova_fpga_devtools.captures import CaptureError  # noqa: F401
 from nova_fpga_devtools.captures import read_capture  # noqa: F401
 from nova_fpga_devtools.captures import read_frames  # noqa: F401
@@ -64,7 +64,7 @@ NDPI_CAPTURES = (
     'smtp.pcap',
     'ssh.pcap',
 )
-#: The seventeen of pcaps/ndpi-more (../shared/realdata/PROVENANCE.md).
+#: The seventeen of pcaps/ndpi-more (tests/data/realdata/README.md).
 NDPI_MORE_CAPTURES = (
     'NTPv3.pcap',
     'bittorrent_tcp_miss.pcapng',
@@ -100,9 +100,8 @@ UDP_HEADER_LEN = 8
 
 
 def realdata_dir():
-    """Where the shared real data lives: the same rule as tests/conftest.py."""
-    return pathlib.Path(os.environ.get('NOVA_FPGA_REALDATA',
-                                       ROOT.parent / 'shared' / 'realdata'))
+    """Where the real test data lives (nova_fpga_devtools.REALDATA)."""
+    return nova_fpga_devtools.REALDATA
 
 
 def ndpi_capture_paths(folder='ndpi'):
@@ -114,8 +113,8 @@ def ndpi_capture_paths(folder='ndpi'):
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         raise FileNotFoundError(
-            'real captures missing: %s (put the shared realdata beside the '
-            'checkout or set NOVA_FPGA_REALDATA)' % ', '.join(missing))
+            'real captures missing: %s (tests/data/realdata is part of the '
+            'checkout, or NOVA_FPGA_REALDATA is wrong)' % ', '.join(missing))
     return paths
 
 

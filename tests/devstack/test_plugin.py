@@ -11,7 +11,7 @@
 # under the License.
 
 """The DevStack plugin run phase by phase on DevStack's own functions (the
-snapshot in ../shared/thirdparty), against temporary configuration files:
+snapshot in tests/data/thirdparty), against temporary configuration files:
 what it writes must be what nova_fpga.deployment says and what the demo
 cloud runs with, option by option.
 
@@ -34,8 +34,7 @@ from nova_fpga_devtools.localcloud import glance as localglance
 from nova_fpga_devtools.localcloud import process
 from tests.conftest import ROOT
 
-SNAPSHOT = ROOT.parent / 'shared' / 'thirdparty' / \
-    'devstack-493835a.tar.gz'
+SNAPSHOT = nova_fpga_devtools.DEVSTACK_SNAPSHOT
 PLUGIN = ROOT / 'devstack'
 BOARDS = ['zynq0', 'zynq1']
 RABBIT = 'rabbit://stackrabbit:secret@10.0.0.5:5672/nova_fpga'

@@ -10,7 +10,7 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The real bitstreams of ../shared/realdata and what PROVENANCE.md says of
+"""The real bitstreams of tests/data/realdata and what its README.md says of
 them.
 """
 import functools

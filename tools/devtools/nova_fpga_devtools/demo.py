@@ -101,7 +101,7 @@ def _add_commands(subparsers):
     scenario.add_argument('--pcaps', default=None,
                           help='directory of captures (*.pcap, *.pcapng) '
                                'to replay '
-                               '(default: ../shared/realdata/pcaps/ndpi)')
+                               '(default: tests/data/realdata/pcaps/ndpi)')
 
 
 def parse(argv):

@@ -36,8 +36,8 @@ from nova_fpga_devtools.localcloud import process
 
 ROOT = nova_fpga_devtools.SOURCE
 #: where the demo looks for captures unless told otherwise
-DEFAULT_PCAPS = ROOT.parent / 'shared' / 'realdata' / 'pcaps' / 'ndpi'
-REALDATA_BITSTREAMS = ROOT.parent / 'shared' / 'realdata' / 'bitstreams'
+DEFAULT_PCAPS = nova_fpga_devtools.REALDATA / 'pcaps' / 'ndpi'
+REALDATA_BITSTREAMS = nova_fpga_devtools.REALDATA / 'bitstreams'
 #: the files the demo replays from a --pcaps directory (the reader takes both)
 CAPTURE_PATTERNS = ('*.pcap', '*.pcapng')
 SERVER = 'vtc1'

@@ -26,6 +26,7 @@ extensions = [
     'oslo_config.sphinxext',
     'oslo_config.sphinxconfiggen',
     'oslo_policy.sphinxext',
+    'oslo_policy.sphinxpolicygen',
     'sphinx.ext.autodoc',
     'nova_fpga_docs',
 ]
@@ -44,6 +45,11 @@ config_generator_config_file = [
     (os.path.join(GENERATORS, name + '.conf'), 'reference/samples/' + name)
     for name in ('nova-fpga-agent', 'nova-fpga', 'glance-store-bitstream',
                  'ml2-fpga-board')]
+# the policy's sample (sphinxpolicygen) and show-policy, from the file
+# tox -e genpolicy reads
+policy_generator_config_file = os.path.join(
+    ROOT, 'etc', 'oslo-policy-generator', 'nova-fpga.conf')
+sample_policy_basename = 'reference/samples/nova-fpga'
 
 # -- openstackdocstheme ---------------------------------------------------
 html_theme = 'openstackdocs'

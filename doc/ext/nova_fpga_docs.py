@@ -15,8 +15,8 @@
 ``.. catalogue-reference::``
     the module catalogue (nova_fpga/catalogue): the modules, the register
     block every module shares and each module's own registers, as the
-    tables hdl/generate.py writes into hdl/README.md (its
-    ``readme_tables``: one generator for both).
+    rows of hdl/generate.py's ``register_tables`` (the generator that also
+    writes the Verilog offsets and the Vivado module table).
 ``.. agent-rpc-api::``
     the board agent's RPC API from the contract
     (nova_fpga.contract.agent_api): its version, methods and arguments
@@ -142,7 +142,7 @@ def catalogue_tables(cat=None):
     """Marker name -> (head, rows), from hdl/generate.py's tables."""
     cat = load_catalogue() if cat is None else cat
     tables = {}
-    for name, lines in hdl_generate().readme_tables(cat).items():
+    for name, lines in hdl_generate().register_tables(cat).items():
         head, rows = markdown_table(lines)
         tables[name] = ([HEAD_NAMES.get(h, h) for h in head], rows)
     return tables

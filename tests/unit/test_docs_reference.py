@@ -145,10 +145,10 @@ def test_catalogue_change_shows_in_the_built_page(tmp_path, monkeypatch):
 
 
 def test_register_table_is_hdl_generate_table(tmp_path):
-    """One generator: the docs' rows are hdl/generate.py's README rows."""
+    """One generator: the docs' rows are hdl/generate.py's rows."""
     changed = changed_catalogue(tmp_path)
     generate = nova_fpga_docs.hdl_generate()
-    lines = generate.readme_tables(changed)['vtc:registers']
+    lines = generate.register_tables(changed)['vtc:registers']
     rows = nova_fpga_docs.catalogue_tables(changed)['vtc:registers'][1]
     assert len(rows) == len([line for line in lines
                              if line.startswith('| 0x')])

@@ -13,9 +13,10 @@
 """nova-fpga: metadata, extras and entry points are in setup.cfg.
 
 What cannot be said there: the agent package lives under agent/ beside its
-board packaging, nova loads drivers only as ``nova.virt.<name>`` (we ship
-that one module, not the nova namespace), and the bitstream CRC is a C
-extension.
+board packaging, and the bitstream CRC is a C extension.  The
+``nova.virt.zynq`` module nova-compute loads the driver by is a
+distribution of its own (nova-virt-zynq/, nova-fpga-virt): only the
+compute role has a ``nova`` package of ours.
 """
 import setuptools
 
@@ -32,7 +33,6 @@ setuptools.setup(
         + setuptools.find_packages(
             'agent', include=['nova_fpga_agent', 'nova_fpga_agent.*']
         )
-        + ['nova.virt.zynq']
     ),
     package_dir={'nova_fpga_agent': 'agent/nova_fpga_agent'},
     ext_modules=[

@@ -145,9 +145,10 @@ function nova_fpga_apply {
 }
 
 # DevStack's nova is an editable install, found by an import finder, not
-# by a path entry: this checkout's nova/virt/zynq (a namespace portion of
-# nova, for nova.virt.zynq) would then make nova a namespace package without
-# nova.virt's modules.  A path entry for $NOVA_DIR makes nova its own.
+# by a path entry: this checkout's nova-virt-zynq/nova/virt/zynq (a
+# namespace portion of nova, for nova.virt.zynq) would then make nova a
+# namespace package without nova.virt's modules.  A path entry for
+# $NOVA_DIR makes nova its own.
 function install_nova_fpga_nova_path {
     local site
     site=$($PYTHON -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -156,6 +157,9 @@ function install_nova_fpga_nova_path {
 
 function install_nova_fpga {
     setup_develop $NOVA_FPGA_DIR
+    # nova-fpga-virt: the nova.virt.zynq module nova-compute loads the
+    # driver by (compute_driver = zynq.ZynqDriver), a distribution of its own
+    setup_develop $NOVA_FPGA_DIR/nova-virt-zynq
     install_nova_fpga_nova_path
     if [[ -z "$NOVA_FPGA_REAL_BOARDS" ]]; then
         # the board emulator, with Verilator for the modules' HDL.  Not

@@ -13,6 +13,7 @@
 """The Zynq virt driver: boards as compute nodes, regions as servers.
 
 nova loads it as ``compute_driver = zynq.ZynqDriver`` through the thin
-``nova.virt.zynq`` module this distribution ships (nova imports drivers only
-from its own namespace).
+``nova.virt.zynq`` module (nova imports drivers only from its own
+namespace), a distribution of its own that only the compute role installs
+(nova-fpga-virt, in nova-virt-zynq/).
 """

@@ -430,12 +430,12 @@ def test_phases_do_what_devstack_expects_of_them(run):
     install = phase['stack install']
     # a path entry for DevStack's nova, in the site directory of DevStack's
     # python (which sudo tee writes there)
-    pth = install.pop(1).split()
+    pth = install.pop(2).split()
     assert pth[0] == 'tee' and pth[2:] == ['<', run['env']['NOVA_DIR']]
     assert pth[1].endswith('-packages/nova-fpga-nova-dir.pth')
     assert install == [
-        'setup_develop %s' % ROOT, 'pip_install %s/agent/emulator[hdl]'
-        % ROOT]
+        'setup_develop %s' % ROOT, 'setup_develop %s/nova-virt-zynq' % ROOT,
+        'pip_install %s/agent/emulator[hdl]' % ROOT]
     assert 'rabbitmqctl add_vhost nova_fpga' in phase['stack post-config']
     manage = [c for c in phase['stack extra'] if 'nova-fpga-manage' in c]
     assert manage[0] == ('nova-fpga-manage --os-cloud devstack-admin flavor '

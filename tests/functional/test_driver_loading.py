@@ -12,11 +12,13 @@
 
 """A stock nova-compute finds the driver as ``zynq.ZynqDriver``.
 
-nova imports drivers only as ``nova.virt.<name>``; the distribution ships
+nova imports drivers only as ``nova.virt.<name>``; nova-fpga-virt
+(nova-virt-zynq/, installed by the compute role only) ships
 ``nova/virt/zynq`` (the convention of nova-dpm, nova-powervm, nova-zvm).  A
 regular install puts it inside nova's own package directory; an editable
-install (DevStack's) resolves it through setuptools' editable finder, which
-maps ``nova.virt.zynq`` to the checkout.  Neither edits nova's files.
+install (tools/setup-env's, DevStack's) resolves it through setuptools'
+editable finder, which maps ``nova.virt.zynq`` to the checkout.  Neither
+edits nova's files.
 """
 import json
 import os
@@ -36,6 +38,8 @@ import pytest
 from tests.agent.brokers import rabbitmq  # noqa: F401  (fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+#: the nova-fpga-virt distribution: the nova.virt.zynq module
+SHIM = ROOT / 'nova-virt-zynq'
 BIN = pathlib.Path(sys.executable).parent
 DRIVER_LOADED = 'Zynq driver: boards board0, board1'
 
@@ -146,16 +150,17 @@ def _mirror(src, dst, merged):
 def test_regular_install_puts_the_module_inside_novas_package(tmp_path):
     wheels = tmp_path / 'wheels'
     subprocess.run([sys.executable, '-m', 'pip', 'wheel', '-q', '--no-deps',
-                    '--no-build-isolation', '-w', str(wheels), str(ROOT)],
+                    '--no-build-isolation', '-w', str(wheels), str(SHIM)],
                    check=True, timeout=300)
-    (wheel,) = wheels.glob('nova_fpga-*.whl')
+    (wheel,) = wheels.glob('nova_fpga_virt-*.whl')
     site = tmp_path / 'site'
     subprocess.run([sys.executable, '-m', 'pip', 'install', '-q',
                     '--no-deps', '--target', str(site), str(wheel)],
                    check=True, timeout=300)
-    # the wheel carries nova/virt/zynq and nothing else of nova's
-    shipped = sorted(str(p.relative_to(site)) for p in
-                     (site / 'nova').rglob('*.py'))
+    # the wheel carries nova/virt/zynq and nothing else
+    shipped = sorted(str(p.relative_to(site)) for p in site.rglob('*')
+                     if p.is_file() and p.suffix != '.pyc'
+                     and not p.parent.name.endswith('.dist-info'))
     assert shipped == ['nova/virt/zynq/__init__.py']
     # pip merges it into the installed nova package; do the same by
     # mirroring nova with symlinks and the wheel's files in place
@@ -170,8 +175,9 @@ def test_regular_install_puts_the_module_inside_novas_package(tmp_path):
     out = subprocess.run(
         [sys.executable, '-c', probe], capture_output=True, text=True,
         timeout=120, cwd=tmp_path, check=True,
-        env=dict(os.environ, PYTHONPATH='%s:%s' % (merged, site))).stdout
+        env=dict(os.environ, PYTHONPATH=str(merged))).stdout
     zynq_file, driver_file, same = out.split()
     assert zynq_file == str(merged / 'nova/virt/zynq/__init__.py')
-    assert driver_file.startswith(str(site))
+    # the driver from nova-fpga, installed beside it
+    assert driver_file.startswith(str(ROOT / 'nova_fpga'))
     assert same == 'True'

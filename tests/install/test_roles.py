@@ -13,14 +13,17 @@
 """Each role of setup.cfg's extras, installed as an operator installs it:
 nova-fpga's wheel, built once from a copy of the checkout (not editable),
 with the role's extra, pinned by constraints.txt, into a virtualenv of its
-own (pip takes the wheels from its cache).
+own (pip takes the wheels from its cache).  The compute role installs the
+nova-fpga-virt wheel beside it (nova-virt-zynq/: the ``nova.virt.zynq``
+module nova-compute loads the driver by), no other role does.
 
 For each role it shows what the role's services load from it (its entry
-points, the driver module nova-compute imports) and what the role does
+points, the driver nova-compute loads by its name) and what the role does
 not pull in: the other services, the services only the demo cloud runs
 (keystone, placement), and the tools of test-requirements.txt.  The Glance
-role in particular has no nova, neutron, keystone or placement.  The
-figures section gives each role's install time.  The board role's own
+role in particular has no nova, neutron, keystone or placement: none of
+them is importable there, not even as a namespace.  The figures section
+gives each role's install time.  The board role's own
 test (test_board_role.py) runs its agent; here the ``board`` extra is
 shown to be the base install.
 """
@@ -69,8 +72,10 @@ TOOLS = sorted(
 #: role -> (extra, what its services load, the services it must not have)
 ROLES = {
     # nova-compute: compute_driver = zynq.ZynqDriver imports nova.virt.zynq
+    # (nova-fpga-virt)
     'compute': ('compute',
-                [('object', 'nova.virt.zynq:ZynqDriver'),
+                [('compute_driver', 'zynq.ZynqDriver'),
+                 ('object', 'nova.virt.zynq:ZynqDriver'),
                  ('object', 'nova_fpga.virt.ring:BoardRing'),
                  ('object', 'nova_fpga.virt.agents:BoardClients'),
                  ('script', 'nova-fpga-manage')],
@@ -106,6 +111,13 @@ ROLES = {
               sorted(SERVICES)),
 }
 
+#: the distributions a role installs beside nova-fpga: (distribution, the
+#: folder of this checkout it is built from)
+BESIDE = {'compute': [('nova-fpga-virt', 'nova-virt-zynq')]}
+#: every distribution built: nova-fpga and those installed beside it
+WHEELS = [('nova-fpga', '.')] + sorted(
+    {dist for dists in BESIDE.values() for dist in dists})
+
 # What the role's Python loads and finds, run in the role's virtualenv.
 PROBE = '''
 import importlib
@@ -127,6 +139,16 @@ def load(what):
         elif what[0] == 'object':
             module, _, attr = what[1].partition(':')
             getattr(importlib.import_module(module), attr)
+        elif what[0] == 'compute_driver':
+            # as nova-compute does; it exits when it cannot
+            from nova.virt import driver
+            try:
+                loaded = driver.load_compute_driver(None, what[1])
+            except SystemExit:
+                return 'nova could not load %s' % what[1]
+            kind = type(loaded)
+            if kind.__module__ != 'nova_fpga.virt.driver':
+                return 'loaded %s.%s' % (kind.__module__, kind.__name__)
         else:
             eps = md.entry_points(group='console_scripts', name=what[1])
             if not eps:
@@ -151,14 +173,20 @@ def spec(name):
                                       os.path.dirname(path)) for n in names]
     return {'origin': found.origin, 'files': sorted(files)}
 
+def files(name):
+    try:
+        found = md.distribution(name)
+    except md.PackageNotFoundError:
+        return None
+    return sorted(str(f) for f in found.files)
+
 loaded = {json.dumps(what): load(what) for what in wanted['load']}
-mine = md.distribution('nova-fpga')
 json.dump({
     'loaded': loaded,
     'modules': {name: spec(name) for name in wanted['modules']},
     'distributions': {d.metadata['Name']: d.version
                       for d in md.distributions()},
-    'nova_fpga_files': sorted(str(f) for f in mine.files),
+    'files': {name: files(name) for name in wanted['files']},
 }, sys.stdout)
 '''
 
@@ -173,44 +201,52 @@ def run(command, timeout=900, cwd=None):
     return result.stdout
 
 
-def build_wheel(top):
-    """nova-fpga's wheel, from a copy of the checkout: (its path, seconds)."""
+def build_wheels(top):
+    """The wheels of WHEELS, from a copy of the checkout: ({distribution:
+    its wheel}, seconds).
+    """
     src = top / 'src'
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*NOT_SOURCE))
     began = time.monotonic()
     run([sys.executable, '-m', 'pip', 'wheel', '-q', '--no-deps',
-         '--no-input', '-w', top / 'dist', src])
+         '--no-input', '-w', top / 'dist']
+        + [src / folder for _, folder in WHEELS])
     built = time.monotonic() - began
-    found = list((top / 'dist').glob('nova_fpga-*.whl'))
-    assert len(found) == 1, found
-    return found[0], built
+    wheels = {}
+    for dist, _ in WHEELS:
+        found = list((top / 'dist').glob('%s-*.whl' % dist.replace('-', '_')))
+        assert len(found) == 1, found
+        wheels[dist] = found[0]
+    return wheels, built
 
 
-def install(wheel, extra, venv):
-    """A fresh virtualenv with the wheel and its extra: (seconds taken,
-    when it was done).
+def install(wheels, role, venv):
+    """A fresh virtualenv with nova-fpga's wheel and the role's extra, and
+    the wheels the role installs beside it: (seconds taken, when it was
+    done).
     """
     began = time.monotonic()
     run([sys.executable, '-m', 'venv', '--without-pip', venv])
     run([sys.executable, '-m', 'pip', '--python', venv / 'bin' / 'python',
          'install', '-q', '--no-compile', '--no-input',
-         '-c', ROOT / 'constraints.txt', '%s[%s]' % (wheel, extra)])
+         '-c', ROOT / 'constraints.txt',
+         '%s[%s]' % (wheels['nova-fpga'], ROLES[role][0])]
+        + [wheels[dist] for dist, _ in BESIDE.get(role, [])])
     done = time.monotonic()
     return done - began, done
 
 
 @pytest.fixture(scope='session')
 def installs(tmp_path_factory):
-    """The wheel built once, then every role's virtualenv, installed side
+    """The wheels built once, then every role's virtualenv, installed side
     by side (one per core: pip mostly unpacks and writes files) while the
     tests of the first role run.
     """
     top = tmp_path_factory.mktemp('roles')
-    wheel, built = build_wheel(top)
+    wheels, built = build_wheels(top)
     began = time.monotonic()
     pool = futures.ThreadPoolExecutor(max(2, os.cpu_count() or 1))
-    pending = {name: pool.submit(install, wheel, ROLES[name][0],
-                                 top / name / 'venv')
+    pending = {name: pool.submit(install, wheels, name, top / name / 'venv')
                for name in sorted(ROLES)}
     yield {'top': top, 'built': built, 'began': began, 'pending': pending}
     pool.shutdown(cancel_futures=True)
@@ -226,7 +262,8 @@ def role(request, installs):
     # -I: not the checkout's packages from the working directory
     probe = json.loads(run(
         [venv / 'bin' / 'python', '-I', '-c', PROBE,
-         json.dumps({'load': load, 'modules': sorted(SERVICES)})],
+         json.dumps({'load': load, 'modules': sorted(SERVICES),
+                     'files': [dist for dist, _ in WHEELS]})],
         cwd=venv))
     return {'name': name, 'venv': venv, 'probe': probe, 'absent': absent,
             'load': load, 'install': took, 'wheel': installs['built'],
@@ -250,18 +287,24 @@ def test_no_other_service_comes_along(role):
     dists = installed(probe)
     assert {SERVICES[m]: dists[SERVICES[m]] for m in role['absent']
             if SERVICES[m] in dists} == {}
+    # not even as a namespace package: nothing of ours is under nova/
+    # outside the compute role
     importable = {m: probe['modules'][m] for m in role['absent']
                   if probe['modules'][m] is not None}
-    # nova loads compute drivers only as nova.virt.<name>: the nova.virt.zynq
-    # shim nova-fpga ships makes an empty namespace package ``nova`` where
-    # nova is not installed, holding the shim and nothing else (no nova
-    # code: the shim itself cannot import there)
-    nova = importable.pop('nova', None)
     assert importable == {}
-    if nova is not None:
-        assert nova['origin'] is None, nova
-        assert nova['files'] == ['nova/virt/zynq/__init__.py']
-        assert set(nova['files']) <= set(probe['nova_fpga_files'])
+
+
+def test_only_the_compute_role_has_nova_virt_zynq(role):
+    files = {dist: [f for f in found if '.dist-info' not in f]
+             for dist, found in role['probe']['files'].items() if found}
+    assert [f for f in files['nova-fpga'] if f.startswith('nova/')] == []
+    if role['name'] == 'compute':
+        # the one module, in nova's own package
+        assert files['nova-fpga-virt'] == ['nova/virt/zynq/__init__.py']
+        assert role['probe']['modules']['nova']['origin'].endswith(
+            'nova/__init__.py')
+    else:
+        assert 'nova-fpga-virt' not in files
 
 
 def test_no_test_or_development_tool(role):
@@ -271,8 +314,10 @@ def test_no_test_or_development_tool(role):
 
 def test_install_time(role, report):
     dists = installed(role['probe'])
-    report('%s role install (nova-fpga[%s]): %.1f s, %d distributions, '
-           'done %.1f s after the wheel was built (in %.1f s, once; the '
+    beside = ''.join(' + %s' % dist
+                     for dist, _ in BESIDE.get(role['name'], []))
+    report('%s role install (nova-fpga[%s]%s): %.1f s, %d distributions, '
+           'done %.1f s after the wheels were built (in %.1f s, once; the '
            'roles install side by side, pip cache warm)'
-           % (role['name'], role['name'], role['install'], len(dists),
-              role['done'], role['wheel']))
+           % (role['name'], role['name'], beside, role['install'],
+              len(dists), role['done'], role['wheel']))

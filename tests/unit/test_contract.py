@@ -29,7 +29,7 @@ from nova_fpga.contract import states
 from tests.conftest import ROOT
 
 CONTRACT = ROOT / 'nova_fpga' / 'contract'
-CODE = ['nova_fpga', 'glance_store_bitstream', 'agent', 'nova',
+CODE = ['nova_fpga', 'glance_store_bitstream', 'agent', 'nova-virt-zynq',
         'tools/devtools', 'hdl']
 #: besides the code: these use nova's server status 'ACTIVE' too
 TOOLING = ['benchmarks', 'tests']

@@ -34,6 +34,7 @@ from taskflow.patterns import linear_flow as lf
 from taskflow import task
 from taskflow.types import failure as taskflow_failure
 
+from glance_store_bitstream import inspected
 from glance_store_bitstream import policy
 from glance_store_bitstream import shells
 from nova_fpga import bitstream
@@ -77,6 +78,8 @@ class _InspectBitstream(task.Task):
             action.set_image_extra_properties(props)
             action.pop_extra_property(ERROR_PROPERTY)
         self._refused = False
+        # the store keeps this parse when it writes these bytes
+        inspected.remember(self.image_id, self._staged, info)
         LOG.info('image %s: partial bitstream for %s, shell %s, footprint %s',
                  self.image_id, info.device.name, manifest.shell_id,
                  info.footprint.signature)
@@ -116,6 +119,7 @@ class _InspectBitstream(task.Task):
     def revert(self, result, flow_failures=None, **kwargs):
         if self._staged is None:
             return  # not a bitstream: nothing of ours to undo
+        inspected.forget(self.image_id)
         if self._refused:
             message = str(result.exception) if isinstance(
                 result, taskflow_failure.Failure) else 'import refused'

@@ -20,7 +20,9 @@ names the problem (Glance answers 400), and the partial file is removed by
 the filesystem store's own clean-up.
 
 Valid data is kept only when Glance's import flow is writing it: the import
-plugin has then inspected it against a shell and described it to nova.  A
+plugin has then inspected it against a shell and described it to nova, and
+its parse of the staged data is the store's (:mod:`.inspected`): the bytes
+of one import are parsed once.  A
 plain upload (``PUT /v2/images/{id}/file``) could never be scheduled, so it
 is refused with the command that works.
 """
@@ -32,6 +34,7 @@ from glance.common import exception as glance_exception
 from glance_store._drivers import filesystem
 from glance_store import exceptions
 
+from glance_store_bitstream import inspected
 from glance_store_bitstream import policy
 from glance_store_bitstream import shells
 from nova_fpga import bitstream
@@ -92,19 +95,30 @@ PLAIN_UPLOAD = (
 class _ValidatingReader:
     """Hands the data on to the filesystem store and, as it passes, to the
     validator; at the end of the stream, the validator's verdict.
+
+    ``inspected``: the import plugin's parse of the same bytes in the same
+    import (inspected.take): then they are not parsed again, only counted,
+    and the verdict is on the plugin's parse.
     """
 
-    def __init__(self, source, allowed, imported):
+    def __init__(self, source, allowed, imported, inspected=None):
         self.source = source
         self.allowed = allowed
         self.imported = imported
+        self.inspected = inspected
+        self.size = 0
         # Glance hashes what it stores itself: no second digest here.
-        self.validator = bitstream.Validator(digest=False)
+        self.validator = None if inspected is not None else \
+            bitstream.Validator(digest=False)
 
     def read(self, size=-1):
         chunk = self.source.read(size)
         try:
-            if chunk:
+            if self.validator is None:
+                self.size += len(chunk)
+                if not chunk:
+                    self._verdict(self._as_inspected())
+            elif chunk:
                 self.validator.feed(chunk)
             else:
                 self._verdict(self.validator.finish())
@@ -112,6 +126,13 @@ class _ValidatingReader:
             self._drain()
             raise BitstreamRejected('not a valid bitstream: %s' % exc)
         return chunk
+
+    def _as_inspected(self):
+        if self.size != self.inspected.size:
+            raise BitstreamRejected(
+                'the data has %d bytes, the bitstream its import inspected '
+                '%d' % (self.size, self.inspected.size))
+        return self.inspected
 
     def _drain(self):
         """Read the rest of the upload (nothing is kept): a client still
@@ -167,8 +188,10 @@ class Store(filesystem.Store):
         except glance_exception.Forbidden:
             _drain(image_file)
             raise
-        reader = _ValidatingReader(image_file, self.allowed_devices,
-                                   _being_imported(context, image_id))
+        imported = _being_imported(context, image_id)
+        reader = _ValidatingReader(
+            image_file, self.allowed_devices, imported,
+            inspected.take(image_id) if imported else None)
         url, *rest = super().add(image_id, reader, image_size, hashing_algo,
                                  context=context, verifier=verifier)
         return ('%s://%s' % (SCHEME, url[len('file://'):]), *rest)

@@ -512,9 +512,13 @@ def _swapped(word):
 CHUNK = 64 * 1024  # cache-sized: faster than big chunks, and bounded
 
 
-def validate(data):
-    """Validate a whole bitstream held in memory."""
-    validator = Validator()
+def validate(data, digest=True):
+    """Validate a whole bitstream held in memory.
+
+    :param digest: compute its SHA-256 (``sha256``); False when the caller
+        has it already (the agent checked it before parsing).
+    """
+    validator = Validator(digest=digest)
     view = memoryview(data)
     for start in range(0, len(view), CHUNK):
         validator.feed(view[start:start + CHUNK])

@@ -99,6 +99,31 @@ class BuildInterrupted(exception.NovaException):
                'Delete the server and create it again.')
 
 
+class _DigestingWriter(io.BytesIO):
+    """The downloaded image, hashed as nova writes it: with Glance's
+    algorithm, and with SHA-256 for the board only when that is another.
+    """
+
+    def __init__(self, algorithm):
+        super().__init__()
+        self._glance = hashlib.new(algorithm)
+        self._board = None if self._glance.name == BOARD_DIGEST else \
+            hashlib.sha256()
+
+    def write(self, chunk):
+        self._glance.update(chunk)
+        if self._board is not None:
+            self._board.update(chunk)
+        return super().write(chunk)
+
+    def hexdigest(self):
+        """Glance's hash of what was written."""
+        return self._glance.hexdigest()
+
+    def sha256(self):
+        return (self._board or self._glance).hexdigest()
+
+
 class ZynqDriver(driver.ComputeDriver):
     # Regions hold logic, not disks or guests: nova's capability flags
     # (all False by default) say so where nova has one; the other actions
@@ -501,12 +526,12 @@ class ZynqDriver(driver.ComputeDriver):
                          board.name, instance.image_ref, instance=instance)
         transfer = 0.0
         if result is None:
-            data = self._download(context, instance, algorithm, glance_hash)
+            data, sha256 = self._download(context, instance, algorithm,
+                                          glance_hash)
             transfer = time.monotonic() - started
             result = client.load(
                 agents.rpc_context(context), board.name, region,
-                instance.uuid, instance.image_ref,
-                sha256 or hashlib.sha256(data).hexdigest(), data,
+                instance.uuid, instance.image_ref, sha256, data,
                 timeout=CONF.zynq.load_timeout, network=network,
                 settings=settings)
         board.take_region(reports.RegionReport.from_dict(result))
@@ -538,21 +563,23 @@ class ZynqDriver(driver.ComputeDriver):
         return algorithm, glance_hash
 
     def _download(self, context, instance, algorithm, glance_hash):
-        """The image's bits through nova's image API with the request's
-        context (private images, nova's signature checks), checked against
-        Glance's hash of the data.
+        """(The image's bits, their SHA-256) through nova's image API with
+        the request's context (private images, nova's signature checks),
+        checked against Glance's hash of the data as they stream in: one
+        digest when Glance hashes with SHA-256 (BOARD_DIGEST), which is the
+        one the board gets.
         """
-        buf = io.BytesIO()
+        buf = _DigestingWriter(algorithm)
         self._image_api.download(context, instance.image_ref, data=buf)
         data = buf.getvalue()
-        actual = hashlib.new(algorithm, data).hexdigest()
+        actual = buf.hexdigest()
         if actual != glance_hash:
             raise exception.BuildAbortException(
                 instance_uuid=instance.uuid,
                 reason='image %s downloaded with %s %s, but Glance stored '
                        'data with %s' % (instance.image_ref, algorithm,
                                          actual, glance_hash))
-        return data
+        return data, buf.sha256()
 
     def destroy(self, context, instance, network_info, block_device_info=None,
                 destroy_disks=True, destroy_secrets=True):

@@ -40,9 +40,9 @@ class SimBackend(base.Backend):
     def idcode(self):
         return self.board.device.idcode
 
-    def write_partial(self, region, data):
+    def write_partial(self, region, data, info):
         try:
-            return self.board.pcap_write(data)
+            return self.board.pcap_write(data, info=info)
         except board.PcapError as exc:
             raise base.PortError(str(exc))
 

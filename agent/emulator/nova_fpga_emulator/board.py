@@ -169,14 +169,20 @@ class EmulatedBoard:
 
     # -- configuration port ----------------------------------------------
 
-    def pcap_write(self, data):
-        """Write a partial bitstream; return the modelled seconds taken."""
+    def pcap_write(self, data, info=None):
+        """Write a partial bitstream; return the modelled seconds taken.
+
+        ``info``: what bitstream.validate() said of ``data`` when the
+        caller parsed it already (the sim backend: the agent's parse);
+        None: the port reads the stream itself (a fake kernel's write).
+        """
         self._operation('pcap_write')
-        try:
-            info = bitstream.validate(data)
-        except bitstream.BitstreamError as exc:
-            raise PcapError('the configuration port refused the stream: %s'
-                            % exc)
+        if info is None:
+            try:
+                info = bitstream.validate(data, digest=False)
+            except bitstream.BitstreamError as exc:
+                raise PcapError('the configuration port refused the '
+                                'stream: %s' % exc)
         if info.device.idcode != self.device.idcode:
             raise PcapError('IDCODE error: the bitstream is for %s, this '
                             'device is %s' % (info.device.name,

@@ -52,8 +52,12 @@ class Backend(abc.ABC):
         """IDCODE of the device the board carries."""
 
     @abc.abstractmethod
-    def write_partial(self, region, data):
+    def write_partial(self, region, data, info):
         """Write a partial bitstream through the configuration port.
+
+        ``info``: what nova_fpga.bitstream.validate() said of ``data``
+        (its sha256 included): the agent parsed the bytes once, and checked
+        them against the region; the backend does not parse them again.
 
         :returns: seconds the port took (modelled, in the emulator).
         :raises PortError: the port refused or failed the write.

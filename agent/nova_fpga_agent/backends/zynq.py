@@ -32,7 +32,6 @@ import os
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from nova_fpga import bitstream
 from nova_fpga.bitstream import convert
 from nova_fpga.bitstream import devices
 from nova_fpga.contract import devicetree as dt
@@ -151,8 +150,7 @@ class ZynqBackend(base.Backend):
     def idcode(self):
         return self._idcode
 
-    def write_partial(self, region, data):
-        info = bitstream.validate(data)
+    def write_partial(self, region, data, info):
         self._record(region, None)   # whatever happens, not what it held
         seconds = self.program(region, info, convert.to_bin(data, info=info))
         self._record(region, info.module_id)
@@ -160,9 +158,10 @@ class ZynqBackend(base.Backend):
 
     @abc.abstractmethod
     def program(self, region, info, pcap_bin):
-        """Write the partial (``info``: what validate() said of it,
-        ``pcap_bin``: its byte-swapped .bin) into the region; the seconds
-        the kernel took (from the write that starts it to its answer).
+        """Write the partial (``info``: what the agent's validate() said
+        of it, ``pcap_bin``: its byte-swapped .bin) into the region; the
+        seconds the kernel took (from the write that starts it to its
+        answer).
         :raises PortError: with the kernel's words.
         """
 

@@ -26,8 +26,10 @@ from nova_fpga_agent.regions import task_manager
 
 
 def load(manager, task, instance, image_id, sha256, data, network,
-         settings):
-    """The load's LoadReport (a dict); arguments checked by the caller."""
+         settings, verified=False):
+    """The load's LoadReport (a dict); arguments checked by the caller
+    (verified: the data is known to have the digest sha256).
+    """
     region = task.region
     manager.check_fit('load a region')
     rs = task.rs
@@ -47,7 +49,7 @@ def load(manager, task, instance, image_id, sha256, data, network,
         steps.make_safe(manager.backend, region)
     manager.network.reset(region)
     started = time.monotonic()
-    run = steps.Load(manager, task, data, sha256)
+    run = steps.Load(manager, task, data, sha256, verified)
     try:
         run.run()
     except steps.StepFailed as exc:

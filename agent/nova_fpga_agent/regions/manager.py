@@ -128,6 +128,8 @@ class RegionManager:
         if not isinstance(sha256, str) or not SHA256.fullmatch(sha256):
             raise api.InvalidRequest('sha256 %r is not a hex SHA-256 digest'
                                      % (sha256,))
+        # the cache's bytes are checked against sha256 as it reads them
+        verified = data is None
         if data is None:
             data = self.cache.get(sha256) if self.cache else None
             if data is None:
@@ -139,7 +141,7 @@ class RegionManager:
                                          len(data), self.max_bitstream_bytes))
         with tm.acquire(self, region) as task:
             return deployments.load(self, task, instance, image_id, sha256,
-                                    data, network, settings)
+                                    data, network, settings, verified)
 
     def unload(self, region, instance_uuid):
         tm.region_spec(self.manifest, self.board_name, region)

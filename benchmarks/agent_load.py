@@ -54,6 +54,8 @@ from nova_fpga_agent import service
 import nova_fpga_devtools
 from nova_fpga_emulator.fakekernel import process
 
+import results
+
 SIZES = {'100KB': 100_000, '1MB': 1_000_000, '4MB': 4_000_000}
 PCAP_RATE = 128.0
 BACKENDS = ['sim'] + sorted(process.VARIANTS)
@@ -188,4 +190,5 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    with results.recorded('agent_load'):
+        sys.exit(main())

@@ -43,6 +43,8 @@ from nova_fpga.bitstream import _crc
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
 
+import results
+
 TARGET = 1.2
 SIZE = 4 * 1024 * 1024
 
@@ -112,4 +114,5 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    with results.recorded('bitstream_store_add'):
+        sys.exit(main())

@@ -31,6 +31,8 @@ import time
 from nova_fpga import bitstream
 import nova_fpga_devtools
 
+import results
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 REALDATA = nova_fpga_devtools.REALDATA / 'bitstreams'
 FILES = ['royforu_pynq_pr/prio.bit', 'royforu_pynq_pr/pr_0_add.bit',
@@ -69,6 +71,7 @@ def main():
     print('%-22s %10s %18s %18s %14s' % ('file', 'bytes', 'whole MB/s',
                                          '64 KiB chunks', 'sha256 alone'))
     ok = True
+    figures = {'repeat': args.repeat, 'files': {}}
     for name in FILES:
         path = REALDATA / name
         if not path.exists():
@@ -79,6 +82,9 @@ def main():
         sha = rate(lambda d: hashlib.sha256(d).digest(), data, args.repeat)
         print('%-22s %10d %10.0f (%4.0f) %10.0f (%4.0f) %14.0f' % (
             path.name, len(data), *whole, *chunks, sha[0]))
+        figures['files'][path.name] = {
+            'bytes': len(data), 'whole_mbs': whole[0], 'whole_best_mbs':
+            whole[1], 'chunked_mbs': chunks[0], 'sha256_mbs': sha[0]}
         if name.endswith('prio.bit'):
             ok = whole[0] >= TARGET_MBS
             full = whole[0]
@@ -87,7 +93,10 @@ def main():
     print('compare: Zynq-7000 PCAP ~%.0f MB/s (emulator default), so the '
           'check costs %.0f%% of the load time it guards'
           % (PCAP_MBS, 100 * PCAP_MBS / full))
+    figures.update(target_mbs=TARGET_MBS, full_mbs=full, target_met=ok)
+    return figures
 
 
 if __name__ == '__main__':
-    main()
+    with results.recorded('bitstream_validate') as run:
+        run.figures.update(main())

@@ -64,6 +64,7 @@ from nova_fpga_devtools.localcloud import vm_image
 
 import nova_log_times as logs
 import proxy_scale
+import results
 import server_create
 
 PART = '7z020clg400'
@@ -431,4 +432,5 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    with results.recorded('cloud_scale'):
+        sys.exit(main())

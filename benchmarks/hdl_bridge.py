@@ -26,6 +26,8 @@ from nova_fpga import catalogue
 import nova_fpga_devtools
 from nova_fpga_emulator import hdl_bridge
 
+import results
+
 LOOPBACK = catalogue.load().by_name('loopback')
 REGS = LOOPBACK.registers
 
@@ -100,4 +102,5 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    with results.recorded('hdl_bridge'):
+        main()

@@ -63,6 +63,8 @@ from nova_fpga.virt import ring
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud import rabbitmq
 
+import results
+
 CONF = nova.conf.CONF
 REGIONS = 4
 PROXIES = ('proxy-a', 'proxy-b')
@@ -262,4 +264,5 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    with results.recorded('proxy_scale'):
+        sys.exit(main())

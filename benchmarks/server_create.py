@@ -73,6 +73,8 @@ from nova_fpga import conventions
 from nova_fpga_devtools.localcloud import rabbitmq
 from nova_fpga_devtools.localcloud import stack as localstack
 
+import results
+
 PART = '7z020clg400'
 POLL = 0.05
 INSTANCE = re.compile(r'\[instance: ([0-9a-f-]{36})\]')
@@ -331,4 +333,5 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    with results.recorded('server_create'):
+        main()

@@ -29,6 +29,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
+import results  # noqa: E402
 from tests.hdl import test_vtc_accuracy as accuracy  # noqa: E402
 
 
@@ -40,4 +41,5 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    with results.recorded('vtc_accuracy'):
+        main()

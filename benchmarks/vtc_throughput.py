@@ -35,6 +35,8 @@ import nova_fpga_devtools
 from nova_fpga_emulator import hdl_bridge
 from nova_fpga_emulator import modules
 
+import results
+
 VTC = catalogue.load().by_name('vtc')
 REGS = VTC.registers
 
@@ -227,4 +229,5 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    with results.recorded('vtc_throughput'):
+        main()

@@ -59,6 +59,8 @@ import time
 from nova_fpga import catalogue
 import nova_fpga_devtools
 
+import results
+
 GOAL_MHZ = 156.25
 DEVICE = ('--85k', '--speed', '8', '--package', 'CABGA381')
 RTL = nova_fpga_devtools.HDL / 'rtl'
@@ -404,4 +406,5 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    with results.recorded('vtc_timing'):
+        main()

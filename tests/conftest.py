@@ -16,7 +16,9 @@ The real bitstreams and captures are in tests/data/realdata (each folder
 with its licence and PROVENANCE.md; nova_fpga_devtools.REALDATA names it).
 A test that needs them and cannot find them fails: it never skips.
 """
+import os
 import pathlib
+import tempfile
 
 import nova_fpga_devtools
 import pytest
@@ -55,6 +57,16 @@ def pytest_runtest_logreport(report):
     if report.when == 'teardown':
         REPORT.extend(value for name, value in report.user_properties
                       if name == FIGURE)
+
+
+def pytest_configure(config):
+    """Benchmarks that tests run (short runs, other arguments) write their
+    results into a temporary folder, never among benchmarks/results/'s real
+    runs (benchmarks/results.py reads $NOVA_FPGA_RESULTS_DIR; the
+    subprocesses inherit it).
+    """
+    os.environ['NOVA_FPGA_RESULTS_DIR'] = tempfile.mkdtemp(
+        prefix='nova-fpga-results-')
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -23,8 +23,14 @@
     with the version that brought each, the version history, the region
     states and the errors a call can return.
 
-Nothing of either is typed into the .rst files: a catalogue entry or a
-contract change shows in the next build.
+``.. benchmark-results:: <benchmark>``
+    the current run of a benchmark: the newest file benchmarks/results.py
+    wrote for it in benchmarks/results/ (or $NOVA_FPGA_RESULTS_DIR), its
+    date, commit and machine, and what the benchmark printed, as a literal
+    block; "no run recorded yet" when there is none.
+
+Nothing of these is typed into the .rst files: a catalogue entry, a
+contract change or a new benchmark run shows in the next build.
 """
 import importlib.util
 import inspect
@@ -38,6 +44,7 @@ from sphinx.util import logging
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GENERATE = ROOT / 'hdl' / 'generate.py'
+RESULTS = ROOT / 'benchmarks' / 'results.py'
 LOG = logging.getLogger(__name__)
 
 
@@ -49,6 +56,20 @@ def hdl_generate():
     if module is None:
         spec = importlib.util.spec_from_file_location(
             'nova_fpga_hdl_generate', GENERATE)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+def benchmark_results():
+    """The module benchmarks/results.py (the one writer and reader of
+    benchmark runs; benchmarks/ is not a package).
+    """
+    module = sys.modules.get('nova_fpga_benchmark_results')
+    if module is None:
+        spec = importlib.util.spec_from_file_location(
+            'nova_fpga_benchmark_results', RESULTS)
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module
         spec.loader.exec_module(module)
@@ -360,8 +381,52 @@ class AgentRPCAPI(Directive):
         return agent_api_nodes(self.state.document, agent_api)
 
 
+# -- benchmark results ---------------------------------------------------
+
+def benchmark_nodes(benchmark, folder=None):
+    """The current run of a benchmark: a paragraph with its date, commit
+    and file, one with the machine, and what it printed (literal); or a
+    paragraph saying no run is recorded.
+    """
+    results = benchmark_results()
+    run = results.newest(benchmark, folder)
+    if run is None:
+        return [inline('No run recorded yet: `.venv/bin/python '
+                       'benchmarks/%s.py` writes one into '
+                       '`benchmarks/results/`.' % benchmark)]
+    shown = _shown(run['path'])
+    if not shown.startswith('benchmarks/'):
+        shown = run['path'].name
+    printed = run['printed'].rstrip('\n')
+    block = nodes.literal_block(printed, printed,
+                                classes=['nova-fpga-benchmark-results'])
+    arguments = run['command'].partition(' ')[2]
+    said = 'Current run: %s, commit `%s`, `%s`' % (run['date'],
+                                                   run['commit'], shown)
+    said += ' (arguments `%s`).' % arguments if arguments else '.'
+    return [inline(said), inline('Machine: %s.' % run['machine']), block]
+
+
+class BenchmarkResults(Directive):
+    required_arguments = 1
+    has_content = False
+
+    def run(self):
+        env = self.state.document.settings.env
+        results = benchmark_results()
+        env.note_dependency(str(RESULTS))
+        folder = results.directory()
+        if folder.is_dir():
+            # a new run (a new file in the folder) rebuilds the page
+            env.note_dependency(str(folder))
+            for _, path in results.runs(self.arguments[0]):
+                env.note_dependency(str(path))
+        return benchmark_nodes(self.arguments[0])
+
+
 def setup(app):
     app.add_directive('catalogue-reference', CatalogueReference)
     app.add_directive('agent-rpc-api', AgentRPCAPI)
+    app.add_directive('benchmark-results', BenchmarkResults)
     return {'parallel_read_safe': True, 'parallel_write_safe': True,
             'version': '1'}

@@ -40,6 +40,10 @@ HARDWARE_ERRORS = (base.PortError, base.RegisterError, ValueError)
 
 
 class RegionManager:
+    """A board's regions, as the RPC endpoint, the service and the
+    watchdog drive them; the work is done by the modules beside this one.
+    """
+
     def __init__(self, manifest, backend, store, board_name,
                  max_bitstream_bytes=api.DEFAULT_MAX_BITSTREAM_BYTES,
                  cache=None, module_catalogue=None, dataplane=None):
@@ -54,7 +58,7 @@ class RegionManager:
         self.boot_id = str(uuid.uuid4())
         self.started_at = time.time()
         self.locks = tm.RegionLocks(manifest)
-        self._locks = self.locks.by_region
+        self._locks = self.locks.by_region  # by name (tests hold one)
         self.records = persistence.RegionRecords(
             store, [r.name for r in manifest.regions], board_name,
             on_save=lambda: self.network.program())

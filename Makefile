@@ -11,7 +11,7 @@
 # under the License.
 
 # The two commands of the README.  Both set up what they need first.
-.PHONY: demo test setup bench bench-scale timing pep8 generate devstack-check soak \
+.PHONY: demo test setup docs bench bench-scale timing pep8 generate devstack-check soak \
 	board-sdist board-layer board-layer-build test-chain test-faults test-beyond-ci fuzz
 
 setup:
@@ -20,17 +20,24 @@ setup:
 demo: setup
 	tools/demo
 
-# The HDL tests are single-threaded simulations and syntheses that share
-# nothing: two at a time (pytest-xdist), one per core.  nova's functional
-# harness patches process-wide state (eventlet, global CONF): it runs in a
-# pytest process of its own, as nova runs it under stestr.  Tests marked
-# beyond_ci take longer than CI's budget: `make test-beyond-ci` runs them
-# (`make test-chain` and `make test-faults` run parts).
-test: setup pep8
-	.venv/bin/python -m pytest tests/hdl -n 2
+# What CI runs (.ci/run), in three pytest runs side by side where they can
+# be: the HDL tests are single-threaded simulations and syntheses that share
+# nothing (two at a time, pytest-xdist); the middle part's independent
+# suites run three at a time (--dist loadgroup: every test of one cloud in
+# the same worker, so each cloud starts once, tests/conftest.py); nova's
+# functional harness patches process-wide state (eventlet, global CONF), so
+# it runs in pytest processes of its own, two at a time, as nova runs it
+# under stestr.  Tests marked beyond_ci take longer than CI's budget: `make
+# test-beyond-ci` runs them (`make test-chain` and `make test-faults` run
+# parts).  The end prints the 30 slowest tests of all three runs.
+CI_REPORTS = .build/ci
+test: setup pep8 docs
+	rm -rf $(CI_REPORTS) && mkdir -p $(CI_REPORTS)
+	.venv/bin/python -m pytest tests/hdl -n 2 --junitxml=$(CI_REPORTS)/hdl.xml
 	.venv/bin/python -m pytest tests --ignore=tests/functional --ignore=tests/hdl \
-		-m 'not beyond_ci' --durations=30
-	.venv/bin/python -m pytest tests/functional --durations=10
+		-m 'not beyond_ci' -n 3 --dist loadgroup --junitxml=$(CI_REPORTS)/middle.xml
+	.venv/bin/python -m pytest tests/functional -n 2 --junitxml=$(CI_REPORTS)/functional.xml
+	.venv/bin/python tools/slowest-tests 30 $(CI_REPORTS)/*.xml
 
 # The VM host's cloud with every chain test on it (tenant isolation, an
 # agent restart with ports bound: beyond CI's time budget)
@@ -51,6 +58,10 @@ fuzz: setup
 # flake8 with OpenStack's hacking rules (tox.ini)
 pep8: setup
 	.venv/bin/tox -e pep8
+
+# The documentation with warnings as errors (tox -e docs, as CI runs it)
+docs: setup
+	.venv/bin/tox -e docs
 
 bench: setup
 	.venv/bin/python benchmarks/bitstream_validate.py

@@ -69,6 +69,38 @@ def pytest_configure(config):
         prefix='nova-fpga-results-')
 
 
+#: fixtures that start a whole cloud (minutes and 2 GB each): under
+#: pytest-xdist's --dist loadgroup (make test) every test that uses one runs
+#: in the same worker, so each starts once; every other test module is a
+#: group of its own, so its module fixtures start once too
+CLOUD_FIXTURES = ('demo_stack', 'vm_host_cloud', 'fault_cloud')
+
+
+def xdist_group(item):
+    """The worker group of a test: its cloud's, else its module's."""
+    names = getattr(item, 'fixturenames', ())
+    for fixture in CLOUD_FIXTURES:
+        if fixture in names:
+            return fixture
+    return item.nodeid.split('::')[0]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Group each test (xdist_group), and put the tests of the clouds
+    first, longest first, keeping their order: a worker starts the longest
+    group at once instead of after the short ones.
+    """
+    for item in items:
+        if item.get_closest_marker('xdist_group') is None:
+            item.add_marker(pytest.mark.xdist_group(xdist_group(item)))
+
+    def rank(item):
+        group = item.get_closest_marker('xdist_group').args[0]
+        return (CLOUD_FIXTURES.index(group) if group in CLOUD_FIXTURES
+                else len(CLOUD_FIXTURES))
+    items.sort(key=rank)
+
+
 def pytest_terminal_summary(terminalreporter):
     if REPORT:
         terminalreporter.section('figures')

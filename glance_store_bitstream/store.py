@@ -154,10 +154,16 @@ class _ValidatingReader:
             raise BitstreamRejected('valid partial bitstream for %s, but %s'
                                     % (info.device.name, PLAIN_UPLOAD
                                        % _shell_ids(info.device)))
-        LOG.info('valid partial bitstream for %s, footprint %s, module %s',
-                 info.device.name, info.footprint.signature,
+        LOG.info('valid partial bitstream for %s, footprint %s, module %s '
+                 '(%s)', info.device.name, info.footprint.signature,
                  '0x%08X' % info.module_id if info.module_declared
-                 else 'not declared')
+                 else 'not declared', INSPECTED if self.inspected is not None
+                 else PARSED)
+
+
+#: how the store's log says where its verdict came from
+INSPECTED = "the import plugin's parse of the same staged bytes"
+PARSED = 'parsed as the data streamed in'
 
 
 class Store(filesystem.Store):

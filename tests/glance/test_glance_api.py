@@ -20,6 +20,7 @@ import glanceclient
 from glanceclient import exc as glance_exc
 import pytest
 
+from glance_store_bitstream import store
 from nova_fpga import bitstream
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import footprint as fp
@@ -75,6 +76,13 @@ def test_partials_import_active_with_derived_properties(glance, bob,
     assert traits.IMPORT_ERROR_PROPERTY not in props
     assert (image.get('stores') or props.get('stores')) == 'fpga'
     assert (glance.store_dir('fpga') / image['id']).read_bytes() == payload
+    # one parse in one import: the store kept the plugin's, in this
+    # glance-api process, and parsed nothing of its own
+    verdicts = [line for line in glance.log.read_text().splitlines()
+                if 'valid partial bitstream for' in line and
+                ', footprint ' in line]
+    assert verdicts and all(store.INSPECTED in line for line in verdicts)
+    assert not any(store.PARSED in line for line in verdicts)
     assert not list((glance.dir / 'staging').glob('*%s*' % image['id']))
     downloaded = tmp_path / 'download'
     bob.run('image', 'save', image['id'], '--file', downloaded)

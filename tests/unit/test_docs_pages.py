@@ -169,9 +169,20 @@ def test_readme_shows_the_two_commands_and_where_the_docs_are():
 
 # -- the README and the documentation -------------------------------------
 
+#: a folder beside the checkout (the shared data it once needed)
+OUTSIDE = re.compile(r'\.\./' + 'shared|/work/' + 'shared')
+
+
+def test_no_tracked_file_names_a_folder_beside_the_checkout():
+    """A clone stands alone: git grep over every tracked file."""
+    out = subprocess.run(['git', 'grep', '-n', '-E', OUTSIDE.pattern],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 1 and out.stdout == '', out.stdout
+
+
 def test_nothing_names_a_path_outside_the_repository():
     named = [name for name, text in documentation().items()
-             if '../shared' in text or '/work/shared' in text]
+             if OUTSIDE.search(text)]
     assert named == []
 
 

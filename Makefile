@@ -33,7 +33,8 @@ demo: setup
 CI_REPORTS = .build/ci
 test: setup pep8 docs
 	rm -rf $(CI_REPORTS) && mkdir -p $(CI_REPORTS)
-	.venv/bin/python -m pytest tests/hdl -n 2 --junitxml=$(CI_REPORTS)/hdl.xml
+	.venv/bin/python -m pytest tests/hdl -m 'not beyond_ci' -n 2 \
+		--junitxml=$(CI_REPORTS)/hdl.xml
 	.venv/bin/python -m pytest tests --ignore=tests/functional --ignore=tests/hdl \
 		-m 'not beyond_ci' -n 3 --dist loadgroup --junitxml=$(CI_REPORTS)/middle.xml
 	.venv/bin/python -m pytest tests/functional -n 2 --junitxml=$(CI_REPORTS)/functional.xml
@@ -119,10 +120,10 @@ devstack-check:
 	tools/devstack-check
 
 # Every test marked beyond_ci (the chain's, the fault cases, the e2e form of
-# a silent board named by nova-fpga-manage)
+# a silent board named by nova-fpga-manage, the vTC's whole cocotb suites
+# on Icarus)
 test-beyond-ci: setup
-	.venv/bin/python -m pytest tests --ignore=tests/functional --ignore=tests/hdl \
-		-m beyond_ci
+	.venv/bin/python -m pytest tests --ignore=tests/functional -m beyond_ci
 
 # The fault cases of tests/reliability (each minutes long: beyond CI's time
 # budget; make test runs the invariant checker's own tests and the CI soak)

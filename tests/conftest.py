@@ -85,10 +85,12 @@ def xdist_group(item):
     return item.nodeid.split('::')[0]
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Group each test (xdist_group), and put the tests of the clouds
     first, longest first, keeping their order: a worker starts the longest
-    group at once instead of after the short ones.
+    group at once instead of after the short ones.  Before pytest-xdist's
+    own hook, which turns the marker into the node ID's group suffix.
     """
     for item in items:
         if item.get_closest_marker('xdist_group') is None:

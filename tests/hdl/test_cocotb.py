@@ -15,6 +15,10 @@ Icarus).
 
 A missing simulator fails the test: the point is that both accept the HDL.
 Each suite's random seed is printed and can be fixed with NOVA_FPGA_HDL_SEED.
+The vTC's replays of real traffic against its model take minutes on Icarus
+(seven times Verilator's time): in CI Verilator runs every vTC test and
+Icarus every one but the replays (and one of the flow-table tests); the
+whole suites on Icarus are marked beyond_ci (`make test-beyond-ci`).
 """
 import os
 import pathlib
@@ -85,6 +89,16 @@ SUITES = {
         VTC_TABLE_TESTS,
     ),
 }
+#: the vTC's frame-for-frame replays of real captures against its model
+VTC_REPLAYS = ('real_captures_match_the_model',
+               'more_captures_match_the_model',
+               'ipv6_and_qinq_variants_match_the_model')
+#: what Icarus runs of the vTC's suites in CI (None: the whole suite)
+ICARUS_IN_CI = {
+    'vtc': tuple(t for t in VTC_TESTS if t not in VTC_REPLAYS),
+    'vtc_32bit': tuple(t for t in VTC_32BIT_TESTS if t not in VTC_REPLAYS),
+    'vtc_small_table': ('full_bucket_fails_insertion_and_still_forwards',),
+}
 TEST_MODULES = {'region_loopback': 'test_region_loopback',
                 DECOUPLER.top: 'test_region_decoupler',
                 'region_vtc': 'test_region_vtc'}
@@ -109,14 +123,30 @@ def _outcome(results_xml):
     return run, failed, skipped
 
 
+def _cases():
+    """(suite, simulator, the suite's tests to run or None for all)."""
+    for suite in sorted(SUITES):
+        for simulator in ('icarus', 'verilator'):
+            if simulator == 'icarus' and suite in ICARUS_IN_CI:
+                yield pytest.param(suite, simulator, ICARUS_IN_CI[suite],
+                                   id='%s-%s' % (suite, simulator))
+                yield pytest.param(suite, simulator, None,
+                                   id='%s-%s-all' % (suite, simulator),
+                                   marks=pytest.mark.beyond_ci)
+            else:
+                yield pytest.param(suite, simulator, None,
+                                   id='%s-%s' % (suite, simulator))
+
+
 @pytest.mark.hdl
-@pytest.mark.parametrize('simulator', ['icarus', 'verilator'])
-@pytest.mark.parametrize('suite', sorted(SUITES))
-def test_cocotb_suite(suite, simulator, monkeypatch, report):
+@pytest.mark.parametrize('suite,simulator,only', list(_cases()))
+def test_cocotb_suite(suite, simulator, only, monkeypatch, report):
     """Build the suite's top on this simulator and require every cocotb test to
     pass.
     """
     module, parameters, expected_tests, *testcases = SUITES[suite]
+    if only is not None:
+        testcases, expected_tests = [only], len(only)
     top = module.top
     env = _simulator_tools(simulator)
     monkeypatch.setenv('PATH', env['PATH'])

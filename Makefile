@@ -23,8 +23,8 @@ demo: setup
 # What CI runs (.ci/run), in three pytest runs side by side where they can
 # be: the HDL tests are single-threaded simulations and syntheses that share
 # nothing (two at a time, pytest-xdist); the middle part's independent
-# suites run three at a time (--dist loadgroup: every test of one cloud in
-# the same worker, so each cloud starts once, tests/conftest.py); nova's
+# suites run three at a time (every test of one cloud in the same worker,
+# so each cloud starts once: tests/conftest.py's scheduler); nova's
 # functional harness patches process-wide state (eventlet, global CONF), so
 # it runs in pytest processes of its own, two at a time, as nova runs it
 # under stestr.  Tests marked beyond_ci take longer than CI's budget: `make

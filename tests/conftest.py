@@ -69,38 +69,58 @@ def pytest_configure(config):
         prefix='nova-fpga-results-')
 
 
-#: fixtures that start a whole cloud (minutes and 2 GB each): under
-#: pytest-xdist's --dist loadgroup (make test) every test that uses one runs
-#: in the same worker, so each starts once; every other test module is a
-#: group of its own, so its module fixtures start once too
-CLOUD_FIXTURES = ('demo_stack', 'vm_host_cloud', 'fault_cloud')
+#: fixtures that start a whole cloud (minutes and 2 GB each) -> the test
+#: paths that use it.  Under pytest-xdist (make test: -n 3) every test of
+#: one cloud runs in the same worker, so each cloud starts once; every
+#: other module is a group of its own, so its module fixtures start once
+#: too.  The scheduler only sees node IDs, hence paths; collection fails
+#: when a test uses a cloud outside its paths (it would start another).
+CLOUD_PATHS = {
+    'demo_stack': ('tests/e2e/', 'tests/localcloud/test_stack.py'),
+    'vm_host_cloud': ('tests/localcloud/test_vm_host',),
+    'fault_cloud': ('tests/reliability/',),
+}
 
 
-def xdist_group(item):
-    """The worker group of a test: its cloud's, else its module's."""
-    names = getattr(item, 'fixturenames', ())
-    for fixture in CLOUD_FIXTURES:
-        if fixture in names:
-            return fixture
-    return item.nodeid.split('::')[0]
+def worker_group(nodeid):
+    """The group a test runs in: its cloud's, else its module's."""
+    for cloud, paths in CLOUD_PATHS.items():
+        if nodeid.startswith(paths):
+            return cloud
+    return nodeid.split('::')[0]
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Group each test (xdist_group), and put the tests of the clouds
-    first, longest first, keeping their order: a worker starts the longest
-    group at once instead of after the short ones.  Before pytest-xdist's
-    own hook, which turns the marker into the node ID's group suffix.
+    """Check each cloud's tests are where CLOUD_PATHS says, and put them
+    first, longest first, keeping their order: a worker starts a cloud at
+    once instead of after the short modules.
     """
     for item in items:
-        if item.get_closest_marker('xdist_group') is None:
-            item.add_marker(pytest.mark.xdist_group(xdist_group(item)))
+        names = getattr(item, 'fixturenames', ())
+        for cloud in CLOUD_PATHS:
+            if cloud in names and worker_group(item.nodeid) != cloud:
+                raise pytest.UsageError(
+                    '%s uses %s outside CLOUD_PATHS (tests/conftest.py): '
+                    'under pytest-xdist it would start another cloud'
+                    % (item.nodeid, cloud))
+    order = list(CLOUD_PATHS)
+    items.sort(key=lambda item: order.index(worker_group(item.nodeid))
+               if worker_group(item.nodeid) in order else len(order))
 
-    def rank(item):
-        group = item.get_closest_marker('xdist_group').args[0]
-        return (CLOUD_FIXTURES.index(group) if group in CLOUD_FIXTURES
-                else len(CLOUD_FIXTURES))
-    items.sort(key=rank)
+
+def pytest_xdist_make_scheduler(config, log):
+    """With --dist loadgroup: pytest-xdist's scope scheduling with
+    worker_group as the scope (xdist's own loadgroup marks node IDs in a
+    way pytest 9 no longer reads, so it would group nothing).
+    """
+    if config.getvalue('dist') != 'loadgroup':
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class CloudScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return worker_group(nodeid)
+    return CloudScheduling(config, log)
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * nova-fpga-sgemu: one region's emulated AXI DMA (scatter-gather, PG021) with
+ * a loopback module, as a process beside the mover.
+ *
+ *   nova-fpga-sgemu --regs /dev/shm/R-regs --buf /dev/shm/R-buf --size BYTES
+ *                   --phys ADDR --irq /dev/shm/R-irq [--length-width BITS]
+ *                   [--max-sleep-us US]
+ *
+ * It creates the register window (64 KiB, reset values published) and the DMA
+ * buffer as files, then the interrupt node: a Unix SOCK_SEQPACKET socket that
+ * answers like /dev/uioN — each interrupt sends the 4-byte total count to the
+ * connected reader (its read() returns it), and a 4-byte write of 1 (0)
+ * unmasks (masks) the interrupt, which is masked from the moment it fires, as
+ * uio_pdrv_genirq does.  The socket appears last: its existence means ready.
+ * It removes all three on SIGTERM/SIGINT.
+ *
+ * It polls the window for the mover's stores (it cannot trap them): busy
+ * while there is work, then sleeping up to --max-sleep-us between looks.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sgemu.h"
+
+#define MAX_READERS 4
+
+static volatile sig_atomic_t stopping;
+static int readers[MAX_READERS] = { -1, -1, -1, -1 };
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static void *map_new(const char *path, size_t size)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)size)) {
+		fprintf(stderr, "nova-fpga-sgemu: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "nova-fpga-sgemu: mmap %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	return p;
+}
+
+static void fire(void *ctx, uint32_t count)
+{
+	(void)ctx;
+	for (int i = 0; i < MAX_READERS; i++)
+		if (readers[i] >= 0 &&
+		    send(readers[i], &count, sizeof(count), MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
+		    errno != EAGAIN) {
+			close(readers[i]);
+			readers[i] = -1;
+		}
+}
+
+static void service_sockets(int lfd, struct sgemu *e)
+{
+	int fd;
+	while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		int k;
+		for (k = 0; k < MAX_READERS && readers[k] >= 0; k++)
+			;
+		if (k == MAX_READERS)
+			close(fd);
+		else
+			readers[k] = fd;
+	}
+	for (int i = 0; i < MAX_READERS; i++) {
+		if (readers[i] < 0)
+			continue;
+		for (;;) {
+			uint32_t v;
+			ssize_t n = recv(readers[i], &v, sizeof(v), MSG_DONTWAIT);
+			if (n == (ssize_t)sizeof(v)) {
+				sgemu_irqcontrol(e, v);   /* UIO write() */
+				continue;
+			}
+			if (n == 0 || (n < 0 && errno != EAGAIN)) {
+				close(readers[i]);
+				readers[i] = -1;
+			}
+			break;
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *regs = NULL, *buf = NULL, *irq = NULL;
+	size_t size = 0;
+	uint64_t phys = 0;
+	unsigned lw = PG021_DEFAULT_LENGTH_WIDTH, max_sleep_us = 100;
+	for (int i = 1; i + 1 < argc; i += 2) {
+		const char *a = argv[i], *v = argv[i + 1];
+		if (!strcmp(a, "--regs"))
+			regs = v;
+		else if (!strcmp(a, "--buf"))
+			buf = v;
+		else if (!strcmp(a, "--irq"))
+			irq = v;
+		else if (!strcmp(a, "--size"))
+			size = strtoull(v, NULL, 0);
+		else if (!strcmp(a, "--phys"))
+			phys = strtoull(v, NULL, 0);
+		else if (!strcmp(a, "--length-width"))
+			lw = (unsigned)strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--max-sleep-us"))
+			max_sleep_us = (unsigned)strtoul(v, NULL, 0);
+	}
+	if (!regs || !buf || !irq || !size) {
+		fprintf(stderr, "usage: nova-fpga-sgemu --regs FILE --buf FILE --size BYTES "
+			"--phys ADDR --irq SOCKET [--length-width BITS] [--max-sleep-us US]\n");
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+
+	volatile uint32_t *win = map_new(regs, PG021_WINDOW_BYTES);
+	uint8_t *mem = map_new(buf, size);
+	static struct sgemu e;
+	if (sgemu_init(&e, win, mem, phys, size, lw)) {
+		fprintf(stderr, "nova-fpga-sgemu: bad parameters\n");
+		return 2;
+	}
+	e.irq_fire = fire;
+
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	if (strlen(irq) >= sizeof(a.sun_path))
+		return 2;
+	strcpy(a.sun_path, irq);
+	unlink(irq);
+	int lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) || listen(lfd, 4)) {
+		fprintf(stderr, "nova-fpga-sgemu: %s: %s\n", irq, strerror(errno));
+		return 1;
+	}
+
+	unsigned idle = 0, sleep_us = 0;
+	unsigned long steps = 0;
+	while (!stopping) {
+		int w = sgemu_step(&e);
+		steps++;
+		if (w) {
+			idle = 0;
+			sleep_us = 0;
+			if ((steps & 63) == 0)
+				service_sockets(lfd, &e);
+			continue;
+		}
+		service_sockets(lfd, &e);
+		if (++idle < 2000)
+			continue;
+		/* idle: sleep, longer the longer nothing happens */
+		sleep_us = sleep_us ? sleep_us * 2 : 5;
+		if (sleep_us > max_sleep_us)
+			sleep_us = max_sleep_us;
+		struct pollfd pf[1 + MAX_READERS];
+		int n = 0;
+		pf[n++] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		for (int i = 0; i < MAX_READERS; i++)
+			if (readers[i] >= 0)
+				pf[n++] = (struct pollfd){ .fd = readers[i], .events = POLLIN };
+		struct timespec ts = { 0, (long)sleep_us * 1000 };
+		ppoll(pf, (nfds_t)n, &ts, NULL);
+	}
+	fprintf(stderr, "nova-fpga-sgemu: MM2S %llu descriptors %llu packets, S2MM %llu "
+		"descriptors %llu packets, %u interrupts\n",
+		(unsigned long long)e.ch[0].descs, (unsigned long long)e.ch[0].packets,
+		(unsigned long long)e.ch[1].descs, (unsigned long long)e.ch[1].packets,
+		e.irq_count);
+	unlink(irq);
+	unlink(regs);
+	unlink(buf);
+	return 0;
+}

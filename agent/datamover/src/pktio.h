@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The board's data interface through AF_PACKET memory-mapped rings
+ * (Documentation/networking/packet_mmap.rst):
+ *  - receive: TPACKET_V3, a ring of blocks the kernel fills with many frames
+ *    and hands over whole (TP_STATUS_USER in the block header): one wake-up
+ *    and no system call per frame; a block is handed over when full or after
+ *    retire_blk_tov ms;
+ *  - send: a second socket with a TPACKET_V2 TX ring (fixed frames): frames
+ *    are written into the ring, marked TP_STATUS_SEND_REQUEST, and one
+ *    send() per batch hands them all to the kernel.  The TX socket is bound
+ *    with protocol 0, so it receives nothing; the RX socket ignores outgoing
+ *    frames (PACKET_IGNORE_OUTGOING, and sll_pkttype as a fallback).
+ * The kernel may take the 802.1Q tag off a received frame and report it in
+ * tp_vlan_tci with TP_STATUS_VLAN_VALID (veth and most drivers do): the
+ * callback gets the tag either way.
+ */
+#ifndef NOVA_FPGA_PKTIO_H
+#define NOVA_FPGA_PKTIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pktio_conf {
+	unsigned rx_block_size;   /* bytes (multiple of the page size) */
+	unsigned rx_block_nr;
+	unsigned rx_tov_ms;       /* retire_blk_tov */
+	unsigned tx_frame_size;   /* bytes per TX frame (>= 9,018 + header) */
+	unsigned tx_frame_nr;
+};
+
+struct pktio {
+	int rx_fd, tx_fd;
+	uint8_t *rx_ring;
+	size_t rx_ring_size;
+	unsigned rx_block_size, rx_block_nr, rx_next;
+	uint8_t *tx_ring;
+	size_t tx_ring_size;
+	unsigned tx_frame_size, tx_frame_nr, tx_next, tx_pending;
+	uint32_t tx_data_off;
+};
+
+void pktio_default_conf(struct pktio_conf *c);
+int pktio_open(struct pktio *p, const char *ifname, const struct pktio_conf *c,
+	       char *err, size_t errlen);
+void pktio_close(struct pktio *p);
+
+/* frame callback: tci < 0 when the kernel left the tag in the data (or there
+ * was none); wire_len the frame's length before any truncation */
+typedef void (*pktio_rx_fn)(void *ctx, const uint8_t *frame, uint32_t len,
+			    int tci, uint32_t wire_len);
+/* Process up to max_blocks ready blocks; returns frames seen. */
+unsigned pktio_rx(struct pktio *p, unsigned max_blocks, pktio_rx_fn fn, void *ctx);
+/* a ready block is waiting (no system call) */
+int pktio_rx_ready(const struct pktio *p);
+
+uint8_t *pktio_tx_alloc(struct pktio *p, uint32_t len);
+void pktio_tx_commit(struct pktio *p, uint32_t len);
+void pktio_tx_flush(struct pktio *p);
+/* PACKET_STATISTICS: drops since the last call */
+unsigned pktio_kernel_drops(struct pktio *p);
+
+#endif

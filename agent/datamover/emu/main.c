@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,8 +172,12 @@ int main(int argc, char **argv)
 			continue;
 		}
 		service_sockets(lfd, &e);
-		if (++idle < 2000)
+		/* nothing to do: let the mover (and the generator) have the
+		 * CPU; after a while, sleep */
+		if (++idle < 200) {
+			sched_yield();
 			continue;
+		}
 		/* idle: sleep, longer the longer nothing happens */
 		sleep_us = sleep_us ? sleep_us * 2 : 5;
 		if (sleep_us > max_sleep_us)

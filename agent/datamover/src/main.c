@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,7 +69,8 @@ static void usage(void)
 		"         --region NAME,regs=PATH,buf=PATH,phys=ADDR,size=BYTES[,irq=PATH]\n"
 		"                  [,regs-size=BYTES][,ring=N][,slot=BYTES][,length-width=BITS]\n"
 		"         [--region ...] [--route VLAN:REGION:EGRESS|-]... [--state FILE]\n"
-		"         [--max-frame BYTES] [--spin-us US] [--rx-block-size BYTES]\n"
+		"         [--max-frame BYTES] [--spin-us US] [--stall-us US]\n"
+		"         [--rx-block-size BYTES]\n"
 		"         [--rx-blocks N] [--rx-tov-ms MS] [--tx-frames N]\n");
 }
 
@@ -152,9 +154,9 @@ static void tx_flush(void *ctx)
 
 static const struct dm_tx_ops pktio_ops = { tx_alloc, tx_commit, tx_flush };
 
-static void on_frame(void *ctx, const uint8_t *f, uint32_t len, int tci, uint32_t wire_len)
+static int on_frame(void *ctx, const uint8_t *f, uint32_t len, int tci, uint32_t wire_len)
 {
-	dm_ingress(ctx, f, len, tci, wire_len);
+	return dm_ingress(ctx, f, len, tci, wire_len);
 }
 
 static void save_state(struct daemon *d)
@@ -295,7 +297,7 @@ int main(int argc, char **argv)
 	int nra = 0;
 	const char *routes[256];
 	int nroutes = 0;
-	unsigned max_frame = 9018, spin_us = 50;
+	unsigned max_frame = 9018, spin_us = 50, stall_us = 500;
 	struct pktio_conf pc;
 	pktio_default_conf(&pc);
 	for (int i = 1; i < argc; i++) {
@@ -322,6 +324,8 @@ int main(int argc, char **argv)
 			routes[nroutes++] = v;
 		else if (!strcmp(a, "--max-frame"))
 			max_frame = (unsigned)strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--stall-us"))
+			stall_us = (unsigned)strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--spin-us"))
 			spin_us = (unsigned)strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--rx-block-size"))
@@ -364,6 +368,7 @@ int main(int argc, char **argv)
 	dm_init(&d.m, ctr);
 	ctr->pid = (uint32_t)getpid();
 	d.m.max_frame = max_frame;
+	d.m.stall_ns = (uint64_t)stall_us * 1000u;
 	d.m.log = logmsg;
 	for (int k = 0; k < MAX_CLIENTS; k++)
 		d.cl[k].fd = -1;
@@ -442,12 +447,14 @@ int main(int argc, char **argv)
 		any_polling_only |= d.m.region[r].irq_fd < 0;
 	struct epoll_event ev[16];
 	while (!stopping) {
+		d.m.now_ns = now_ns();
 		uint32_t work = pktio_rx(&d.io, 16, on_frame, &d.m);
 		if (work)
 			dm_ingress_flush(&d.m);
 		work += dm_poll(&d.m, 256);
 		ctr_add(&g[DMG_POLL_ROUNDS], 1);
-		uint64_t t = (++round & 15) == 0 || !work ? now_ns() : 0;
+		uint64_t t = d.m.now_ns;
+		round++;
 		if ((round & 63) == 0) {
 			int n = epoll_wait(d.epfd, ev, 16, 0);
 			control_events(&d, ev, n > 0 ? n : 0);
@@ -461,8 +468,12 @@ int main(int argc, char **argv)
 			last_work = t ? t : last_work;
 			continue;
 		}
-		if (t - last_work < (uint64_t)spin_us * 1000u)
+		if (t - last_work < (uint64_t)spin_us * 1000u) {
+			/* busy-polling without progress: on a shared CPU the
+			 * engine (or the kernel's softirq) may be what we wait for */
+			sched_yield();
 			continue;
+		}
 		/* idle: acknowledge and re-arm interrupts, look once more (an
 		 * event between the last poll and the re-arm is not lost: the
 		 * interrupt is level-triggered and fires on re-arm), sleep */

@@ -108,8 +108,8 @@ void dm_reset_counters(struct dm_mover *m, int r)
 			ctr_set(&g->c[i], 0);
 }
 
-void dm_ingress(struct dm_mover *m, const uint8_t *f, uint32_t len, int tci,
-		uint32_t wire_len)
+int dm_ingress(struct dm_mover *m, const uint8_t *f, uint32_t len, int tci,
+	       uint32_t wire_len)
 {
 	uint64_t *g = m->ctr->g;
 	ctr_add(&g[DMG_RX_FRAMES], 1);
@@ -118,29 +118,29 @@ void dm_ingress(struct dm_mover *m, const uint8_t *f, uint32_t len, int tci,
 		/* the tag is in the data: 802.1Q TPID at bytes 12..13 */
 		if (len < 18 || ((uint32_t)f[12] << 8 | f[13]) != TPID_8021Q) {
 			ctr_add(&g[DMG_DROP_NO_ROUTE], 1);
-			return;
+			return 0;
 		}
 		tci = f[14] << 8 | f[15];
 	} else if (len < ETH_ALEN2 + 2) {
 		ctr_add(&g[DMG_DROP_NO_ROUTE], 1);
-		return;
+		return 0;
 	}
 	unsigned vlan = (unsigned)tci & 0x0FFF;
 	int r = __atomic_load_n(&m->route_region[vlan], __ATOMIC_RELAXED);
 	if (r < 0) {
 		ctr_add(&g[DMG_DROP_NO_ROUTE], 1);
-		return;
+		return 0;
 	}
 	struct dm_region *reg = &m->region[r];
 	if (wire_len > len) {
 		/* the ring truncated it: larger than any block */
 		ctr_add(&g[DMG_RX_TRUNCATED], 1);
 		ctr_add(&reg->c[DMC_DROP_OVERSIZE], 1);
-		return;
+		return 0;
 	}
 	if (reg->decoupled || !reg->healthy) {
 		ctr_add(&reg->c[reg->decoupled ? DMC_DROP_DECOUPLED : DMC_DROP_DMA_ERROR], 1);
-		return;
+		return 0;
 	}
 	/* the frame as the module sees it: MACs, then what followed the tag */
 	uint32_t tagged_len = in_data ? len : len + 4;
@@ -148,23 +148,37 @@ void dm_ingress(struct dm_mover *m, const uint8_t *f, uint32_t len, int tci,
 	uint32_t rest_len = tagged_len - 16;
 	if (tagged_len > m->max_frame) {
 		ctr_add(&reg->c[DMC_DROP_OVERSIZE], 1);
-		return;
+		return 0;
 	}
 	uint32_t meta = ((uint32_t)tci & 0xF000u);
 	if (m->route_egress[vlan] != DM_NO_VLAN)
 		meta |= DM_META_EGRESS | m->route_egress[vlan];
 	switch (sg_submit(&reg->dma, f, ETH_ALEN2, rest, rest_len, meta)) {
 	case SG_OK:
+		reg->full_since_ns = 0;
 		ctr_add(&reg->c[DMC_FRAMES_IN], 1);
 		ctr_add(&reg->c[DMC_BYTES_IN], ETH_ALEN2 + rest_len);
 		break;
 	case SG_FULL:
+		if (m->stall_ns) {
+			if (!reg->full_since_ns)
+				reg->full_since_ns = m->now_ns;
+			if (m->now_ns - reg->full_since_ns < m->stall_ns) {
+				/* the interface's ring holds it: the submitted frames
+				 * must start before we wait for them */
+				sg_tx_flush(&reg->dma);
+				/* offered again: counted once */
+				ctr_set(&g[DMG_RX_FRAMES], g[DMG_RX_FRAMES] - 1);
+				return 1;
+			}
+		}
 		ctr_add(&reg->c[DMC_DROP_RING_FULL], 1);
 		break;
 	case SG_OVERSIZE:
 		ctr_add(&reg->c[DMC_DROP_OVERSIZE], 1);
 		break;
 	}
+	return 0;
 }
 
 void dm_ingress_flush(struct dm_mover *m)

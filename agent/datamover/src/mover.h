@@ -25,6 +25,7 @@ struct dm_region {
 	int irq_fd;            /* UIO (or its emulated stand-in); -1: none */
 	uint64_t *c;           /* counters (the shared file's row) */
 	uint64_t last_reset_ns;
+	uint64_t full_since_ns;   /* MM2S ring full since (0: not full) */
 };
 
 /* where output goes: a slot to write a frame of len bytes into, NULL when
@@ -45,6 +46,11 @@ struct dm_mover {
 	const struct dm_tx_ops *tx;
 	void *tx_ctx;
 	uint32_t max_frame;    /* largest tagged frame accepted (9,018 B) */
+	/* A full MM2S ring holds the interface's RX ring (the frame waits
+	 * there, and so do the frames behind it) for up to stall_ns; after
+	 * that the region's frames are dropped (ring full) until it drains.
+	 * 0: drop at once.  now_ns: the main loop's clock, updated per round. */
+	uint64_t stall_ns, now_ns;
 	void (*log)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 };
 
@@ -65,8 +71,9 @@ void dm_reset_counters(struct dm_mover *m, int r);
 
 /* One frame from the interface.  tci: the tag the kernel took off
  * (TP_STATUS_VLAN_VALID), or -1 when the frame carries its tag (if any) in
- * its data. */
-void dm_ingress(struct dm_mover *m, const uint8_t *frame, uint32_t len, int tci,
+ * its data.  Returns 1 when the frame should be offered again later (its
+ * region's ring is full, within stall_ns), 0 when it was taken or dropped. */
+int dm_ingress(struct dm_mover *m, const uint8_t *frame, uint32_t len, int tci,
 		uint32_t wire_len);
 /* start everything submitted since the last call (one TAILDESC per region) */
 void dm_ingress_flush(struct dm_mover *m);

@@ -152,13 +152,21 @@ unsigned pktio_rx(struct pktio *p, unsigned max_blocks, pktio_rx_fn fn, void *ct
 	for (unsigned b = 0; b < max_blocks && pktio_rx_ready(p); b++) {
 		struct tpacket_block_desc *bd = block(p, p->rx_next);
 		uint32_t n = bd->hdr.bh1.num_pkts;
-		struct tpacket3_hdr *h = (struct tpacket3_hdr *)((uint8_t *)bd +
-					 bd->hdr.bh1.offset_to_first_pkt);
-		for (uint32_t i = 0; i < n; i++) {
+		struct tpacket3_hdr *h;
+		uint32_t i;
+		if (p->rx_resume_hdr) {
+			/* a frame the receiver could not take yet: start there */
+			h = p->rx_resume_hdr;
+			i = p->rx_resume_idx;
+		} else {
+			h = (struct tpacket3_hdr *)((uint8_t *)bd + bd->hdr.bh1.offset_to_first_pkt);
+			i = 0;
+		}
+		for (; i < n; i++) {
 			const struct sockaddr_ll *sll = (const struct sockaddr_ll *)
 				((uint8_t *)h + TPACKET_ALIGN(sizeof(*h)));
 			if (sll->sll_pkttype != PACKET_OUTGOING) {
-				int tci = -1;
+				int tci = -1, rc;
 				if (h->tp_status & TP_STATUS_VLAN_VALID) {
 					uint16_t tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) ?
 						h->hv1.tp_vlan_tpid : ETH_P_8021Q;
@@ -166,14 +174,20 @@ unsigned pktio_rx(struct pktio *p, unsigned max_blocks, pktio_rx_fn fn, void *ct
 					tci = tpid == ETH_P_8021Q ? (int)h->hv1.tp_vlan_tci : -2;
 				}
 				if (tci == -2)
-					fn(ctx, (const uint8_t *)"", 0, -1, 0);
+					rc = fn(ctx, (const uint8_t *)"", 0, -1, 0);
 				else
-					fn(ctx, (uint8_t *)h + h->tp_mac, h->tp_snaplen, tci,
-					   h->tp_len);
+					rc = fn(ctx, (uint8_t *)h + h->tp_mac, h->tp_snaplen, tci,
+						h->tp_len);
+				if (rc) {
+					p->rx_resume_hdr = h;
+					p->rx_resume_idx = i;
+					return frames;
+				}
 			}
 			frames++;
 			h = (struct tpacket3_hdr *)((uint8_t *)h + h->tp_next_offset);
 		}
+		p->rx_resume_hdr = NULL;
 		__atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
 		p->rx_next = (p->rx_next + 1) % p->rx_block_nr;
 	}

@@ -34,6 +34,8 @@ struct pktio {
 	uint8_t *rx_ring;
 	size_t rx_ring_size;
 	unsigned rx_block_size, rx_block_nr, rx_next;
+	void *rx_resume_hdr;      /* inside block rx_next: the frame to retry */
+	uint32_t rx_resume_idx;
 	uint8_t *tx_ring;
 	size_t tx_ring_size;
 	unsigned tx_frame_size, tx_frame_nr, tx_next, tx_pending;
@@ -46,8 +48,10 @@ int pktio_open(struct pktio *p, const char *ifname, const struct pktio_conf *c,
 void pktio_close(struct pktio *p);
 
 /* frame callback: tci < 0 when the kernel left the tag in the data (or there
- * was none); wire_len the frame's length before any truncation */
-typedef void (*pktio_rx_fn)(void *ctx, const uint8_t *frame, uint32_t len,
+ * was none); wire_len the frame's length before any truncation.  Returns 0
+ * when it took the frame, nonzero to be offered the same frame again on the
+ * next pktio_rx() (its destination is full for now: the RX ring holds it). */
+typedef int (*pktio_rx_fn)(void *ctx, const uint8_t *frame, uint32_t len,
 			    int tci, uint32_t wire_len);
 /* Process up to max_blocks ready blocks; returns frames seen. */
 unsigned pktio_rx(struct pktio *p, unsigned max_blocks, pktio_rx_fn fn, void *ctx);

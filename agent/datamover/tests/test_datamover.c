@@ -304,6 +304,32 @@ static void test_ring_full(void)
 	board_free(b);
 }
 
+static void test_ring_full_holds_then_drops(void)
+{
+	struct board *b = board_new(1, 8, 1 << 20);
+	dm_route_add(&b->m, 100, 0, 200);
+	b->m.stall_ns = 1000;
+	b->m.now_ns = 5000;
+	uint32_t len = make_frame(fbuf, 64, 0, 100, 1);
+	for (int k = 0; k < 7; k++)
+		CHECK_EQ(dm_ingress(&b->m, fbuf, len, -1, len), 0);
+	/* full: the frame stays in the interface's ring (offer it again) */
+	CHECK_EQ(dm_ingress(&b->m, fbuf, len, -1, len), 1);
+	b->m.now_ns += 999;
+	CHECK_EQ(dm_ingress(&b->m, fbuf, len, -1, len), 1);
+	CHECK_EQ(rc(b, 0, DMC_DROP_RING_FULL), 0);
+	CHECK_EQ(b->ctr.g[DMG_RX_FRAMES], 7);   /* a held frame counts once taken */
+	/* held too long: dropped and counted */
+	b->m.now_ns += 1;
+	CHECK_EQ(dm_ingress(&b->m, fbuf, len, -1, len), 0);
+	CHECK_EQ(rc(b, 0, DMC_DROP_RING_FULL), 1);
+	/* the engine drains it: taken again */
+	settle(b);
+	CHECK_EQ(dm_ingress(&b->m, fbuf, len, -1, len), 0);
+	CHECK_EQ(rc(b, 0, DMC_FRAMES_IN), 8);
+	board_free(b);
+}
+
 static void test_unknown_vlan(void)
 {
 	struct board *b = board_new(1, 8, 1 << 20);
@@ -567,6 +593,7 @@ int main(void)
 		{ "loopback_tags", test_loopback_tags },
 		{ "ring_wraparound", test_ring_wraparound },
 		{ "ring_full", test_ring_full },
+		{ "ring_full_holds_then_drops", test_ring_full_holds_then_drops },
 		{ "unknown_vlan", test_unknown_vlan },
 		{ "oversize_and_jumbo", test_oversize_and_jumbo },
 		{ "descriptor_errors", test_descriptor_errors },

@@ -59,8 +59,9 @@ class Counters:
         try:
             magic, version, nregions, pid = _HEADER.unpack_from(data, 0)
             if magic != MAGIC or version != VERSION:
-                raise DataMoverError('%s is not a data mover counters file '
-                                     '(version %d)' % (self.path, VERSION))
+                message = ('%s is not a data mover counters file (version %d)'
+                           % (self.path, VERSION))
+                raise DataMoverError(message)
             values = _GLOBAL.unpack_from(data, _HEADER.size)
             result = {'pid': pid,
                       'global': dict(zip(GLOBAL_COUNTERS, values)),
@@ -99,9 +100,11 @@ class Control:
                 answer += chunk
         lines = answer.decode().splitlines()
         if not lines or not lines[-1].startswith(('ok', 'error')):
-            raise DataMoverError('no answer to %r' % line)
+            message = 'no answer to %r' % line
+            raise DataMoverError(message)
         if lines[-1].startswith('error'):
-            raise DataMoverError('%s: %s' % (line, lines[-1][6:]))
+            message = '%s: %s' % (line, lines[-1][6:])
+            raise DataMoverError(message)
         return lines[:-1]
 
     def ping(self):
@@ -148,8 +151,10 @@ class Control:
 
 
 def binary(name='nova-fpga-datamover'):
-    """The built binary: $NOVA_FPGA_DATAMOVER_DIR, the source tree's build
-    directory, or PATH."""
+    """The built binary.
+
+    From $NOVA_FPGA_DATAMOVER_DIR, the source tree's build directory, or PATH.
+    """
     here = os.path.dirname(os.path.abspath(__file__))
     for directory in (os.environ.get('NOVA_FPGA_DATAMOVER_DIR'),
                       os.path.join(here, '..', 'datamover', 'build')):

@@ -10,9 +10,12 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The C data mover (agent/datamover): its C unit tests, and the daemon on
-a veth in a network namespace with the emulated scatter-gather AXI DMA
-(loopback) behind it, frames sent and captured on the peer."""
+"""The C data mover (agent/datamover).
+
+Its C unit tests, and the daemon on a veth in a network namespace with the
+emulated scatter-gather AXI DMA (loopback) behind it, frames sent and
+captured on the peer.
+"""
 import os
 import pathlib
 import secrets
@@ -44,7 +47,8 @@ _AUXDATA = struct.Struct('IIIHHHH')
 
 def test_c_unit_tests():
     """`make -C agent/datamover check`: builds with -Wall -Wextra -Werror and
-    runs the C unit tests against the in-process emulated engine."""
+    runs the C unit tests against the in-process emulated engine.
+    """
     result = subprocess.run(['make', '-C', str(SRC), 'check'],
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -61,7 +65,8 @@ def ip(*args):
 @pytest.fixture
 def link():
     """A board namespace holding the board end of a veth; the peer stays
-    here, where the test plays the network.  Deleted by name afterwards."""
+    here, where the test plays the network.  Deleted by name afterwards.
+    """
     tag = secrets.token_hex(3)
     netns, board_if, peer_if = 'nfdm-%s' % tag, 'nfdm%sb' % tag, \
         'nfdm%sp' % tag
@@ -86,7 +91,8 @@ def link():
 
 class Capture:
     """Frames arriving on an interface, the 802.1Q tag put back where the
-    kernel moved it into packet auxdata."""
+    kernel moved it into packet auxdata.
+    """
 
     def __init__(self, interface):
         self.frames = []
@@ -132,7 +138,8 @@ def _wait_for(predicate, what, timeout=10):
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
-            raise AssertionError('timed out waiting for %s' % what)
+            message = 'timed out waiting for %s' % what
+            raise AssertionError(message)
         time.sleep(0.02)
 
 

@@ -18,7 +18,9 @@
 The catalogue (nova_fpga/catalogue) is the one source of the module IDs,
 register maps and counters; from it come the Verilog offsets the modules
 include (hdl/rtl/generated/*_regs.vh), the Vivado module table
-(hdl/vivado/modules.tcl) and the register tables of hdl/README.md.  The
+(hdl/vivado/modules.tcl) and the register tables of the documentation
+(doc/source/reference/catalogue.rst, built by doc/ext/nova_fpga_docs.py
+from register_tables() here).  The
 reference shell's regions give one DFX partition wrapper each, from
 hdl/vivado/rtl/partition.v.in.  --catalogue-dir adds entries (an operator's
 modules), --out writes (or checks) under another directory.
@@ -38,9 +40,6 @@ from nova_fpga.contract import shell  # noqa: E402
 ME = 'hdl/generate.py'
 RTL = ROOT / 'hdl' / 'rtl'
 PARTITION_TEMPLATE = ROOT / 'hdl' / 'vivado' / 'rtl' / 'partition.v.in'
-README = 'hdl/README.md'
-_MARKED = re.compile(
-    r'(<!-- catalogue:([\w:]+) -->\n).*?(<!-- /catalogue -->)', re.DOTALL)
 
 
 def _shown(path):
@@ -204,7 +203,7 @@ def vivado_modules(cat):
     return '\n'.join(lines) + '\n'
 
 
-# -- hdl/README.md -------------------------------------------------------
+# -- the documentation's register tables ---------------------------------
 
 def _bits(field):
     if field.high == field.low:
@@ -256,8 +255,11 @@ def _generated(source):
     return '<!-- generated from %s by %s: do not edit -->' % (source, ME)
 
 
-def readme_tables(cat):
-    """Marker name -> the lines between the markers."""
+def register_tables(cat):
+    """Table name ('modules', 'common:registers', '<module>:registers') ->
+    its Markdown-style rows, which the documentation's catalogue page turns
+    into tables.
+    """
     tables = {'common:registers': [_generated(_shown(cat.common.path))]
               + TABLE_HEAD + [
         _row(r) for r in cat.common.registers] + [
@@ -287,18 +289,6 @@ def readme_tables(cat):
     return tables
 
 
-def readme(text, cat):
-    tables = readme_tables(cat)
-
-    def table(match):
-        lines = tables.get(match.group(2))
-        if lines is None:
-            raise SystemExit('%s: no catalogue table %s'
-                             % (README, match.group(2)))
-        return match.group(1) + '\n'.join(lines) + '\n' + match.group(3)
-    return _MARKED.sub(table, text)
-
-
 # -- all of it -----------------------------------------------------------
 
 def artefacts(cat, regions):
@@ -313,7 +303,6 @@ def artefacts(cat, regions):
                 classes_header(module)
     files['hdl/vivado/modules.tcl'] = vivado_modules(cat)
     files.update(partitions(regions))
-    files[README] = readme((ROOT / README).read_text(), cat)
     return files
 
 

@@ -37,8 +37,9 @@ FIGURE = 'figure'
 def realdata_path(*parts):
     path = REALDATA.joinpath(*parts)
     if not path.exists():
-        pytest.fail('real test data %s is missing: tests/data/realdata is part '
-                    'of the checkout (or NOVA_FPGA_REALDATA is wrong)' % path,
+        pytest.fail('real test data %s is missing: tests/data/realdata is '
+                    'part of the checkout (or NOVA_FPGA_REALDATA is wrong)'
+                    % path,
                     pytrace=False)
     return path
 

@@ -124,7 +124,7 @@ def test_fabric_outlives_the_agent(tmp_path):
 def test_decoupling_is_the_decoupler_hdl(emu):
     """The loaded module runs behind region_decoupler.v: DECERR comes from
     the HDL, and a frame the shell offers while decoupled waits for the
-    region to be coupled (hdl/README.md), then comes back.
+    region to be coupled (doc/source/contributor/hdl.rst), then comes back.
     """
     from nova_fpga_emulator import hdl_bridge
     emu.pcap_write(module_for('rp0'))

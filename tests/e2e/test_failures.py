@@ -67,7 +67,7 @@ def test_a_dead_board_keeps_its_servers_and_new_ones_go_elsewhere(
         assert shown['status'] == 'ACTIVE', shown
         host_status['agent killed'] = shown['host_status']
         # nova derives host_status from the nova-compute service's
-        # heartbeat; the proxy still serves the other board (README:
+        # heartbeat; the proxy still serves the other board (admin guide:
         # UNKNOWN would need the proxy silent, and then nothing would
         # report NOSTATE)
         assert shown['host_status'] == 'UP', shown

@@ -12,7 +12,7 @@
 
 """Everything hdl/generate.py writes from the module catalogue is current:
 the Verilog offsets, the Vivado module table, the partition wrappers and
-hdl/README.md's tables are never edited by hand, so a stale one fails."""
+the generated files are never edited by hand, so a stale one fails."""
 import subprocess
 import sys
 
@@ -28,7 +28,7 @@ EXPECTED = {'hdl/rtl/generated/common_regs.vh',
             'hdl/rtl/generated/vtc_regs.vh',
             'hdl/rtl/generated/vtc_classes.vh', 'hdl/vivado/modules.tcl',
             'hdl/vivado/rtl/rp0_partition.v',
-            'hdl/vivado/rtl/rp1_partition.v', 'hdl/README.md'}
+            'hdl/vivado/rtl/rp1_partition.v'}
 
 
 def generate(*args):

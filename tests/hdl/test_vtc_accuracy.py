@@ -72,7 +72,7 @@ NDPI_TO_VTC = {
     'NTP': 'ntp',
     'STUN': 'stun',
     # a later, more specific match refines these to TLS, as the vTC does
-    # (hdl/README.md, "Refinement")
+    # (doc/source/contributor/vtc.rst)
     'HTTP_Connect': 'tls',
     'SMTPS': 'tls',
 }

@@ -46,7 +46,8 @@ CLOUD_DISTRIBUTIONS = ('nova', 'glance', 'glance-store',
                        'openstack-placement', 'neutron', 'keystone')
 TOOLS = ('nova-fpga-devtools', 'nova-fpga-emulator')
 
-# What the board's Python can import, run in the board's virtualenv.
+# What the board's Python can import, run in the board's virtualenv (-I:
+# not the checkout's packages from the working directory).
 PROBE = '''
 import importlib.metadata as md
 import importlib.util
@@ -118,7 +119,7 @@ def board(tmp_path_factory):
     run([sys.executable, '-m', 'venv', '--without-pip', venv])
     pip_install(venv, src)
     base = time.monotonic() - began
-    probe = json.loads(run([venv / 'bin' / 'python', '-c', PROBE,
+    probe = json.loads(run([venv / 'bin' / 'python', '-I', '-c', PROBE,
                             ','.join(CLOUD), ','.join(CLOUD_DISTRIBUTIONS)]))
     without = agent_without_emulator(venv, probe['manifest'],
                                      top / 'noemu')
@@ -128,7 +129,7 @@ def board(tmp_path_factory):
     REPORT.append('board role install: venv + nova-fpga %.1f s, '
                   'nova-fpga-emulator %.1f s (pip cache warm)'
                   % (base, emulator))
-    probe = json.loads(run([venv / 'bin' / 'python', '-c', PROBE,
+    probe = json.loads(run([venv / 'bin' / 'python', '-I', '-c', PROBE,
                             ','.join(CLOUD),
                             ','.join(CLOUD_DISTRIBUTIONS + TOOLS)]))
     return {'venv': venv, 'without_emulator': without, 'probe': probe}

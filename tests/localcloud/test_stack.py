@@ -105,7 +105,7 @@ def test_placement_has_two_region_providers_under_each_board(cloud):
 
 
 def test_resource_provider_list_shows_boards_and_regions(admin, cloud):
-    """osc-placement is installed: the README's placement picture with
+    """osc-placement is installed: the install guide's placement picture with
     the CLI it names.
     """
     providers = admin.json('resource', 'provider', 'list')

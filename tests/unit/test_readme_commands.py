@@ -10,7 +10,8 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The README's demo command and the benchmark run and say the right things."""
+"""The README's two commands (`make demo`, `make test`) are what they say,
+and the demo and the benchmark run and say the right things."""
 import hashlib
 import pathlib
 import re
@@ -18,6 +19,30 @@ import subprocess
 import sys
 
 from tests.conftest import ROOT
+
+
+def _recipe(target):
+    """The prerequisites and recipe lines of a Makefile target."""
+    text = (ROOT / 'Makefile').read_text()
+    match = re.search(r'^%s:(.*)\n((?:\t.*\n)*)' % re.escape(target), text,
+                      re.M)
+    assert match, 'no target %s' % target
+    return match.group(1).split(), match.group(2)
+
+
+def test_the_two_commands_set_themselves_up():
+    """`make demo` runs tools/demo and `make test` the suite, both after
+    `make setup` (tools/setup-env), as the README says.
+    """
+    readme = (ROOT / 'README.md').read_text()
+    assert '`make demo`' in readme and '`make test`' in readme
+    for target in ('demo', 'test'):
+        prerequisites, _ = _recipe(target)
+        assert 'setup' in prerequisites, target
+    assert 'tools/setup-env' in _recipe('setup')[1]
+    assert 'tools/demo' in _recipe('demo')[1]
+    assert 'pytest tests/hdl -n 2' in _recipe('test')[1]
+    assert 'tests/functional' in _recipe('test')[1]
 
 
 def test_demo_runs_the_scenario_and_leaves_nothing_behind(tmp_path):

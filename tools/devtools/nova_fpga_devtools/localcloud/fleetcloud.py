@@ -237,7 +237,7 @@ class FleetCloud(localstack.Stack):
         meanwhile.  So the first proxy starts alone and reports every
         board; each later one starts with none and takes its share from it
         at its first resource update, as a returning proxy does
-        (README, "Several proxies"): timings['share to <proxy>'].
+        (doc/source/admin/proxies.rst): timings['share to <proxy>'].
         """
         began = time.monotonic()
         self.timings = {}

@@ -11,7 +11,7 @@
 # under the License.
 
 # The two commands of the README.  Both set up what they need first.
-.PHONY: demo test setup bench bench-scale timing pep8 generate devstack-check soak \
+.PHONY: demo test setup bench bench-rfc2544 bench-scale timing pep8 generate devstack-check soak \
 	board-sdist board-layer board-layer-build test-chain test-faults test-beyond-ci fuzz
 
 setup:
@@ -68,6 +68,13 @@ bench: setup
 # cloud's real services with two proxies and nova's fake driver beside them
 # (the floor): placement providers, periodic task per proxy, scheduling
 # time, create -> ACTIVE against the floor (minutes: not in `make test`)
+# RFC 2544 throughput and latency of the board's data path (issue 31; root,
+# not in CI): the C data mover with its engines, the Python path as the
+# reference.  TRIAL: seconds per trial (RFC 2544 asks 60).
+TRIAL ?= 10
+bench-rfc2544:
+	python3 benchmarks/rfc2544.py --trial-seconds $(TRIAL)
+
 bench-scale: setup
 	.venv/bin/python benchmarks/proxy_scale.py
 	.venv/bin/python benchmarks/cloud_scale.py

@@ -5,7 +5,7 @@
  *
  *   nova-fpga-sgemu --regs /dev/shm/R-regs --buf /dev/shm/R-buf --size BYTES
  *                   --phys ADDR --irq /dev/shm/R-irq [--length-width BITS]
- *                   [--max-sleep-us US]
+ *                   [--idle-sleep-us US] [--max-sleep-us US]
  *
  * It creates the register window (64 KiB, reset values published) and the DMA
  * buffer as files, then the interrupt node: a Unix SOCK_SEQPACKET socket that
@@ -15,8 +15,9 @@
  * uio_pdrv_genirq does.  The socket appears last: its existence means ready.
  * It removes all three on SIGTERM/SIGINT.
  *
- * It polls the window for the mover's stores (it cannot trap them): busy
- * while there is work, then sleeping up to --max-sleep-us between looks.
+ * It polls the window for the mover's stores (it cannot trap them) while
+ * there is work; when a look finds none it sleeps on its sockets, woken by
+ * the mover's doorbell (pg021.h, SGEMU_ASLEEP_OFF) or after --max-sleep-us.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -45,6 +47,13 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stopping = 1;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void *map_new(const char *path, size_t size)
@@ -94,7 +103,9 @@ static void service_sockets(int lfd, struct sgemu *e)
 			uint32_t v;
 			ssize_t n = recv(readers[i], &v, sizeof(v), MSG_DONTWAIT);
 			if (n == (ssize_t)sizeof(v)) {
-				sgemu_irqcontrol(e, v);   /* UIO write() */
+				/* UIO write(), or the mover's doorbell (a wake-up) */
+				if (v != SGEMU_DOORBELL)
+					sgemu_irqcontrol(e, v);
 				continue;
 			}
 			if (n == 0 || (n < 0 && errno != EAGAIN)) {
@@ -111,7 +122,8 @@ int main(int argc, char **argv)
 	const char *regs = NULL, *buf = NULL, *irq = NULL;
 	size_t size = 0;
 	uint64_t phys = 0;
-	unsigned lw = PG021_DEFAULT_LENGTH_WIDTH, max_sleep_us = 100;
+	unsigned lw = PG021_DEFAULT_LENGTH_WIDTH, max_sleep_us = 1000, idle_sleep_us = 0;
+	unsigned long long sleeps = 0;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		const char *a = argv[i], *v = argv[i + 1];
 		if (!strcmp(a, "--regs"))
@@ -126,12 +138,15 @@ int main(int argc, char **argv)
 			phys = strtoull(v, NULL, 0);
 		else if (!strcmp(a, "--length-width"))
 			lw = (unsigned)strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--idle-sleep-us"))
+			idle_sleep_us = (unsigned)strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--max-sleep-us"))
 			max_sleep_us = (unsigned)strtoul(v, NULL, 0);
 	}
 	if (!regs || !buf || !irq || !size) {
 		fprintf(stderr, "usage: nova-fpga-sgemu --regs FILE --buf FILE --size BYTES "
-			"--phys ADDR --irq SOCKET [--length-width BITS] [--max-sleep-us US]\n");
+			"--phys ADDR --irq SOCKET [--length-width BITS] [--idle-sleep-us US]\n"
+			"       [--max-sleep-us US]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -159,43 +174,64 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	unsigned idle = 0, sleep_us = 0;
+	/* Idle policy: the engine shares the host's CPUs with the mover and
+	 * the traffic generator, so it never spins.  While passes find work it
+	 * goes on at once (a batch of up to EMU_BATCH descriptors a channel a
+	 * pass); when one finds none it says it sleeps (SGEMU_ASLEEP_OFF, read
+	 * by the mover after its TAILDESC stores), looks once more, and sleeps
+	 * on its sockets until the mover's doorbell, an interrupt re-arm, or
+	 * --max-sleep-us (the IRQDelay timer and a mover that rings no bell).
+	 * --idle-sleep-us: wait that long before sleeping, polling with
+	 * sched_yield (0: sleep at once). */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	volatile uint32_t *asleep = &win[SGEMU_ASLEEP_OFF / 4];
 	unsigned long steps = 0;
+	uint64_t idle_since = 0;
 	while (!stopping) {
 		int w = sgemu_step(&e);
 		steps++;
 		if (w) {
-			idle = 0;
-			sleep_us = 0;
+			idle_since = 0;
 			if ((steps & 63) == 0)
 				service_sockets(lfd, &e);
 			continue;
 		}
 		service_sockets(lfd, &e);
-		/* nothing to do: let the mover (and the generator) have the
-		 * CPU; after a while, sleep */
-		if (++idle < 200) {
-			sched_yield();
+		if (idle_sleep_us) {
+			uint64_t t = mono_ns();
+			if (!idle_since)
+				idle_since = t;
+			if (t - idle_since < (uint64_t)idle_sleep_us * 1000u) {
+				sched_yield();
+				continue;
+			}
+		}
+		__atomic_store_n(asleep, 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (sgemu_step(&e)) {
+			__atomic_store_n(asleep, 0, __ATOMIC_RELAXED);
+			idle_since = 0;
 			continue;
 		}
-		/* idle: sleep, longer the longer nothing happens */
-		sleep_us = sleep_us ? sleep_us * 2 : 5;
-		if (sleep_us > max_sleep_us)
-			sleep_us = max_sleep_us;
 		struct pollfd pf[1 + MAX_READERS];
 		int n = 0;
 		pf[n++] = (struct pollfd){ .fd = lfd, .events = POLLIN };
 		for (int i = 0; i < MAX_READERS; i++)
 			if (readers[i] >= 0)
 				pf[n++] = (struct pollfd){ .fd = readers[i], .events = POLLIN };
-		struct timespec ts = { 0, (long)sleep_us * 1000 };
+		struct timespec ts = { (time_t)(max_sleep_us / 1000000u),
+				       (long)(max_sleep_us % 1000000u) * 1000 };
 		ppoll(pf, (nfds_t)n, &ts, NULL);
+		__atomic_store_n(asleep, 0, __ATOMIC_RELAXED);
+		sleeps++;
+		service_sockets(lfd, &e);
+		idle_since = 0;
 	}
 	fprintf(stderr, "nova-fpga-sgemu: MM2S %llu descriptors %llu packets, S2MM %llu "
-		"descriptors %llu packets, %u interrupts\n",
+		"descriptors %llu packets, %u interrupts, %llu sleeps\n",
 		(unsigned long long)e.ch[0].descs, (unsigned long long)e.ch[0].packets,
 		(unsigned long long)e.ch[1].descs, (unsigned long long)e.ch[1].packets,
-		e.irq_count);
+		e.irq_count, sleeps);
 	unlink(irq);
 	unlink(regs);
 	unlink(buf);

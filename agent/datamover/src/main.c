@@ -393,6 +393,9 @@ int main(int argc, char **argv)
 			logmsg("region %s: %s", a->name, r < 0 ? "duplicate" : d.m.region[r].dma.err);
 			return 1;
 		}
+		struct stat ist;
+		if (irq >= 0 && !fstat(irq, &ist) && S_ISSOCK(ist.st_mode))
+			d.m.region[r].dma.doorbell_fd = irq;   /* the emulated engine */
 		if (dm_region_start(&d.m, r))
 			return 1;
 		logmsg("region %s: %u descriptors a direction, %u-byte slots, buffer 0x%llx+%zu%s",

@@ -27,6 +27,15 @@
 #define PG021_TAILDESC        0x10u  /* MM2S_TAILDESC 10h / S2MM_TAILDESC 40h */
 #define PG021_TAILDESC_MSB    0x14u  /* 14h / 44h */
 #define PG021_SG_CTL          0x2Cu  /* multichannel mode only */
+/* Emulation only (never touched on a board): the emulated engine
+ * (emu/, nova-fpga-sgemu) cannot see stores, so it polls the window; when it
+ * has nothing to do it sleeps and says so in this word, beyond the AXI DMA's
+ * registers.  A mover whose interrupt node is the engine's socket (not a
+ * /dev/uioN) reads it after each TAILDESC store and, when set, rings the
+ * engine with a 4-byte SGEMU_DOORBELL write on that socket, so the engine
+ * need neither spin nor wake on a timer to see new descriptors. */
+#define SGEMU_ASLEEP_OFF   0x1000u
+#define SGEMU_DOORBELL     0xD00Bu
 #define PG021_WINDOW_BYTES    0x10000u /* the AXI-Lite window the shell maps
                                           (64 KiB address range) */
 

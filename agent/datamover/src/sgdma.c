@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint32_t desc_phys(const struct sg_dma *d, const struct sg_ring *r,
 			  uint32_t i)
@@ -33,6 +34,7 @@ int sg_init(struct sg_dma *d, volatile uint32_t *regs, uint8_t *buf,
 	    unsigned length_width)
 {
 	memset(d, 0, sizeof(*d));
+	d->doorbell_fd = -1;
 	d->regs = regs;
 	d->buf = buf;
 	d->phys = phys;
@@ -91,6 +93,8 @@ void sg_free(struct sg_dma *d)
 	d->tx_meta = d->meta_fifo = NULL;
 }
 
+static void doorbell(struct sg_dma *d);
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -108,9 +112,26 @@ static int wait_reg(struct sg_dma *d, uint32_t off, uint32_t mask, uint32_t want
 			return 0;
 		if (d->wait_hook)
 			d->wait_hook(d->wait_ctx);
+		if (i == 0)
+			doorbell(d);
 		if ((i & 63) == 63 && now_s() > deadline)
 			return -1;
 	}
+}
+
+/* emulation only (see pg021.h): the store before must be visible before the
+ * engine's flag is read, and the engine sets its flag before it looks at
+ * TAILDESC a last time (both sides: full barrier) */
+static void doorbell(struct sg_dma *d)
+{
+	if (d->doorbell_fd < 0)
+		return;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&d->regs[SGEMU_ASLEEP_OFF / 4], __ATOMIC_RELAXED))
+		return;
+	uint32_t v = SGEMU_DOORBELL;
+	if (write(d->doorbell_fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+		d->doorbells++;
 }
 
 static void ring_build(struct sg_dma *d, struct sg_ring *r)
@@ -181,6 +202,7 @@ int sg_start(struct sg_dma *d)
 	d->rx.tail_written = d->rx.prod;
 	reg_wr(d->regs, PG021_S2MM + PG021_TAILDESC_MSB, 0);
 	reg_wr(d->regs, PG021_S2MM + PG021_TAILDESC, desc_phys(d, &d->rx, d->rx.prod - 1));
+	doorbell(d);
 	reg_wr(d->regs, PG021_MM2S + PG021_TAILDESC_MSB, 0);
 	d->running = 1;
 	return 0;
@@ -223,6 +245,7 @@ void sg_tx_flush(struct sg_dma *d)
 	d->tx.tail_written = d->tx.prod;
 	/* reg_wr: barrier, then the store; the descriptors are visible first */
 	reg_wr(d->regs, PG021_MM2S + PG021_TAILDESC, desc_phys(d, &d->tx, d->tx.prod - 1));
+	doorbell(d);
 }
 
 uint32_t sg_tx_reap(struct sg_dma *d, uint32_t *errors)
@@ -298,6 +321,7 @@ uint32_t sg_rx_poll(struct sg_dma *d, uint32_t budget, sg_deliver_fn deliver,
 	if (d->rx.prod != d->rx.tail_written && d->running) {
 		d->rx.tail_written = d->rx.prod;
 		reg_wr(d->regs, PG021_S2MM + PG021_TAILDESC, desc_phys(d, &d->rx, d->rx.prod - 1));
+		doorbell(d);
 	}
 	return done;
 }

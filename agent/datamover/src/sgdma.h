@@ -53,6 +53,11 @@ struct sg_dma {
 	/* called while waiting for a register to change (reset): tests step the
 	 * in-process emulated engine here; NULL on a board */
 	void (*wait_hook)(void *ctx);
+	/* emulation only: the emulated engine's socket, rung after a TAILDESC
+	 * store while the engine sleeps (pg021.h, SGEMU_ASLEEP_OFF); -1 on a
+	 * board */
+	int doorbell_fd;
+	uint64_t doorbells;
 	void *wait_ctx;
 	char err[160];            /* last error, for the log */
 };

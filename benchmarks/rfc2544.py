@@ -304,8 +304,12 @@ class Runner:
             if hi - lo <= self.args.resolution * hi:
                 break
             if best is None:
-                # nothing passed yet: below what came back when overloaded
-                rate = max(hint * 0.95 if hint else hi / 4, hi / 1024)
+                # nothing passed yet: after the ceiling, just below what
+                # came back overloaded; then halve
+                if trials == 1 and hint:
+                    rate = max(hint * 0.9, hi / 1024)
+                else:
+                    rate = rate / 2
                 if rate >= hi:
                     rate = hi / 2
             else:

@@ -297,7 +297,7 @@ int main(int argc, char **argv)
 	int nra = 0;
 	const char *routes[256];
 	int nroutes = 0;
-	unsigned max_frame = 9018, spin_us = 50, stall_us = 500;
+	unsigned max_frame = 9018, spin_us = 50, stall_us = 2000;
 	struct pktio_conf pc;
 	pktio_default_conf(&pc);
 	for (int i = 1; i < argc; i++) {

@@ -251,6 +251,14 @@ class PythonPath:
     def pids(self):
         return {'mover': self.proc.pid}
 
+    def fresh(self):
+        """A new process (a new socket) for each trial: one frame at a time,
+        it would still be working through an overloaded trial's 8 MiB
+        socket buffer when the next trial starts.
+        """
+        stop(self.proc)
+        self.__enter__()
+
     def __exit__(self, *exc):
         stop(self.proc)
 
@@ -262,6 +270,8 @@ class Runner:
 
     def trial(self, path, size, rate, seconds):
         self.trial_no += 1
+        if hasattr(path, 'fresh'):
+            path.fresh()
         pids = path.pids()
         before = {k: run_ns(p) for k, p in pids.items()}
         out = subprocess.run(

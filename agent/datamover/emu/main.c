@@ -6,6 +6,8 @@
  *   nova-fpga-sgemu --regs /dev/shm/R-regs --buf /dev/shm/R-buf --size BYTES
  *                   --phys ADDR --irq /dev/shm/R-irq [--length-width BITS]
  *                   [--idle-sleep-us US] [--max-sleep-us US]
+ *                   [--module loopback|vtc --module-lib LIBREGION.so
+ *                    [--axil ADDR=VALUE]...]
  *
  * It creates the register window (64 KiB, reset values published) and the DMA
  * buffer as files, then the interrupt node: a Unix SOCK_SEQPACKET socket that
@@ -18,6 +20,14 @@
  * It polls the window for the mover's stores (it cannot trap them) while
  * there is work; when a look finds none it sleeps on its sockets, woken by
  * the mover's doorbell (pg021.h, SGEMU_ASLEEP_OFF) or after --max-sleep-us.
+ *
+ * Without --module the module behind the DMA is a loopback FIFO.  With it,
+ * each MM2S packet goes to the Verilated module (the repo's Verilator bridge,
+ * module.h: --module-lib is the libregion.so hdl_bridge.py built for that
+ * module in its slot) and each frame the module sends is written to the next
+ * S2MM descriptors; --axil writes the module's registers (AXI4-Lite) before
+ * the DMA starts, as the agent would (e.g. the vTC's POLICY entries).  The
+ * simulated cycles and frame counts are published at SGEMU_STATS_OFF.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "module.h"
 #include "sgemu.h"
 
 #define MAX_READERS 4
@@ -124,9 +135,18 @@ int main(int argc, char **argv)
 	uint64_t phys = 0;
 	unsigned lw = PG021_DEFAULT_LENGTH_WIDTH, max_sleep_us = 1000, idle_sleep_us = 0;
 	unsigned long long sleeps = 0;
+	const char *module = NULL, *module_lib = NULL;
+	const char *axil[64];
+	int naxil = 0;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		const char *a = argv[i], *v = argv[i + 1];
-		if (!strcmp(a, "--regs"))
+		if (!strcmp(a, "--module"))
+			module = v;
+		else if (!strcmp(a, "--module-lib"))
+			module_lib = v;
+		else if (!strcmp(a, "--axil") && naxil < 64)
+			axil[naxil++] = v;
+		else if (!strcmp(a, "--regs"))
 			regs = v;
 		else if (!strcmp(a, "--buf"))
 			buf = v;
@@ -146,7 +166,12 @@ int main(int argc, char **argv)
 	if (!regs || !buf || !irq || !size) {
 		fprintf(stderr, "usage: nova-fpga-sgemu --regs FILE --buf FILE --size BYTES "
 			"--phys ADDR --irq SOCKET [--length-width BITS] [--idle-sleep-us US]\n"
-			"       [--max-sleep-us US]\n");
+			"       [--max-sleep-us US] [--module loopback|vtc --module-lib FILE\n"
+			"       [--axil ADDR=VALUE]...]\n");
+		return 2;
+	}
+	if (module && (!module_lib || (strcmp(module, "loopback") && strcmp(module, "vtc")))) {
+		fprintf(stderr, "nova-fpga-sgemu: --module loopback|vtc needs --module-lib\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -162,6 +187,37 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	e.irq_fire = fire;
+
+	static struct emu_module mops;
+	struct vmod *vm = NULL;
+	volatile uint64_t *stats = (volatile uint64_t *)&win[SGEMU_STATS_OFF / 4];
+	if (module) {
+		char err[512];
+		vm = vmod_open(module_lib, &mops, err, sizeof(err));
+		if (!vm) {
+			fprintf(stderr, "nova-fpga-sgemu: %s: %s\n", module, err);
+			return 1;
+		}
+		for (int i = 0; i < naxil; i++) {
+			char *eq;
+			unsigned long addr = strtoul(axil[i], &eq, 0);
+			if (*eq != '=') {
+				fprintf(stderr, "nova-fpga-sgemu: --axil %s: ADDR=VALUE\n", axil[i]);
+				return 2;
+			}
+			int resp = vmod_axil_write(vm, (uint32_t)addr,
+						   (uint32_t)strtoul(eq + 1, NULL, 0));
+			if (resp) {
+				fprintf(stderr, "nova-fpga-sgemu: --axil %s: response %d\n",
+					axil[i], resp);
+				return 1;
+			}
+		}
+		if (sgemu_set_module(&e, &mops)) {
+			fprintf(stderr, "nova-fpga-sgemu: out of memory\n");
+			return 1;
+		}
+	}
 
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	if (strlen(irq) >= sizeof(a.sun_path))
@@ -190,6 +246,13 @@ int main(int argc, char **argv)
 	while (!stopping) {
 		int w = sgemu_step(&e);
 		steps++;
+		if (vm && w) {
+			uint64_t fin, fout;
+			vmod_counts(vm, &fin, &fout);
+			__atomic_store_n(&stats[0], vmod_cycles(vm), __ATOMIC_RELAXED);
+			__atomic_store_n(&stats[1], fin, __ATOMIC_RELAXED);
+			__atomic_store_n(&stats[2], fout, __ATOMIC_RELAXED);
+		}
 		if (w) {
 			idle_since = 0;
 			if ((steps & 63) == 0)
@@ -232,6 +295,15 @@ int main(int argc, char **argv)
 		(unsigned long long)e.ch[0].descs, (unsigned long long)e.ch[0].packets,
 		(unsigned long long)e.ch[1].descs, (unsigned long long)e.ch[1].packets,
 		e.irq_count, sleeps);
+	if (vm) {
+		uint64_t fin, fout;
+		vmod_counts(vm, &fin, &fout);
+		fprintf(stderr, "nova-fpga-sgemu: module %s: %llu frames in, %llu out, "
+			"%llu cycles\n", module, (unsigned long long)fin,
+			(unsigned long long)fout, (unsigned long long)vmod_cycles(vm));
+		vmod_close(vm);
+	}
+	sgemu_free(&e);
 	unlink(irq);
 	unlink(regs);
 	unlink(buf);

@@ -37,6 +37,9 @@ static void core_reset(struct sgemu *e)
 	e->mm2s_len = 0;
 	e->mm2s_in_pkt = e->mm2s_too_big = 0;
 	e->s2mm_off = 0;
+	e->module_busy = 0;
+	if (e->module)
+		e->module->flush(e->module->ctx);
 }
 
 static uint32_t visible(const struct sgemu *e, uint32_t off)
@@ -212,7 +215,59 @@ int sgemu_init(struct sgemu *e, volatile uint32_t *win, uint8_t *buf,
 void sgemu_free(struct sgemu *e)
 {
 	free(e->fifo);
+	free(e->mm2s_pkt);
 	e->fifo = NULL;
+	e->mm2s_pkt = NULL;
+}
+
+int sgemu_set_module(struct sgemu *e, const struct emu_module *m)
+{
+	if (!e->mm2s_pkt && !(e->mm2s_pkt = malloc(EMU_MAX_PKT)))
+		return -1;
+	e->module = m;
+	return 0;
+}
+
+/* frames in the FIFO (the module's output queue, or the loopback) */
+static uint32_t fifo_used(const struct sgemu *e)
+{
+	return e->fifo_tail - e->fifo_head;
+}
+
+/* room for one more MM2S packet: with a module, what it holds and what
+ * waits for S2MM are bounded together */
+static int mm2s_room(const struct sgemu *e)
+{
+	if (!e->module)
+		return fifo_used(e) < EMU_FIFO_PKTS;
+	return e->module->held(e->module->ctx) + fifo_used(e) < EMU_FIFO_PKTS;
+}
+
+/* run the module over what MM2S pushed, move its output into the FIFO */
+static int run_module(struct sgemu *e)
+{
+	const struct emu_module *m = e->module;
+	int n = 0;
+	if (!m)
+		return 0;
+	if (e->module_busy) {
+		n += m->run(m->ctx);
+		e->module_busy = 0;
+	}
+	while (fifo_used(e) < EMU_FIFO_PKTS) {
+		uint32_t slot = e->fifo_tail % EMU_FIFO_PKTS;
+		int64_t len = m->pull(m->ctx, e->fifo[slot], EMU_MAX_PKT);
+		if (len == -1)
+			break;
+		n++;
+		if (len < 0) {
+			e->module_drops++;
+			continue;
+		}
+		e->fifo_len[slot] = (uint32_t)len;
+		e->fifo_tail++;
+	}
+	return n;
 }
 
 /* a completed packet (EOF): IRQThreshold countdown, else the delay timer */
@@ -287,7 +342,7 @@ static int run_mm2s(struct sgemu *e)
 	int n = 0;
 	while (n < EMU_BATCH && c->active && (c->dmacr & DMACR_RS)) {
 		/* backpressure: a new packet needs room in the module */
-		if (!e->mm2s_in_pkt && e->fifo_tail - e->fifo_head == EMU_FIFO_PKTS)
+		if (!e->mm2s_in_pkt && !mm2s_room(e))
 			break;
 		volatile struct pg021_desc *d = fetch(e, c);
 		if (!d)
@@ -313,13 +368,17 @@ static int run_mm2s(struct sgemu *e)
 			if (e->mm2s_len + len > EMU_MAX_PKT)
 				e->mm2s_too_big = 1;
 			else
-				memcpy(e->fifo[e->fifo_tail % EMU_FIFO_PKTS] + e->mm2s_len, src, len);
+				memcpy((e->module ? e->mm2s_pkt : e->fifo[e->fifo_tail % EMU_FIFO_PKTS]) +
+				       e->mm2s_len, src, len);
 			e->mm2s_len += len;
 		}
 		desc_wr(&d->status, DESC_STS_CMPLT | (len & DESC_STS_LEN_MASK));
 		if ((ctrl & DESC_CTRL_EOF) && e->mm2s_in_pkt) {
 			if (e->mm2s_too_big) {
 				e->module_drops++;
+			} else if (e->module) {
+				e->module->push(e->module->ctx, e->mm2s_pkt, e->mm2s_len);
+				e->module_busy = 1;
 			} else {
 				e->fifo_len[e->fifo_tail % EMU_FIFO_PKTS] = e->mm2s_len;
 				e->fifo_tail++;
@@ -406,6 +465,7 @@ int sgemu_step(struct sgemu *e)
 {
 	int work = poll_stores(e);
 	work += run_mm2s(e);
+	work += run_module(e);
 	work += run_s2mm(e);
 	eval_irq(e);
 	publish(e);

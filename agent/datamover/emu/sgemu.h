@@ -29,6 +29,25 @@
 #define EMU_MAX_PKT   16384    /* largest packet the module takes */
 #define EMU_BATCH     64       /* descriptors per channel per step */
 
+/* A module behind the DMA other than the built-in loopback FIFO (the
+ * Verilated modules, emu/module.c; tests: a fake).  MM2S packets are pushed
+ * into it whole; what it sends is pulled into the FIFO that feeds S2MM. */
+struct emu_module {
+	void *ctx;
+	/* take a whole packet (the stream's TLAST beat) */
+	void (*push)(void *ctx, const uint8_t *data, uint32_t len);
+	/* run it until what was pushed went through; returns work done */
+	int (*run)(void *ctx);
+	/* packets pushed or sent and not yet pulled (backpressure) */
+	uint32_t (*held)(void *ctx);
+	/* the oldest output packet into buf: its length, -1 none, -2 larger
+	 * than cap (then dropped) */
+	int64_t (*pull)(void *ctx, uint8_t *buf, uint32_t cap);
+	/* the DMA's reset: the stream data in flight is lost (the module's
+	 * own state, e.g. its registers, is not: its reset is the region's) */
+	void (*flush)(void *ctx);
+};
+
 struct emu_chan {
 	uint32_t base;         /* 0x00 MM2S, 0x30 S2MM */
 	uint32_t dmacr, dmasr, curdesc, taildesc;
@@ -56,6 +75,9 @@ struct sgemu {
 	int mm2s_in_pkt, mm2s_too_big;
 	uint32_t s2mm_off;     /* bytes of the head packet already written */
 	uint64_t module_drops; /* packets larger than EMU_MAX_PKT */
+	const struct emu_module *module; /* NULL: the loopback FIFO */
+	uint8_t *mm2s_pkt;     /* with a module: the packet MM2S assembles */
+	int module_busy;       /* pushed since the module last ran */
 	/* UIO semantics (uio_pdrv_genirq): the interrupt is masked after it
 	 * fires until irqcontrol(1); the count counts interrupts taken */
 	int irq_enabled;
@@ -75,6 +97,8 @@ void sgemu_free(struct sgemu *e);
 /* One pass: stores seen, descriptors processed, interrupt evaluated.
  * Returns the work done (0: nothing to do). */
 int sgemu_step(struct sgemu *e);
+/* put a module behind the DMA (before the first step) */
+int sgemu_set_module(struct sgemu *e, const struct emu_module *m);
 /* UIO write(): 1 unmasks the interrupt, 0 masks it */
 void sgemu_irqcontrol(struct sgemu *e, uint32_t value);
 /* the module emits a packet of its own (tests: S2MM packets spanning

@@ -36,6 +36,10 @@
  * need neither spin nor wake on a timer to see new descriptors. */
 #define SGEMU_ASLEEP_OFF   0x1000u
 #define SGEMU_DOORBELL     0xD00Bu
+/* emulation only: with a Verilated module (nova-fpga-sgemu --module), the
+ * engine publishes 64-bit counts here for the benchmark: simulated clock
+ * cycles, frames into and out of the module */
+#define SGEMU_STATS_OFF    0x1100u
 #define PG021_WINDOW_BYTES    0x10000u /* the AXI-Lite window the shell maps
                                           (64 KiB address range) */
 

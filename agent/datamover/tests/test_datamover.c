@@ -583,6 +583,103 @@ static void test_control(void)
 	board_free(b);
 }
 
+/* ---- a module behind the DMA (sgemu --module's hook) ---------------------- */
+struct fake_module {
+	uint8_t pkt[64][10000];
+	uint32_t len[64];
+	unsigned in, ran, out;   /* pushed, run through, pulled */
+	unsigned runs, flushes;
+};
+
+static void fm_push(void *ctx, const uint8_t *d, uint32_t len)
+{
+	struct fake_module *m = ctx;
+	memcpy(m->pkt[m->in % 64], d, len);
+	m->len[m->in % 64] = len;
+	m->in++;
+}
+
+static int fm_run(void *ctx)
+{
+	struct fake_module *m = ctx;
+	/* the "module": complements every byte after the MAC addresses */
+	for (; m->ran < m->in; m->ran++)
+		for (uint32_t i = 12; i < m->len[m->ran % 64]; i++)
+			m->pkt[m->ran % 64][i] ^= 0xFF;
+	m->runs++;
+	return 1;
+}
+
+static uint32_t fm_held(void *ctx)
+{
+	struct fake_module *m = ctx;
+	return m->in - m->out;
+}
+
+static int64_t fm_pull(void *ctx, uint8_t *buf, uint32_t cap)
+{
+	struct fake_module *m = ctx;
+	if (m->out == m->ran)
+		return -1;
+	uint32_t len = m->len[m->out % 64];
+	m->out++;
+	if (len > cap)
+		return -2;
+	memcpy(buf, m->pkt[(m->out - 1) % 64], len);
+	return len;
+}
+
+static void fm_flush(void *ctx)
+{
+	struct fake_module *m = ctx;
+	m->ran = m->out = m->in;
+	m->flushes++;
+}
+
+static void test_module_behind_dma(void)
+{
+	struct board *b = board_new(1, 16, 1 << 20);
+	static struct fake_module fm;
+	memset(&fm, 0, sizeof(fm));
+	const struct emu_module ops = { &fm, fm_push, fm_run, fm_held, fm_pull, fm_flush };
+	CHECK_EQ(sgemu_set_module(&b->e[0], &ops), 0);
+	dm_route_add(&b->m, 100, 0, 200);
+	static uint8_t want[10000];
+	unsigned sent = 0;
+	uint32_t sizes[] = { 60, 1514, 9018, 64, 200 };
+	for (int round = 0; round < 6; round++) {
+		for (unsigned k = 0; k < 5; k++, sent++) {
+			uint32_t len = make_frame(fbuf, sizes[k], 2, 100, (uint8_t)sent);
+			dm_ingress(&b->m, fbuf, len, -1, len);
+		}
+		settle(b);
+	}
+	CHECK_EQ(b->sink.n, sent);
+	CHECK_EQ(fm.in, sent);
+	CHECK_EQ(fm.out, sent);
+	CHECK(fm.runs > 0 && fm.runs <= 2 * sent);
+	int same = 1;
+	for (unsigned k = 0; k < sent && k < b->sink.n; k++) {
+		/* the module saw the frame untagged: its bytes 12.. complemented,
+		 * then the mover put the egress tag in front of them */
+		uint32_t len = make_frame(fbuf, sizes[k % 5], 2, 100, (uint8_t)k);
+		memcpy(want, fbuf, 12);
+		want[12] = 0x81;
+		want[13] = 0;
+		want[14] = (2 << 5) | (200 >> 8);
+		want[15] = 200 & 0xFF;
+		for (uint32_t i = 16; i < len; i++)
+			want[i] = fbuf[i] ^ 0xFF;
+		same &= b->sink.len[k] == len && !memcmp(b->sink.frame[k], want, len);
+	}
+	CHECK(same);
+	/* a DMA reset flushes the module's stream data */
+	reg_wr(b->win[0], PG021_MM2S + PG021_DMACR, DMACR_RESET);
+	sgemu_step(&b->e[0]);
+	CHECK_EQ(fm.flushes, 1);
+	board_free(b);
+}
+
 int main(void)
 {
 	struct {
@@ -601,6 +698,7 @@ int main(void)
 		{ "interrupts", test_interrupts },
 		{ "decouple", test_decouple },
 		{ "control", test_control },
+		{ "module_behind_dma", test_module_behind_dma },
 	};
 	for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		int before = failures;

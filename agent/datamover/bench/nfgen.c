@@ -313,6 +313,10 @@ int main(int argc, char **argv)
 				send(tx, NULL, 0, MSG_DONTWAIT);
 				sends++;
 				batch = 0;
+				/* behind a rate the host cannot offer, `due` runs
+				 * far ahead: the deadline holds here too */
+				if (now_mono() > deadline)
+					break;
 			}
 		}
 		if (batch) {

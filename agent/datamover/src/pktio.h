@@ -3,10 +3,10 @@
  * The board's data interface through AF_PACKET memory-mapped rings
  * (Documentation/networking/packet_mmap.rst):
  *  - receive, either of
- *    - TPACKET_V2 (the default): a ring of fixed frames, each handed over as
+ *    - TPACKET_V2 (--rx-ring v2): a ring of fixed frames, each handed over as
  *      soon as the kernel wrote it (TP_STATUS_USER in its header): no system
  *      call per frame either, and a frame waits for nothing but the mover;
- *    - TPACKET_V3: a ring of blocks the kernel fills with many frames and
+ *    - TPACKET_V3 (the default): a ring of blocks the kernel fills with many frames and
  *      hands over whole (TP_STATUS_USER in the block header): one wake-up a
  *      block, but a block is handed over only when full or after
  *      retire_blk_tov ms (>= 1), so at low rates a frame waits up to 1 ms;
@@ -29,7 +29,7 @@
 #define PKTIO_RX_V3 3
 
 struct pktio_conf {
-	unsigned rx_version;      /* PKTIO_RX_V2 or PKTIO_RX_V3 */
+	unsigned rx_version;      /* PKTIO_RX_V3 (default) or PKTIO_RX_V2 */
 	unsigned rx_frame_size;   /* V2: bytes per frame (>= 9,018 + headers) */
 	unsigned rx_frame_nr;     /* V2: frames in the ring */
 	unsigned rx_block_size;   /* V3: bytes (multiple of the page size) */

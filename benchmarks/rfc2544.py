@@ -358,9 +358,19 @@ class Runner:
         lo, best, rate, hint, trials = 0.0, None, hi, None, 0
         bracketed = False   # a failure below the ceiling
         self.generator_short = False
+        self.retried = 0
         while trials < self.args.max_trials:
             r = self.trial(path, size, rate, seconds)
             trials += 1
+            # a small loss on a shared host is often another task's time
+            # slice, not the path's limit: such a trial is repeated (up to
+            # --retries times) and the rate fails only if every one loses
+            for _ in range(self.args.retries):
+                if r['passed'] or not 0 < r['lost'] <= 0.01 * r['sent']:
+                    break
+                self.retried += 1
+                r = self.trial(path, size, rate, seconds)
+                trials += 1
             # failed with nothing lost: the generator could not offer it
             self.generator_short |= (not r['passed'] and r['lost'] == 0
                                      and r['wrong_vlan'] == 0)
@@ -390,7 +400,8 @@ class Runner:
     def measure(self, path, size):
         rate, best, trials = self.throughput(path, size)
         result = {'size': size, 'throughput_pps': rate, 'trials': trials,
-                  'generator_limited': self.generator_short}
+                  'generator_limited': self.generator_short,
+                  'retried': self.retried}
         if not rate:
             return result
         lat = self.trial(path, size, rate, self.args.trial_seconds)
@@ -463,7 +474,11 @@ def main():
                         help='highest rate tried for the Python path')
     parser.add_argument('--resolution', type=float, default=0.02,
                         help='binary search stops within this fraction')
-    parser.add_argument('--max-trials', type=int, default=12)
+    parser.add_argument('--max-trials', type=int, default=14)
+    parser.add_argument('--retries', type=int, default=1,
+                        help='repeats of a trial that lost at most 1%% of '
+                        'its frames before its rate counts as failed (0: '
+                        'strict RFC 2544)')
     parser.add_argument('--drain-ms', type=int, default=300)
     parser.add_argument('--mover-cpus', default='1',
                         help='taskset CPU list for the mover ("" for none)')
@@ -561,10 +576,13 @@ def report(args, sizes, engines, results, notes, hz, perf, started,
         'trial %.1f s (RFC 2544 asks 60 s), zero loss; first trial at '
         '%.2fx 1 GbE line rate (Python path: %.2fx), then doubling from the '
         'first pass and binary search to within %.0f%%, at most %d trials; '
+        'a trial that lost <= 1%% is repeated up to %d time(s) and its rate '
+        'fails only if every one loses (a shared host: another task\'s time '
+        'slice is not the path\'s limit; --retries 0 is strict); '
         'latency: one more trial at the throughput rate, every frame' % (
             args.trial_seconds, args.ceiling, args.python_ceiling,
             args.resolution * 100,
-            args.max_trials),
+            args.max_trials, args.retries),
         'frame size with 802.1Q tag and FCS (veth: size - 4 bytes sent); '
         'ingress VLAN %d, egress %d; generator/receiver nova-fpga-nfgen '
         '(TPACKET rings) on the peer of a veth, the path in a netns' % (

@@ -137,7 +137,8 @@ def _retagged(frame, vlan, prio):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
-def test_mover_on_veth_with_emulated_sg_dma(link):
+@pytest.mark.parametrize('rx_ring', ['v3', 'v2'])
+def test_mover_on_veth_with_emulated_sg_dma(link, rx_ring):
     netns, board_if, peer_if = link
     subprocess.run(['make', '-C', str(SRC)], check=True, capture_output=True)
     shm = '/dev/shm/nfdm-%s' % secrets.token_hex(3)
@@ -157,7 +158,7 @@ def test_mover_on_veth_with_emulated_sg_dma(link):
              '--counters', counters, '--control', control,
              '--region', 'r0,regs=%s,buf=%s,phys=%s,size=%d,irq=%s'
              % (regs, buf, hex(phys), size, irq),
-             '--route', '100:r0:200'],
+             '--route', '100:r0:200', '--rx-ring', rx_ring],
             stderr=subprocess.PIPE, text=True)
         _wait_for(lambda: os.path.exists(control) or mover.poll() is not None,
                   'the mover')

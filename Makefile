@@ -11,7 +11,7 @@
 # under the License.
 
 # The two commands of the README.  Both set up what they need first.
-.PHONY: demo test setup docs bench bench-scale timing pep8 generate devstack-check soak \
+.PHONY: demo test setup docs bench bench-rfc2544 bench-scale timing pep8 generate devstack-check soak \
 	board-sdist board-layer board-layer-build test-chain test-faults test-beyond-ci fuzz
 
 setup:
@@ -73,6 +73,16 @@ bench: setup
 	.venv/bin/python benchmarks/vtc_accuracy.py
 	.venv/bin/python benchmarks/server_create.py
 	.venv/bin/python benchmarks/vtc_timing.py
+
+# RFC 2544 throughput and latency of the board's data path (issue 31; root,
+# not in CI): the C data mover with its engines, the Python path as the
+# reference.  TRIAL: seconds per trial (RFC 2544 asks 60).
+TRIAL ?= 10
+# root (network namespaces); the project's venv when there is one (the
+# Verilated engines build their modules with the emulator's hdl_bridge)
+PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
+bench-rfc2544: setup
+	$(PYTHON) benchmarks/rfc2544.py --trial-seconds $(TRIAL)
 
 # 200 behavioural boards x 4 regions in one fleet process on a private
 # RabbitMQ, shared by two proxies: memory per board, the driver's periodic

@@ -26,7 +26,8 @@
  *     never stalled mid-frame); the head already inside the region is
  *     cleared by the region reset.  A frame that has not started waits
  *     (tready low) until the region is coupled again.
- *   - region to shell: frames pass through a store-and-forward FIFO, so
+ *   - region to shell: frames pass through a store-and-forward FIFO (16 KiB
+ *     by default: jumbo frames of 9,018 B pass), so
  *     the shell only ever receives complete frames; the partial frame is
  *     dropped from the FIFO.  Complete frames already in the FIFO are
  *     still delivered while decoupled.
@@ -42,8 +43,12 @@ module region_decoupler #
     parameter DATA_WIDTH = 64,
     parameter KEEP_WIDTH = DATA_WIDTH / 8,
     parameter AXIL_ADDR_WIDTH = 12,
-    // region-to-shell frame FIFO capacity in beats: the longest frame a region can send
-    parameter EGRESS_FIFO_DEPTH = 512
+    // region-to-shell frame FIFO capacity in beats: the longest frame a region
+    // can send.  16 KiB: a 9,018-byte jumbo frame (the vTC's and the data
+    // mover's largest, issue 31) with room to spare at any data width; at
+    // 64 bits 2,048 beats of 73 bits, about four RAMB36 (it was 512 beats,
+    // 4 KiB, which dropped every frame of 4-9 KiB as oversize)
+    parameter EGRESS_FIFO_DEPTH = 16384 / KEEP_WIDTH
 )
 (
     input  wire                       aclk,

@@ -120,8 +120,10 @@ proc nova_create_shell_bd {dir name} {
     # cells whose clock and reset pins are tied to FCLK_CLK0 and the shell reset below
     set fabric_cells [list $gp0]
 
+    # one interrupt line a region (its DMA's two ORed below), in region order
+    # on IRQ_F2P: uio_pdrv_genirq gives a UIO node one interrupt
     set irq [create_bd_cell -type ip -vlnv xilinx.com:ip:xlconcat:2.1 dma_interrupts]
-    set_property CONFIG.NUM_PORTS [expr {2 * [llength $regions]}] $irq
+    set_property CONFIG.NUM_PORTS [llength $regions] $irq
     connect_bd_net [get_bd_pins dma_interrupts/dout] [get_bd_pins ps7/IRQ_F2P]
 
     set busifs {}
@@ -130,11 +132,19 @@ proc nova_create_shell_bd {dir name} {
     foreach region $regions {
         set map [dict get $nova_register_map $region]
 
-        # the region's DMA channel: 64-bit streams, simple (register) mode
+        # the region's DMA channel: 64-bit streams, scatter-gather mode (the C
+        # data mover's descriptor rings, agent/datamover).  PG021 (AXI DMA
+        # v7.1), "Buffer Length Register" / c_sg_length_width: the width of
+        # the descriptors' and registers' length fields, 8 to 26 bits; 14
+        # bits (16,383 bytes) hold a 9,018-byte jumbo frame in one
+        # descriptor (the mover's slots are 9,216 bytes); the 23 of before
+        # made the field needlessly wide.  c_sg_include_stscntrl_strm 0: no
+        # AXI4-Stream status/control (the mover uses none of the app words)
         set dma [create_bd_cell -type ip -vlnv xilinx.com:ip:axi_dma:7.1 ${region}_dma]
         set_property -dict [list \
-            CONFIG.c_include_sg {0} \
-            CONFIG.c_sg_length_width {23} \
+            CONFIG.c_include_sg {1} \
+            CONFIG.c_sg_length_width {14} \
+            CONFIG.c_sg_include_stscntrl_strm {0} \
             CONFIG.c_include_mm2s {1} \
             CONFIG.c_include_s2mm {1} \
             CONFIG.c_m_axi_mm2s_data_width $nova_data_width \
@@ -145,13 +155,15 @@ proc nova_create_shell_bd {dir name} {
             CONFIG.c_s2mm_burst_size {16}] $dma
         lappend fabric_cells $dma
 
-        # its memory side: SmartConnect to the region's own HP port
+        # its memory side: SmartConnect to the region's own HP port; the
+        # descriptor fetches and status write-backs (M_AXI_SG) too
         set hp [dict get $map hp]
         set smc [create_bd_cell -type ip -vlnv xilinx.com:ip:smartconnect:1.0 ${region}_hp_smc]
-        set_property -dict [list CONFIG.NUM_SI {2} CONFIG.NUM_MI {1}] $smc
+        set_property -dict [list CONFIG.NUM_SI {3} CONFIG.NUM_MI {1}] $smc
         lappend fabric_cells $smc
         connect_bd_intf_net [get_bd_intf_pins ${region}_dma/M_AXI_MM2S] [get_bd_intf_pins ${region}_hp_smc/S00_AXI]
         connect_bd_intf_net [get_bd_intf_pins ${region}_dma/M_AXI_S2MM] [get_bd_intf_pins ${region}_hp_smc/S01_AXI]
+        connect_bd_intf_net [get_bd_intf_pins ${region}_dma/M_AXI_SG] [get_bd_intf_pins ${region}_hp_smc/S02_AXI]
         connect_bd_intf_net [get_bd_intf_pins ${region}_hp_smc/M00_AXI] [get_bd_intf_pins ps7/$hp]
 
         # the streams go to nova_shell.v, through the region's decoupler
@@ -191,9 +203,14 @@ proc nova_create_shell_bd {dir name} {
             [get_bd_intf_ports ${region}_axil]
         incr mi
 
-        connect_bd_net [get_bd_pins ${region}_dma/mm2s_introut] [get_bd_pins dma_interrupts/In$irq_in]
-        incr irq_in
-        connect_bd_net [get_bd_pins ${region}_dma/s2mm_introut] [get_bd_pins dma_interrupts/In$irq_in]
+        # the region's interrupt: MM2S OR S2MM (both level, active high,
+        # PG021), one UIO interrupt for the region's DMA node; the mover reads
+        # both DMASRs to tell them apart
+        set irq_or [create_bd_cell -type ip -vlnv xilinx.com:ip:util_vector_logic:2.0 ${region}_dma_irq]
+        set_property -dict [list CONFIG.C_SIZE {1} CONFIG.C_OPERATION {or}] $irq_or
+        connect_bd_net [get_bd_pins ${region}_dma/mm2s_introut] [get_bd_pins ${region}_dma_irq/Op1]
+        connect_bd_net [get_bd_pins ${region}_dma/s2mm_introut] [get_bd_pins ${region}_dma_irq/Op2]
+        connect_bd_net [get_bd_pins ${region}_dma_irq/Res] [get_bd_pins dma_interrupts/In$irq_in]
         incr irq_in
 
         lappend busifs ${region}_mm2s ${region}_s2mm ${region}_axil

@@ -32,6 +32,13 @@ from nova_fpga.contract import traits
 
 REFERENCE = pathlib.Path(__file__).parent / 'shells' / 'reference_xc7z020.json'
 REGION_NAME = re.compile(r'^[a-z][a-z0-9_-]{0,31}$')
+#: How the shell's AXI DMAs (Xilinx PG021) run, the manifest's ``dma_mode``:
+#: ``sg`` scatter-gather (descriptor rings, many frames in flight, one
+#: interrupt line a region: what the C data mover drives, issue 31) or
+#: ``simple`` (register direct mode, one transfer at a time): the mode of a
+#: manifest that does not say.
+DMA_MODES = ('simple', 'sg')
+DEFAULT_DMA_MODE = 'simple'
 
 
 class ManifestError(ValueError):
@@ -69,6 +76,8 @@ class Manifest:
     part: str
     device: devices.Device
     regions: tuple
+    #: one of DMA_MODES
+    dma_mode: str = DEFAULT_DMA_MODE
 
     def region(self, name):
         for region in self.regions:
@@ -128,6 +137,10 @@ def parse(data):
         raise ManifestError(str(exc))
     if not regions:
         raise ManifestError('a shell has at least one region')
+    dma_mode = data.get('dma_mode', DEFAULT_DMA_MODE)
+    if dma_mode not in DMA_MODES:
+        raise ManifestError('dma_mode %r is not one of %s'
+                            % (dma_mode, ', '.join(DMA_MODES)))
     for what, key in (('name', lambda r: r.name), ('VLAN', lambda r: r.vlan),
                       ('DMA channel', lambda r: r.dma_channel),
                       ('footprint', lambda r: r.footprint.signature)):
@@ -148,7 +161,8 @@ def parse(data):
             raise ManifestError('register windows of %s and %s overlap'
                                 % (an, bn))
     return Manifest(shell_id=shell_id, version=str(data.get('version', '')),
-                    part=data['part'], device=device, regions=tuple(regions))
+                    part=data['part'], device=device, regions=tuple(regions),
+                    dma_mode=dma_mode)
 
 
 def load(path):

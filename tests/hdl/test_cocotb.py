@@ -65,6 +65,15 @@ VTC_32BIT_TESTS = tuple(
 LOOPBACK = modules.HdlModule.of(catalogue.load().by_name('loopback'))
 VTC = modules.HdlModule.of(catalogue.load().by_name('vtc'))
 DECOUPLER = modules.decoupler()
+DECOUPLER_TESTS = (
+    'coupled_passes_everything', 'decoupled_region_is_isolated',
+    'ingress_frame_cut_in_half_is_dropped_whole',
+    'ingress_recouple_before_the_tail_still_drops_it',
+    'egress_frame_cut_in_half_never_reaches_the_shell',
+    'register_access_in_flight_gets_decerr',
+    'oversize_egress_frame_is_dropped',
+    'random_decoupling_keeps_frames_whole',
+)
 VTC_SMALL_TABLE = dict(
     VTC.parameters, FLOW_TABLE_DEPTH=16, FLOW_TICK_CYCLES=64, FLOW_TIMEOUT=4
 )
@@ -74,7 +83,10 @@ VTC_SMALL_TABLE = dict(
 SUITES = {
     'loopback': (LOOPBACK, LOOPBACK.parameters, 5),
     'loopback_32bit': (LOOPBACK, dict(LOOPBACK.parameters, DATA_WIDTH=32), 5),
-    'decoupler': (DECOUPLER, {'EGRESS_FIFO_DEPTH': 256}, 8),
+    # a small egress FIFO for the oversize test; the jumbo test with the
+    # default one (16 KiB)
+    'decoupler': (DECOUPLER, {'EGRESS_FIFO_DEPTH': 256}, 8, DECOUPLER_TESTS),
+    'decoupler_jumbo': (DECOUPLER, {}, 1, ('jumbo_frames_pass_both_ways',)),
     'vtc': (VTC, VTC.parameters, len(VTC_TESTS), VTC_TESTS),
     'vtc_32bit': (
         VTC,

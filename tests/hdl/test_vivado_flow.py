@@ -585,6 +585,43 @@ def test_block_design_address_map_is_the_reference_manifests(record):
         assert '%s_dma/S_AXI_LITE/Reg' % region.name in assigned
 
 
+def test_block_design_dmas_are_scatter_gather_with_one_irq_a_region(record):
+    """Issue 31: each region's AXI DMA in scatter-gather mode (the manifest
+    says so) with a length field that holds a 9,018-byte frame, its
+    descriptor port on the region's HP SmartConnect, and its two interrupts
+    ORed into the one line its UIO node gets.
+    """
+    manifest = shell.load(shell.REFERENCE)
+    assert manifest.dma_mode == 'sg'
+    regions = [r.name for r in manifest.regions]
+    dmas = []
+    for words in commands(record, 'set_property'):
+        if words[1] == '-dict' and 'CONFIG.c_include_sg' in words[2]:
+            config = words[2].split()
+            dmas.append(dict(zip(config[::2], config[1::2])))
+    assert len(dmas) == len(regions)
+    for config in dmas:
+        assert config['CONFIG.c_include_sg'] == '1'
+        # PG021: buffer length field of c_sg_length_width bits
+        assert 2 ** int(config['CONFIG.c_sg_length_width']) - 1 >= 9018
+    intf_pins = [w[1] for w in commands(record, 'get_bd_intf_pins')]
+    pins = [w[1] for w in commands(record, 'get_bd_pins')]
+    cells = {w[-1]: w[-2] for w in commands(record, 'create_bd_cell')}
+    for region in regions:
+        assert '%s_dma/M_AXI_SG' % region in intf_pins
+        assert '%s_hp_smc/S02_AXI' % region in intf_pins
+        assert cells['%s_dma_irq' % region].startswith(
+            'xilinx.com:ip:util_vector_logic:')
+        for pin in ('%s_dma/mm2s_introut', '%s_dma/s2mm_introut',
+                    '%s_dma_irq/Res'):
+            assert pin % region in pins
+    ports = [w for w in commands(record, 'set_property')
+             if w[1] == 'CONFIG.NUM_PORTS']
+    assert [w[2] for w in ports] == [str(len(regions))]
+    assert any(w[1] == '-dict' and 'CONFIG.C_OPERATION or' in w[2]
+               for w in commands(record, 'set_property'))
+
+
 # --- the manifest writer, on real Vivado partials
 # -------------------------------------------
 

@@ -1,0 +1,220 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The C data mover (agent/datamover).
+
+Its C unit tests, and the daemon on a veth in a network namespace with the
+emulated scatter-gather AXI DMA (loopback) behind it, frames sent and
+captured on the peer.
+"""
+import os
+import pathlib
+import secrets
+import socket
+import struct
+import subprocess
+import threading
+import time
+
+import pytest
+from scapy.all import Dot1Q
+from scapy.all import Ether
+from scapy.all import Raw
+from scapy.all import sendp
+
+from nova_fpga_agent import datamover
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SRC = ROOT / 'agent' / 'datamover'
+BUILD = SRC / 'build'
+
+ETH_P_ALL = 0x0003
+SOL_PACKET = 263
+PACKET_AUXDATA = 8
+PACKET_OUTGOING = 4
+TP_STATUS_VLAN_VALID = 0x10
+_AUXDATA = struct.Struct('IIIHHHH')
+
+
+def test_c_unit_tests():
+    """`make -C agent/datamover check`: builds with -Wall -Wextra -Werror and
+    runs the C unit tests against the in-process emulated engine.
+    """
+    result = subprocess.run(['make', '-C', str(SRC), 'check'],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ', 0 failed' in result.stdout
+    for name in ('ring_wraparound', 'descriptor_errors', 'oversize_and_jumbo',
+                 'unknown_vlan', 'ring_full'):
+        assert 'ok   %s' % name in result.stdout
+
+
+class Capture:
+    """Frames arriving on an interface, the 802.1Q tag put back where the
+    kernel moved it into packet auxdata.
+    """
+
+    def __init__(self, interface):
+        self.frames = []
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                                  socket.htons(ETH_P_ALL))
+        self.sock.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+        self.sock.bind((interface, 0))
+        self.sock.settimeout(0.1)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stop.is_set():
+            try:
+                data, anc, _, addr = self.sock.recvmsg(
+                    65536, socket.CMSG_SPACE(_AUXDATA.size))
+            except socket.timeout:
+                continue
+            if addr[2] == PACKET_OUTGOING:
+                continue
+            for level, kind, raw in anc:
+                if level == SOL_PACKET and kind == PACKET_AUXDATA:
+                    status, _, _, _, _, tci, tpid = _AUXDATA.unpack_from(raw)
+                    if status & TP_STATUS_VLAN_VALID:
+                        data = (data[:12] + struct.pack('>HH', tpid or 0x8100,
+                                                        tci) + data[12:])
+            self.frames.append(data)
+
+    def wait(self, count, timeout=10):
+        deadline = time.monotonic() + timeout
+        while len(self.frames) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.frames
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(2)
+        self.sock.close()
+
+
+def _wait_for(predicate, what, timeout=10):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            message = 'timed out waiting for %s' % what
+            raise AssertionError(message)
+        time.sleep(0.02)
+
+
+def _stop(proc):
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def _frame(vlan, prio, size, seed):
+    head = Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02') / \
+        Dot1Q(vlan=vlan, prio=prio, type=0x88B5)
+    payload = bytes((seed + 7 * i) & 0xFF for i in range(size - len(head)))
+    frame = bytes(head / Raw(payload))
+    assert len(frame) == size
+    return frame
+
+
+def _retagged(frame, vlan, prio):
+    tci = (prio << 13) | vlan
+    return frame[:14] + struct.pack('>H', tci) + frame[16:]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
+@pytest.mark.parametrize('rx_ring', ['v3', 'v2'])
+def test_mover_on_veth_with_emulated_sg_dma(link, rx_ring):
+    netns, board_if, peer_if = link
+    subprocess.run(['make', '-C', str(SRC)], check=True, capture_output=True)
+    shm = '/dev/shm/nfdm-%s' % secrets.token_hex(3)
+    regs, buf, irq = shm + '-regs', shm + '-buf', shm + '-irq'
+    counters, control = shm + '-counters', shm + '-control'
+    size, phys = 4 << 20, 0x1F000000
+    engine = mover = capture = None
+    try:
+        engine = subprocess.Popen(
+            [str(BUILD / 'nova-fpga-sgemu'), '--regs', regs, '--buf', buf,
+             '--size', str(size), '--phys', hex(phys), '--irq', irq],
+            stderr=subprocess.PIPE, text=True)
+        _wait_for(lambda: os.path.exists(irq), 'the emulated engine')
+        mover = subprocess.Popen(
+            ['ip', 'netns', 'exec', netns,
+             str(BUILD / 'nova-fpga-datamover'), '--interface', board_if,
+             '--counters', counters, '--control', control,
+             '--region', 'r0,regs=%s,buf=%s,phys=%s,size=%d,irq=%s'
+             % (regs, buf, hex(phys), size, irq),
+             '--route', '100:r0:200', '--rx-ring', rx_ring],
+            stderr=subprocess.PIPE, text=True)
+        _wait_for(lambda: os.path.exists(control) or mover.poll() is not None,
+                  'the mover')
+        assert mover.poll() is None, mover.stderr.read()
+        ctl = datamover.Control(control)
+        ctl.ping()
+        assert ctl.routes() == {100: ('r0', 200)}
+        capture = Capture(peer_if)
+
+        sizes = [64, 128, 1518, 9018, 512]
+        frames = [_frame(100, 5, n, i) for i, n in enumerate(sizes)]
+        unknown = [_frame(300, 1, 64, 9) for _ in range(3)]
+        sendp([Ether(f) for f in frames + unknown], iface=peer_if,
+              verbose=False)
+        got = capture.wait(len(frames))
+        time.sleep(0.3)
+        assert len(capture.frames) == len(frames)
+        assert sorted(got, key=len) == sorted(
+            (_retagged(f, 200, 5) for f in frames), key=len)
+
+        stats = datamover.Counters(counters).read()
+        r0 = stats['regions']['r0']
+        assert r0['frames_in'] == len(frames)
+        assert r0['frames_out'] == len(frames)
+        assert r0['bytes_in'] == sum(sizes) - 4 * len(frames)
+        assert r0['bytes_out'] == sum(sizes)
+        assert stats['global']['drop_no_route'] >= len(unknown)
+        assert r0['drop_dma_error'] == r0['dma_resets'] == 0
+
+        # the controller goes away mid-conversation; forwarding goes on
+        raw = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        raw.connect(control)
+        raw.sendall(b'route add 101 r0')     # no newline: half a command
+        raw.close()
+        capture.frames.clear()
+        sendp(Ether(frames[0]), iface=peer_if, verbose=False)
+        assert capture.wait(1) == [_retagged(frames[0], 200, 5)]
+
+        # decoupled: dropped and counted, never sent on
+        ctl.decouple('r0')
+        capture.frames.clear()
+        sendp(Ether(frames[1]), iface=peer_if, verbose=False)
+        _wait_for(lambda: datamover.Counters(counters).read()['regions']
+                  ['r0']['drop_decoupled'] == 1, 'the decoupled drop')
+        ctl.couple('r0')
+        sendp(Ether(frames[2]), iface=peer_if, verbose=False)
+        assert capture.wait(1) == [_retagged(frames[2], 200, 5)]
+
+        ctl.stop()
+        assert mover.wait(10) == 0
+    finally:
+        if capture:
+            capture.close()
+        for proc in (mover, engine):
+            if proc:
+                _stop(proc)
+        for path in (regs, buf, irq, counters, control):
+            if os.path.exists(path):
+                os.unlink(path)

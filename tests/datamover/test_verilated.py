@@ -1,0 +1,166 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The C data mover with the Verilated modules behind the emulated SG DMA
+(nova-fpga-sgemu --module): the real nDPI captures through the vTC come out
+equal to its reference model frame for frame, and a 9,018-byte frame comes
+back whole through the loopback (both in their region slot, behind the
+decoupler).
+"""
+import contextlib
+import os
+import secrets
+import socket
+import struct
+import subprocess
+import sys
+
+import pytest
+
+from nova_fpga import catalogue
+from nova_fpga_agent import datamover
+from nova_fpga_emulator import hdl_bridge
+from nova_fpga_emulator import modules
+from tests.conftest import HDL
+from tests.conftest import ROOT
+from tests.datamover.test_c_units import _frame
+from tests.datamover.test_c_units import _retagged
+from tests.datamover.test_c_units import _stop
+from tests.datamover.test_c_units import _wait_for
+from tests.datamover.test_c_units import BUILD
+from tests.datamover.test_c_units import Capture
+from tests.datamover.test_c_units import SRC
+
+sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
+import vtc_captures  # noqa: E402
+from vtc_model import VtcModel  # noqa: E402
+
+pytestmark = [
+    pytest.mark.hdl,
+    pytest.mark.skipif(os.geteuid() != 0,
+                       reason='network namespaces need root'),
+]
+VTC = catalogue.load().by_name('vtc')
+LOOPBACK = catalogue.load().by_name('loopback')
+INGRESS, EGRESS, PRIO = 100, 200, 5
+
+
+def _library(module):
+    return hdl_bridge.build(modules.HdlModule.of(module).in_slot, HDL)
+
+
+@contextlib.contextmanager
+def _path(link, module, axil=()):
+    """nova-fpga-sgemu --module behind the mover in the board namespace."""
+    netns, board_if, peer_if = link
+    subprocess.run(['make', '-C', str(SRC)], check=True, capture_output=True)
+    shm = '/dev/shm/nfdv-%s' % secrets.token_hex(3)
+    regs, buf, irq = shm + '-regs', shm + '-buf', shm + '-irq'
+    counters, control = shm + '-counters', shm + '-control'
+    size, phys = 16 << 20, 0x1F000000
+    engine = mover = capture = None
+    try:
+        engine = subprocess.Popen(
+            [str(BUILD / 'nova-fpga-sgemu'), '--regs', regs, '--buf', buf,
+             '--size', str(size), '--phys', hex(phys), '--irq', irq,
+             '--module', module.name, '--module-lib', str(_library(module)),
+             *[a for address, value in axil
+               for a in ('--axil', '0x%x=0x%x' % (address, value))]],
+            stderr=subprocess.PIPE, text=True)
+        _wait_for(lambda: os.path.exists(irq) or engine.poll() is not None,
+                  'the emulated engine', 60)
+        assert engine.poll() is None, engine.stderr.read()
+        mover = subprocess.Popen(
+            ['ip', 'netns', 'exec', netns,
+             str(BUILD / 'nova-fpga-datamover'), '--interface', board_if,
+             '--counters', counters, '--control', control,
+             '--region', 'r0,regs=%s,buf=%s,phys=%s,size=%d,irq=%s'
+             % (regs, buf, hex(phys), size, irq),
+             '--route', '%d:r0:%d' % (INGRESS, EGRESS)],
+            stderr=subprocess.PIPE, text=True)
+        _wait_for(lambda: os.path.exists(control) or mover.poll() is not None,
+                  'the mover')
+        assert mover.poll() is None, mover.stderr.read()
+        capture = Capture(peer_if)
+        sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        sock.bind((peer_if, 0))
+        yield sock, capture, counters
+        datamover.Control(control).stop()
+        assert mover.wait(10) == 0
+        sock.close()
+    finally:
+        if capture:
+            capture.close()
+        for proc in (mover, engine):
+            if proc:
+                _stop(proc)
+        for path in (regs, buf, irq, counters, control):
+            if os.path.exists(path):
+                os.unlink(path)
+
+
+def _tagged(frame, vlan, prio):
+    return frame[:12] + struct.pack('>HH', 0x8100, prio << 13 | vlan) + \
+        frame[12:]
+
+
+def _untagged(frame):
+    assert frame[12:16] == struct.pack('>HH', 0x8100, PRIO << 13 | EGRESS)
+    return frame[:12] + frame[16:]
+
+
+def test_real_captures_through_the_verilated_vtc_equal_the_model(link,
+                                                                 report):
+    regs = VTC.registers
+    policy = {'tls': 46, 'dns': 10, 'sip': 18}
+    model = VtcModel()
+    axil = []
+    for klass, dscp in policy.items():
+        value = regs.bit('POLICY', 'ENABLE') | dscp
+        axil.append((regs.at('POLICY', klass), value))
+        model.set_policy(klass, value)
+    frames = [frame for path in vtc_captures.ndpi_capture_paths()
+              for frame in vtc_captures.read_frames(path)]
+    expected = [model.process(frame) for frame in frames]
+    marked = sum(e != f for e, f in zip(expected, frames))
+    assert marked > 0   # the policy does mark classified flows
+
+    with _path(link, VTC, axil) as (sock, capture, counters):
+        # in bursts the mover's rings hold (zero loss is the benchmark's
+        # business; here: every frame, in order, equal to the model)
+        burst = 64
+        for start in range(0, len(frames), burst):
+            for frame in frames[start:start + burst]:
+                sock.send(_tagged(frame, INGRESS, PRIO))
+            got = capture.wait(min(start + burst, len(frames)), timeout=30)
+            assert len(got) == min(start + burst, len(frames)), start
+        got = [_untagged(f) for f in capture.frames]
+        assert len(got) == len(expected)
+        for number, (out, want) in enumerate(zip(got, expected)):
+            assert out == want, 'frame %d differs from the model' % number
+        r0 = datamover.Counters(counters).read()['regions']['r0']
+        assert r0['frames_in'] == r0['frames_out'] == len(frames)
+    report('C mover + emulated SG DMA + Verilated vTC: %d real frames of '
+           'the nDPI captures equal to the model (%d DSCP-marked)'
+           % (len(frames), marked))
+
+
+def test_jumbo_frame_through_the_verilated_loopback(link):
+    frames = [_frame(INGRESS, PRIO, 9018, 3), _frame(INGRESS, PRIO, 64, 4)]
+    with _path(link, LOOPBACK) as (sock, capture, counters):
+        for frame in frames:
+            sock.send(frame)
+        got = capture.wait(len(frames), timeout=30)
+        assert got == [_retagged(f, EGRESS, PRIO) for f in frames]
+        r0 = datamover.Counters(counters).read()['regions']['r0']
+        assert r0['bytes_out'] == 9018 + 64
+        assert r0['drop_oversize'] == 0

@@ -544,7 +544,7 @@ def main(run=None):
                         None, hz), flush=True)
     finished = datetime.datetime.now(datetime.timezone.utc)
     report(args, sizes, engines, results, notes, hz, perf, started, finished,
-           loads)
+           loads, run)
 
 
 def verilated_library(engine):
@@ -566,7 +566,7 @@ def verilated_library(engine):
 
 
 def report(args, sizes, engines, results, notes, hz, perf, started,
-           finished, loads):
+           finished, loads, run=None):
     lines = [
         'RFC 2544 (sections 26.1 throughput, 26.2 latency) of the board\'s '
         'data path, %s to %s UTC' % (started.strftime('%Y-%m-%d %H:%M:%S'),

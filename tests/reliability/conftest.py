@@ -39,9 +39,12 @@ def board_options(boards=2):
             for index in range(boards)}
 
 
-@pytest.fixture(scope='session')
+@pytest.fixture(scope='package')
 def fault_cloud(tmp_path_factory):
-    """The suite's cloud (stopped and purged at the end)."""
+    """The suite's cloud, stopped and purged when the package's last test
+    has run (not at the end of the session: an idle cloud would slow the
+    tests that run after it in the same worker).
+    """
     if REUSE:
         yield localstack.Stack(REUSE, board_options=board_options()).up()
         return
@@ -52,12 +55,12 @@ def fault_cloud(tmp_path_factory):
     cloud.down(purge=True)
 
 
-@pytest.fixture(scope='session')
+@pytest.fixture(scope='package')
 def admin(fault_cloud):
     return CLI(fault_cloud.openrc('admin'))
 
 
-@pytest.fixture(scope='session')
+@pytest.fixture(scope='package')
 def bob(fault_cloud):
     """A member of fpga-builders: creates the bitstream images and the
     servers.
@@ -65,7 +68,7 @@ def bob(fault_cloud):
     return CLI(fault_cloud.openrc('bob'))
 
 
-@pytest.fixture(scope='session')
+@pytest.fixture(scope='package')
 def images(fault_cloud, admin, bob, tmp_path_factory):
     """{name: image id}: workload.IMAGES imported, and the bad image."""
     made = workload.make_images(fault_cloud, admin, bob,

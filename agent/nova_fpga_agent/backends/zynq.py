@@ -37,7 +37,6 @@ from nova_fpga.bitstream import convert
 from nova_fpga.bitstream import devices
 from nova_fpga.contract import devicetree as dt
 from nova_fpga import optgroups
-from nova_fpga_agent.backends import axidma
 from nova_fpga_agent.backends import base
 from nova_fpga_agent.backends import uio
 
@@ -99,10 +98,13 @@ class _Region:
                                       spec.module_base)
         self.decoupler = uio.open_window(conf, dt.uio_decoupler(spec.name),
                                          spec.decoupler_base)
-        self.dma = axidma.AxiDma(
-            spec.name, uio.open_window(conf, dt.uio_dma(spec.name),
-                                       spec.dma_base),
-            uio.DmaBuffer(conf, dt.dma_buffer(spec.name)))
+        # the AXI DMA is the data mover's (datapath.py): found here, by
+        # the same discovery, and handed to it by path
+        node = uio.find_node(conf, dt.uio_dma(spec.name), spec.dma_base)
+        buf = uio.DmaBuffer(conf, dt.dma_buffer(spec.name))
+        self.dma = base.DmaRegion(spec.name, node, node, buf.path,
+                                  buf.phys_addr, buf.size)
+        buf.map.close()
 
 
 class ZynqBackend(base.Backend):
@@ -206,10 +208,9 @@ class ZynqBackend(base.Backend):
 
     def dma_start(self, region):
         self._reachable(region, 'the DMA stream')
-        self._regions[region].dma.start()
 
     def dma_stop(self, region):
-        self._regions[region].dma.stop()
+        pass
 
-    def transfer(self, region, frame):
-        return self._regions[region].dma.transfer(frame)
+    def datapath_regions(self):
+        return [r.dma for r in self._regions.values()]

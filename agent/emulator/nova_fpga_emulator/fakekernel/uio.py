@@ -27,13 +27,34 @@ import threading
 from oslo_log import log as logging
 
 from nova_fpga.contract import devicetree as dt
-from nova_fpga_agent.backends import axidma as dma
 from nova_fpga_agent.backends import uio as agent_uio
 from nova_fpga_emulator import board as emulated
 from nova_fpga_emulator.fakekernel import kernel as fk
 from nova_fpga_emulator.fakekernel import tree as fs
 
 LOG = logging.getLogger(__name__)
+
+
+class _Pg021:
+    """PG021's simple-mode registers this window answers (the board's
+    data path is the C data mover's, in scatter-gather mode)."""
+
+    MM2S_DMACR = 0x00
+    MM2S_DMASR = 0x04
+    MM2S_SA = 0x18
+    S2MM_DMACR = 0x30
+    S2MM_DMASR = 0x34
+    S2MM_DA = 0x48
+    S2MM_LENGTH = 0x58
+    MM2S_LENGTH = 0x28
+    DMACR_RS = 0x1
+    DMACR_RESET = 0x4
+    DMASR_HALTED = 0x1
+    DMASR_IDLE = 0x2
+    DMASR_IOC = 0x1000
+
+
+dma = _Pg021
 
 _REQUEST = struct.Struct('<cII')
 _ANSWER = struct.Struct('<BI')

@@ -34,6 +34,7 @@ shared-memory file, read while it forwards.
 import collections
 import hashlib
 import os
+import stat
 import subprocess
 import threading
 import time
@@ -129,7 +130,16 @@ class DataPath:
         self.state_path = (conf.dataplane.state_file
                            or os.path.join(state_dir, 'datamover.state'))
         self.log_path = os.path.join(state_dir, 'datamover.log')
-        self.regions = backend.datapath_regions()
+        self.regions = []
+        for region in backend.datapath_regions():
+            if os.path.exists(region.regs) and stat.S_ISSOCK(
+                    os.stat(region.regs).st_mode):
+                # the fake kernel's socket UIO: no window to map
+                LOG.warning('region %s: %s is no mappable register window: '
+                            'the region has no data path', region.name,
+                            region.regs)
+                continue
+            self.regions.append(region)
         self._lock = threading.Lock()
         #: ingress VLAN -> Route, as last programmed
         self._routes = {}
@@ -232,7 +242,8 @@ class DataPath:
 
     def program(self, routes):
         """Steer by these routes ({ingress VLAN: Route}) from now on."""
-        routes = dict(routes)
+        known = {r.name for r in self.regions}
+        routes = {vlan: r for vlan, r in routes.items() if r.region in known}
         with self._lock:
             self._call('program', {vlan: (r.region, r.egress_vlan)
                                    for vlan, r in routes.items()})

@@ -16,7 +16,6 @@ import signal
 import subprocess
 import sys
 import time
-import types
 
 from oslo_config import cfg
 import oslo_messaging as messaging
@@ -98,29 +97,8 @@ def client_for(url, timeout=30):
     return api.AgentAPI(transport, timeout=timeout), transport
 
 
-def end_datapath(state_dir, regions=('rp0', 'rp1')):
+
+def end_datapath(state_dir):
     """Stop a board's data mover and emulated engines (see AgentProcess)."""
-    from nova_fpga_agent import datamover
-    from nova_fpga_agent import datapath
     from nova_fpga_emulator import engine
-    conf = types.SimpleNamespace(
-        dataplane=types.SimpleNamespace(control_socket=None),
-        agent=types.SimpleNamespace(state_dir=str(state_dir)))
-    control = datamover.Control(datapath.control_path(conf), timeout=5)
-    try:
-        pid = datamover.Counters(
-            os.path.join(str(state_dir), 'datamover.counters')).read()['pid']
-    except (OSError, ValueError, datamover.DataMoverError):
-        pid = None
-    try:
-        control.stop()
-    except (OSError, datamover.DataMoverError):
-        pass
-    if pid:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and os.path.exists(
-                '/proc/%d' % pid):
-            time.sleep(0.02)
-    if os.path.exists(control.path):
-        os.unlink(control.path)
-    engine.stop_all(str(state_dir), regions)
+    engine.power_off(state_dir)

@@ -32,10 +32,12 @@ import struct
 import subprocess
 import threading
 import time
+import types
 
 from oslo_log import log as logging
 
 from nova_fpga_agent import datamover
+from nova_fpga_agent import datapath
 from nova_fpga_agent.backends import uio
 from nova_fpga_emulator import hdl_bridge
 
@@ -168,6 +170,38 @@ def stop_all(state_dir, regions):
     """Stop every engine of a board (tests, the emulated board's end)."""
     for index, name in enumerate(regions):
         Engine(state_dir, index, name).stop()
+
+
+def power_off(state_dir, control=None):
+    """An emulated board's end (its agent stopped): what outlives the
+    agent stops too, the data mover (over its control socket) and the
+    regions' engines, with their files.
+    """
+    conf = types.SimpleNamespace(
+        dataplane=types.SimpleNamespace(control_socket=control),
+        agent=types.SimpleNamespace(state_dir=str(state_dir)))
+    ctl = datamover.Control(datapath.control_path(conf), timeout=5)
+    try:
+        pid = datamover.Counters(os.path.join(
+            str(state_dir), 'datamover.counters')).read()['pid']
+    except (OSError, ValueError, datamover.DataMoverError):
+        pid = None
+    try:
+        ctl.stop()
+    except (OSError, datamover.DataMoverError):
+        pid = None
+    deadline = time.monotonic() + 10
+    while pid and os.path.exists('/proc/%d' % pid) and \
+            time.monotonic() < deadline:
+        time.sleep(0.02)
+    if os.path.exists(ctl.path):
+        os.unlink(ctl.path)
+    try:
+        pids = os.listdir(os.path.join(str(state_dir), ENGINE_DIR))
+    except FileNotFoundError:
+        pids = []
+    stop_all(str(state_dir), [name[:-len('.pid')] for name in sorted(pids)
+                              if name.endswith('.pid')])
 
 
 class EngineBridge:

@@ -113,6 +113,7 @@ class ZynqBackend(base.Backend):
     def __init__(self, conf, manifest):
         register_opts(conf)
         self.conf = conf
+        self.manifest = manifest
         self._idcode = soc_idcode(conf.agent.sysfs_root)
         self._regions = {r.name: _Region(conf, r) for r in manifest.regions}
         self._record_path = os.path.join(conf.agent.state_dir, RECORD)

@@ -265,6 +265,14 @@ class DataPath:
         with self._lock:
             self._call('couple', region)
 
+    def is_decoupled(self, region):
+        """Whether the mover drops the region's frames (an adopted mover
+        keeps forwarding a running region's: coupling it again would
+        drop what its rings hold).
+        """
+        found = self._read()['regions'].get(region)
+        return found is None or bool(found['decoupled'])
+
     def reset(self, region):
         """Start the region's counters again at zero (a load)."""
         with self._lock:
@@ -314,4 +322,5 @@ class _MoverBackend:
     def dma_start(self, region):
         self._backend.dma_start(region)
         # last: the module runs, with its settings
-        self._path.couple(region)
+        if self._path.is_decoupled(region):
+            self._path.couple(region)

@@ -183,6 +183,7 @@ class DataPath:
         return argv
 
     def _spawn(self):
+        os.makedirs(os.path.dirname(self.log_path), exist_ok=True)
         # a mover starting without one that answers: what it had is stale
         for path in (self.state_path, self.control.path):
             if os.path.exists(path):

@@ -28,6 +28,7 @@ the kernel's boot ID, and a record from another boot counts as empty.
 import abc
 import json
 import os
+import stat
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -102,7 +103,12 @@ class _Region:
         # the same discovery, and handed to it by path
         node = uio.find_node(conf, dt.uio_dma(spec.name), spec.dma_base)
         buf = uio.DmaBuffer(conf, dt.dma_buffer(spec.name))
-        self.dma = base.DmaRegion(spec.name, node, node, buf.path,
+        irq = node
+        if not stat.S_ISCHR(os.stat(node).st_mode):
+            # the emulator's fake kernel: the window is the emulated
+            # engine's register file, its interrupt a socket beside it
+            irq = node + '-irq'
+        self.dma = base.DmaRegion(spec.name, node, irq, buf.path,
                                   buf.phys_addr, buf.size)
         buf.map.close()
 

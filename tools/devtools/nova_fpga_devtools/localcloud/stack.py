@@ -912,6 +912,9 @@ class Stack:
                 # the board's data mover and emulated engines outlive its
                 # agent, as on a board: the board goes down with the cloud
                 engine.power_off(self.dir / 'boards' / name / 'state')
+                # a board on a fake kernel: its engines are the kernel's
+                engine.power_off(self.dir / 'boards' / name / 'fakekernel' /
+                                 'board')
                 self.data_link(name).delete()
             if vm_host:
                 self.tor().delete()

@@ -108,7 +108,6 @@ AGENT_OPTS = [
 ]
 
 
-
 WATCHDOG_OPTS = [
     cfg.FloatOpt('trip_temperature', default=85.0,
                  help='Die temperature (degrees Celsius) at which the board '

@@ -15,8 +15,9 @@
 Start-up order matters for safety: read the shell manifest, find the
 hardware and refuse to start if the device is not the manifest's, reload
 and reconcile region state (every region not known to be running is left
-decoupled), and only then serve RPC.  The data path (the C data mover) is adopted
-or started before the reconciliation, which couples the regions running.
+decoupled), and only then serve RPC.  The data path (the C data mover)
+is adopted or started before the reconciliation, which couples the
+regions running.
 """
 import os
 import signal

@@ -97,7 +97,6 @@ def client_for(url, timeout=30):
     return api.AgentAPI(transport, timeout=timeout), transport
 
 
-
 def end_datapath(state_dir):
     """Stop a board's data mover and emulated engines (see AgentProcess)."""
     from nova_fpga_emulator import engine

@@ -24,9 +24,9 @@ from nova_fpga import catalogue
 from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import states
 from nova_fpga_agent import state as st
-from tests.agent import simple_dma
 from tests.agent.conftest import module_for
 from tests.agent.conftest import REFERENCE
+from tests.agent import simple_dma
 from tests.unit.bitstream import realfiles
 
 LOOPBACK = '0x%08X' % catalogue.module_id('loopback')

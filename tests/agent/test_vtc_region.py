@@ -25,8 +25,8 @@ from nova_fpga import catalogue
 from nova_fpga.contract import agent_api as api
 from nova_fpga_emulator import hdl_bridge
 from nova_fpga_emulator import modules
-from tests.agent import simple_dma
 from tests.agent.conftest import module_for
+from tests.agent import simple_dma
 from tests.conftest import HDL
 from tests.conftest import ROOT
 

@@ -24,9 +24,9 @@ from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import states
 from nova_fpga_agent import xadc
 from nova_fpga_emulator.fakekernel import iio
-from tests.agent import simple_dma
 from tests.agent.conftest import BoardCloud
 from tests.agent.conftest import module_for
+from tests.agent import simple_dma
 from tests.agent.test_agent import load
 from tests.agent.test_agent import region_of
 

@@ -36,9 +36,9 @@ import types
 
 from oslo_log import log as logging
 
+from nova_fpga_agent.backends import uio
 from nova_fpga_agent import datamover
 from nova_fpga_agent import datapath
-from nova_fpga_agent.backends import uio
 from nova_fpga_emulator import hdl_bridge
 
 LOG = logging.getLogger(__name__)
@@ -55,8 +55,10 @@ ENGINE_DIR = 'engines'
 
 
 def shm_prefix(state_dir):
-    """Where a board's engines keep their files (one board per state
-    directory)."""
+    """Where a board's engines keep their files.
+
+    One board per state directory.
+    """
     tag = hashlib.sha1(os.path.realpath(state_dir).encode()).hexdigest()[:10]
     return '/dev/shm/nfe-%s' % tag
 
@@ -81,8 +83,9 @@ class Engine:
     def __init__(self, state_dir, index, region):
         self.region = region
         prefix = '%s-%s' % (shm_prefix(state_dir), region)
-        self.regs, self.buf, self.irq = (prefix + '-regs', prefix + '-buf',
-                                          prefix + '-irq')
+        self.regs = prefix + '-regs'
+        self.buf = prefix + '-buf'
+        self.irq = prefix + '-irq'
         self.size = BUFFER_BYTES
         self.phys = PHYS_BASE + index * BUFFER_BYTES
         self.pid_file = os.path.join(state_dir, ENGINE_DIR, region + '.pid')

@@ -36,8 +36,10 @@ LOG = logging.getLogger(__name__)
 
 
 class _Pg021:
-    """PG021's simple-mode registers this window answers (the board's
-    data path is the C data mover's, in scatter-gather mode)."""
+    """PG021's simple-mode registers this window answers.
+
+    The board's data path is the C data mover's, in scatter-gather mode.
+    """
 
     MM2S_DMACR = 0x00
     MM2S_DMASR = 0x04

@@ -72,8 +72,11 @@ bench: setup
 # not in CI): the C data mover with its engines, the Python path as the
 # reference.  TRIAL: seconds per trial (RFC 2544 asks 60).
 TRIAL ?= 10
+# root (network namespaces); the project's venv when there is one (the
+# Verilated engines build their modules with the emulator's hdl_bridge)
+PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 bench-rfc2544:
-	python3 benchmarks/rfc2544.py --trial-seconds $(TRIAL)
+	$(PYTHON) benchmarks/rfc2544.py --trial-seconds $(TRIAL)
 
 bench-scale: setup
 	.venv/bin/python benchmarks/proxy_scale.py

@@ -36,9 +36,12 @@ during that trial per forwarded frame, and times the CPU clock in cycles
 import argparse
 import datetime
 import json
+import mmap
 import os
 import pathlib
 import secrets
+import signal
+import struct
 import subprocess
 import sys
 import time
@@ -54,17 +57,37 @@ ETHERNET_OVERHEAD_BYTES = 20   # preamble, start delimiter, inter-frame gap
 INGRESS_VLAN, EGRESS_VLAN = 100, 200
 SHM_SIZE = 16 << 20
 PHYS = 0x1F000000
+SGEMU_STATS_OFF = 0x1100   # agent/datamover/src/pg021.h
 
-# Cortex-A9 estimate: cycles per frame here times A9_FACTOR at 667 MHz.
+# Cortex-A9 estimate: cycles per frame here times a factor at 667 MHz.
 A9_HZ = 667e6
-A9_FACTOR = 2.0
+# CoreMark per MHz per core, both from one published table that ran the same
+# CoreMark build on each system (score / MHz over all cores; both are
+# dual-core): fm4dd/sbc-benchmarks, cm-benchmark.md (March 2017),
+# https://github.com/fm4dd/sbc-benchmarks/blob/master/cm-benchmark.md
+A9_COREMARK_PER_MHZ = 7.13 / 2    # Altera Atlas SoC, Cyclone V, 2x Cortex-A9
+X86_COREMARK_PER_MHZ = 7.21 / 2   # Core 2 Duo T7200 (Apple Mac mini 2007)
+A9_FACTOR = X86_COREMARK_PER_MHZ / A9_COREMARK_PER_MHZ
+# a conservative second figure: twice the A9 cycles
+A9_FACTOR_CONSERVATIVE = 2.0
 A9_SOURCE = (
-    'factor %.1f = CoreMark per MHz of a current x86 core (about 5.5-6, '
-    'EEMBC CoreMark scores) over a Cortex-A9 (about 2.9-3.0 per MHz; '
-    'ARM/Xilinx Zynq-7000 figures): same work, %.1fx the cycles on the A9. '
-    'An assumption for core-bound code; it does not model the A9\'s '
-    'uncached u-dma-buf copies or its slower kernel network stack, so it is '
-    'an optimistic bound' % (A9_FACTOR, A9_FACTOR))
+    'factor %.2f = CoreMark/MHz per core of an x86 core over a Cortex-A9, '
+    'from one published table (same CoreMark build on each system, score / '
+    'MHz over both cores of each): Core 2 Duo T7200 7.21 / 2 = %.2f, '
+    'Cortex-A9 (Altera Atlas SoC, Cyclone V, 925 MHz) 7.13 / 2 = %.2f; '
+    'fm4dd/sbc-benchmarks "Coremark performance tests for single-board '
+    'systems" (March 2017), '
+    'https://github.com/fm4dd/sbc-benchmarks/blob/master/cm-benchmark.md . '
+    'The table has no core newer than that Core 2 (its Xeon E5-2680 VM row, '
+    '4.68/MHz, does not say how many vCPUs ran), and WikiChip '
+    '(https://en.wikichip.org/w/index.php?title=coremark-mhz) warns that '
+    'CoreMark/MHz '
+    'flatters simple in-order cores against out-of-order ones; it models '
+    'neither the A9\'s uncached u-dma-buf copies nor its slower kernel '
+    'network stack. So the CoreMark estimate is an optimistic bound, and '
+    'the second column (factor %.1f, an assumption, not sourced) a '
+    'conservative one' % (A9_FACTOR, X86_COREMARK_PER_MHZ,
+                          A9_COREMARK_PER_MHZ, A9_FACTOR_CONSERVATIVE))
 
 
 def line_rate_pps(size):
@@ -129,6 +152,15 @@ def taskset(cpus):
     return ['taskset', '-c', cpus] if cpus else []
 
 
+def nice(value):
+    """the scheduling prefix: an int is a nice value; 'rt' is SCHED_FIFO
+    priority 1 (chrt), which no ordinary (CFS) task preempts
+    """
+    if value == 'rt':
+        return ['chrt', '-f', '1']
+    return ['nice', '-n', str(value)] if value else []
+
+
 class Link:
     """The board's namespace and the veth pair, removed by name."""
 
@@ -182,7 +214,7 @@ class Mover:
     def __enter__(self):
         try:
             self.engine = subprocess.Popen(
-                [*taskset(self.args.engine_cpus),
+                [*taskset(self.args.engine_cpus), *nice(self.args.nice),
                  str(BUILD / 'nova-fpga-sgemu'), '--regs', self.regs,
                  '--buf', self.buf, '--size', str(SHM_SIZE), '--phys',
                  hex(PHYS), '--irq', self.irq, *self.engine_args],
@@ -193,7 +225,7 @@ class Mover:
                 raise SystemExit('engine: %s' % self.engine.stderr.read())
             self.proc = subprocess.Popen(
                 ['ip', 'netns', 'exec', self.link.netns,
-                 *taskset(self.args.mover_cpus),
+                 *taskset(self.args.mover_cpus), *nice(self.args.nice),
                  str(BUILD / 'nova-fpga-datamover'), '--interface',
                  self.link.board_if, '--counters', self.counters,
                  '--control', self.control, '--region',
@@ -213,6 +245,14 @@ class Mover:
 
     def pids(self):
         return {'mover': self.proc.pid, 'engine': self.engine.pid}
+
+    def sim_stats(self):
+        """(simulated cycles, frames into, out of the module) the engine
+        publishes with --module (zeros without).
+        """
+        with open(self.regs, 'rb') as f:
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                return struct.unpack_from('<QQQ', m, SGEMU_STATS_OFF)
 
     def __exit__(self, *exc):
         stop(self.proc)
@@ -238,7 +278,8 @@ class PythonPath:
     def __enter__(self):
         self.proc = subprocess.Popen(
             ['ip', 'netns', 'exec', self.link.netns,
-             *taskset(self.args.mover_cpus), sys.executable,
+             *taskset(self.args.mover_cpus), *nice(self.args.nice),
+             sys.executable,
              str(ROOT / 'benchmarks' / 'rfc2544_python_path.py'),
              self.link.board_if, str(INGRESS_VLAN), str(EGRESS_VLAN)],
             stdout=subprocess.PIPE, text=True)
@@ -273,9 +314,12 @@ class Runner:
         if hasattr(path, 'fresh'):
             path.fresh()
         pids = path.pids()
+        sim = path.sim_stats if path.name in ('loopback', 'vtc') else None
+        sim_before = sim() if sim else None
         before = {k: run_ns(p) for k, p in pids.items()}
         out = subprocess.run(
-            [*taskset(self.args.gen_cpus), str(BUILD / 'nova-fpga-nfgen'),
+            [*taskset(self.args.gen_cpus), *nice(self.args.nice),
+             str(BUILD / 'nova-fpga-nfgen'),
              '--interface', self.link.peer_if, '--size', str(size),
              '--rate', '%.1f' % rate, '--seconds', str(seconds),
              '--vlan', str(INGRESS_VLAN), '--expect-vlan', str(EGRESS_VLAN),
@@ -286,6 +330,8 @@ class Runner:
             raise SystemExit('nfgen: %s' % out.stderr)
         r = json.loads(out.stdout)
         r['cpu_ns'] = {k: run_ns(p) - before[k] for k, p in pids.items()}
+        if sim:
+            r['sim'] = [b - a for a, b in zip(sim_before, sim())]
         r['passed'] = (r['lost'] == 0 and r['wrong_vlan'] == 0
                        and r['sent'] >= 0.99 * rate * seconds
                        and r['offered_pps'] >= 0.98 * rate)
@@ -299,16 +345,39 @@ class Runner:
         return r
 
     def throughput(self, path, size):
-        """RFC 2544 26.1: binary search for the highest zero-loss rate."""
+        """RFC 2544 26.1: the highest zero-loss rate.  First trial at the
+        ceiling; if it fails, just below what came back overloaded; from a
+        rate that passed, doubling up to the first failure (the ceiling
+        may be 10x what the path does: bisecting from there would spend
+        the trials far above it), then binary search to --resolution.
+        """
         seconds = self.args.trial_seconds
-        hi = line_rate_pps(size) * self.args.ceiling
+        ceiling = (self.args.python_ceiling if path.name == 'python'
+                   else self.args.ceiling)
+        hi = line_rate_pps(size) * ceiling
         lo, best, rate, hint, trials = 0.0, None, hi, None, 0
+        bracketed = False   # a failure below the ceiling
+        self.generator_short = False
+        self.retried = 0
         while trials < self.args.max_trials:
             r = self.trial(path, size, rate, seconds)
             trials += 1
+            # a small loss on a shared host is often another task's time
+            # slice, not the path's limit: such a trial is repeated (up to
+            # --retries times) and the rate fails only if every one loses
+            for _ in range(self.args.retries):
+                if r['passed'] or not 0 < r['lost'] <= 0.01 * r['sent']:
+                    break
+                self.retried += 1
+                r = self.trial(path, size, rate, seconds)
+                trials += 1
+            # failed with nothing lost: the generator could not offer it
+            self.generator_short |= (not r['passed'] and r['lost'] == 0
+                                     and r['wrong_vlan'] == 0)
             if r['passed']:
                 lo, best = rate, r
             else:
+                bracketed |= trials > 1
                 hi = rate
                 hint = r['received'] / seconds
             if hi - lo <= self.args.resolution * hi:
@@ -322,13 +391,17 @@ class Runner:
                     rate = rate / 2
                 if rate >= hi:
                     rate = hi / 2
+            elif not bracketed:
+                rate = min(lo * 2, (lo + hi) / 2)
             else:
                 rate = (lo + hi) / 2
         return lo, best, trials
 
     def measure(self, path, size):
         rate, best, trials = self.throughput(path, size)
-        result = {'size': size, 'throughput_pps': rate, 'trials': trials}
+        result = {'size': size, 'throughput_pps': rate, 'trials': trials,
+                  'generator_limited': self.generator_short,
+                  'retried': self.retried}
         if not rate:
             return result
         lat = self.trial(path, size, rate, self.args.trial_seconds)
@@ -341,6 +414,12 @@ class Runner:
             'cpu_ns_per_frame': {k: v / forwarded
                                  for k, v in lat['cpu_ns'].items()},
         })
+        if 'sim' in lat:
+            cycles, into, out = lat['sim']
+            seconds = self.args.trial_seconds
+            result['sim'] = {'cycles_per_s': cycles / seconds,
+                             'frames_in': into, 'frames_out': out,
+                             'cycles_per_frame': cycles / max(out, 1)}
         return result
 
 
@@ -361,20 +440,21 @@ def fmt_row(engine, size, r, ref, hz):
         ns = r['cpu_ns_per_frame']['mover']
         cyc = ns * hz / 1e9
         a9_kpps = A9_HZ / (cyc * A9_FACTOR) / 1e3
-        cpu = '%7.0f %7.0f %8.0f' % (ns, cyc, a9_kpps)
+        a9_cons = A9_HZ / (cyc * A9_FACTOR_CONSERVATIVE) / 1e3
+        cpu = '%7.0f %7.0f %8.0f %6.0f' % (ns, cyc, a9_kpps, a9_cons)
     else:
         lat = '%6s %6s %7s %7s' % ('-', '-', '-', '-')
-        cpu = '%7s %7s %8s' % ('-', '-', '-')
+        cpu = '%7s %7s %8s %6s' % ('-', '-', '-', '-')
     return '%-10s %5d %9.1f %7.3f %7.3f %s %s %s' % (
         engine, size, pps / 1e3, gbps, line, vs, lat, cpu)
 
 
-HEADER = ('%-10s %5s %9s %7s %7s %8s %6s %6s %7s %7s %7s %7s %8s' % (
+HEADER = ('%-10s %5s %9s %7s %7s %8s %6s %6s %7s %7s %7s %7s %8s %6s' % (
     'engine', 'frame', 'kpps', 'Gb/s', 'x1GbE', 'xPython', 'lat', 'avg',
-    'p99', 'max', 'ns/fr', 'cyc/fr', 'A9 kpps')
-    + '\n' + '%-10s %5s %9s %7s %7s %8s %6s %6s %7s %7s %7s %7s %8s' % (
+    'p99', 'max', 'ns/fr', 'cyc/fr', 'A9 kpps', 'A9 x2')
+    + '\n' + '%-10s %5s %9s %7s %7s %8s %6s %6s %7s %7s %7s %7s %8s %6s' % (
         '', 'B', '', '', '', '', 'min us', 'us', 'us', 'us', 'mover',
-        'mover', 'estimate'))
+        'mover', 'CoreMark', 'kpps'))
 
 
 def main():
@@ -386,16 +466,34 @@ def main():
                         help='sgemu: C mover + emulated SG DMA (loopback); '
                         'python: the reference; loopback, vtc: C mover + '
                         'emulated SG DMA + the Verilated module')
-    parser.add_argument('--ceiling', type=float, default=1.0,
-                        help='highest rate tried, times 1 GbE line rate')
+    parser.add_argument('--ceiling', type=float, default=10.0,
+                        help='highest rate tried for the C mover engines, '
+                        'times 1 GbE line rate (the search may find more '
+                        'than the board\'s Ethernet carries)')
+    parser.add_argument('--python-ceiling', type=float, default=1.0,
+                        help='highest rate tried for the Python path')
     parser.add_argument('--resolution', type=float, default=0.02,
                         help='binary search stops within this fraction')
-    parser.add_argument('--max-trials', type=int, default=9)
+    parser.add_argument('--max-trials', type=int, default=14)
+    parser.add_argument('--retries', type=int, default=1,
+                        help='repeats of a trial that lost at most 1%% of '
+                        'its frames before its rate counts as failed (0: '
+                        'strict RFC 2544)')
     parser.add_argument('--drain-ms', type=int, default=300)
     parser.add_argument('--mover-cpus', default='1',
                         help='taskset CPU list for the mover ("" for none)')
     parser.add_argument('--engine-cpus', default='1')
     parser.add_argument('--gen-cpus', default='0')
+    parser.add_argument('--nice', type=int, default=0,
+                        help='nice value of the mover, engine, Python path '
+                        'and generator (a board runs nothing else; on a '
+                        'shared host a negative value keeps other work '
+                        'from preempting the path)')
+    parser.add_argument('--rt', dest='nice', action='store_const',
+                        const='rt', help='run them SCHED_FIFO priority 1 '
+                        'instead (chrt): ordinary tasks of the host no '
+                        'longer preempt them (they get what the path leaves, '
+                        'and the kernel\'s RT throttling 5%%)')
     parser.add_argument('--mover-arg', action='append', default=[],
                         help='extra argument for nova-fpga-datamover')
     parser.add_argument('--out', default=str(RESULTS))
@@ -403,6 +501,9 @@ def main():
     args = parser.parse_args()
     if os.geteuid() != 0:
         raise SystemExit('needs root (network namespaces, packet sockets)')
+    # stopped with SIGTERM: unwind, so the netns, veth, processes and
+    # /dev/shm files are removed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit('terminated'))
     subprocess.run(['make', '-s', '-C', str(DM)], check=True)
     sizes = [int(s) for s in args.sizes.split(',')]
     engines = args.engines.split(',')
@@ -421,13 +522,13 @@ def main():
             elif engine == 'python':
                 path = PythonPath(link, args)
             elif engine in ('loopback', 'vtc'):
-                module_lib = verilated_library(engine)
+                module_lib, why = verilated_library(engine)
                 if module_lib is None:
-                    notes[engine] = ('not measured: the emulated SG engine '
-                                     'has no Verilated module mode yet')
+                    notes[engine] = 'not measured: %s' % why
                     results[engine] = {s: None for s in sizes}
                     continue
-                path = Mover(link, args, ['--module', str(module_lib)],
+                path = Mover(link, args, ['--module', engine,
+                                          '--module-lib', str(module_lib)],
                              'C mover + emulated SG DMA + Verilated %s'
                              % engine)
                 path.name = engine
@@ -447,7 +548,21 @@ def main():
 
 
 def verilated_library(engine):
-    return None
+    """(path of the module's Verilated library in its region slot, built by
+    the emulator's hdl_bridge if not cached, None) or (None, why).
+    """
+    for sub in ('', 'agent', 'agent/emulator', 'tools/devtools'):
+        if str(ROOT / sub) not in sys.path:
+            sys.path.insert(0, str(ROOT / sub))
+    try:
+        from nova_fpga import catalogue
+        from nova_fpga_emulator import hdl_bridge
+        from nova_fpga_emulator import modules
+        module = catalogue.load().by_name(engine)
+        return hdl_bridge.build(modules.HdlModule.of(module).in_slot,
+                                ROOT / 'hdl'), None
+    except Exception as e:   # the table says why instead
+        return None, 'no Verilated library: %s: %s' % (type(e).__name__, e)
 
 
 def report(args, sizes, engines, results, notes, hz, perf, started,
@@ -458,23 +573,32 @@ def report(args, sizes, engines, results, notes, hz, perf, started,
                                      finished.strftime('%H:%M:%S')),
         'host: %d CPUs at %.0f MHz, load average (1/5/15 min) during the '
         'run: %s' % (os.cpu_count(), hz / 1e6, ' | '.join(loads)),
-        'trial %.1f s (RFC 2544 asks 60 s), zero loss, binary search from '
-        '%.2fx 1 GbE line rate to within %.0f%%, at most %d trials; latency: '
-        'one more trial at the throughput rate, every frame' % (
-            args.trial_seconds, args.ceiling, args.resolution * 100,
-            args.max_trials),
+        'trial %.1f s (RFC 2544 asks 60 s), zero loss; first trial at '
+        '%.2fx 1 GbE line rate (Python path: %.2fx), then doubling from the '
+        'first pass and binary search to within %.0f%%, at most %d trials; '
+        'a trial that lost <= 1%% is repeated up to %d time(s) and its rate '
+        'fails only if every one loses (a shared host: another task\'s time '
+        'slice is not the path\'s limit; --retries 0 is strict); '
+        'latency: one more trial at the throughput rate, every frame' % (
+            args.trial_seconds, args.ceiling, args.python_ceiling,
+            args.resolution * 100,
+            args.max_trials, args.retries),
         'frame size with 802.1Q tag and FCS (veth: size - 4 bytes sent); '
         'ingress VLAN %d, egress %d; generator/receiver nova-fpga-nfgen '
         '(TPACKET rings) on the peer of a veth, the path in a netns' % (
             INGRESS_VLAN, EGRESS_VLAN),
-        'CPUs (taskset): mover %s, engine %s, generator %s' % (
+        'CPUs (taskset): mover %s, engine %s, generator %s; scheduling: %s' % (
             args.mover_cpus or 'any', args.engine_cpus or 'any',
-            args.gen_cpus or 'any'),
+            args.gen_cpus or 'any',
+            'SCHED_FIFO 1 (--rt)' if args.nice == 'rt' else
+            'nice %d' % args.nice),
         'mover CPU: %s; cycles = ns x %.0f MHz' % (
             'perf stat cycles available but schedstat used' if perf else
             '`perf stat -e cycles` not supported here (no PMU in the VM): '
             'run time from /proc/PID/schedstat (user + system)', hz / 1e6),
-        'A9 estimate: 667 MHz / (cycles x %.1f): %s' % (A9_FACTOR, A9_SOURCE),
+        'A9 estimate: 667 MHz / (cycles x %.2f) ("A9 kpps"), and / (cycles x '
+        '%.1f) ("A9 x2"): %s' % (A9_FACTOR, A9_FACTOR_CONSERVATIVE,
+                                 A9_SOURCE),
         'mover options: %s' % (' '.join(args.mover_arg) or 'defaults'),
         '',
         HEADER,
@@ -498,6 +622,21 @@ def report(args, sizes, engines, results, notes, hz, perf, started,
                     '  note: %s %d B: the latency trial at the throughput '
                     'rate lost %d frames' % (engine, size,
                                              r['latency_trial_lost']))
+            if r and r.get('generator_limited'):
+                engine_lines.append(
+                    '  note: %s %d B: a trial failed with zero loss because '
+                    'the generator could not offer its rate: the path may '
+                    'sustain more' % (engine, size))
+            if r and 'sim' in r:
+                sim = r['sim']
+                engine_lines.append(
+                    '  %s %d B: Verilator sustains %.0f frames/s zero-loss, '
+                    '%.0f simulated cycles/s (%.0f cycles a frame, idle '
+                    'quiet cycles included; module frames in/out %d/%d in '
+                    'the latency trial)' % (
+                        engine, size, r['throughput_pps'],
+                        sim['cycles_per_s'], sim['cycles_per_frame'],
+                        sim['frames_in'], sim['frames_out']))
             if r and 'engine' in r.get('cpu_ns_per_frame', {}):
                 engine_lines.append(
                     '  %s %d B: engine CPU %.0f ns/frame' % (
@@ -512,7 +651,9 @@ def report(args, sizes, engines, results, notes, hz, perf, started,
     (out / ('rfc2544-%s.json' % stamp)).write_text(json.dumps({
         'started': started.isoformat(), 'finished': finished.isoformat(),
         'args': vars(args), 'cpu_hz': hz, 'loadavg': loads,
-        'a9': {'hz': A9_HZ, 'factor': A9_FACTOR, 'source': A9_SOURCE},
+        'a9': {'hz': A9_HZ, 'factor': A9_FACTOR,
+               'factor_conservative': A9_FACTOR_CONSERVATIVE,
+               'source': A9_SOURCE},
         'notes': notes,
         'results': {e: {str(s): v for s, v in rs.items()}
                     for e, rs in results.items()},

@@ -58,37 +58,6 @@ def test_c_unit_tests():
         assert 'ok   %s' % name in result.stdout
 
 
-def ip(*args):
-    subprocess.run(['ip', *args], check=True, capture_output=True)
-
-
-@pytest.fixture
-def link():
-    """A board namespace holding the board end of a veth; the peer stays
-    here, where the test plays the network.  Deleted by name afterwards.
-    """
-    tag = secrets.token_hex(3)
-    netns, board_if, peer_if = 'nfdm-%s' % tag, 'nfdm%sb' % tag, \
-        'nfdm%sp' % tag
-    ip('netns', 'add', netns)
-    try:
-        ip('link', 'add', board_if, 'type', 'veth', 'peer', 'name', peer_if)
-        ip('link', 'set', board_if, 'netns', netns)
-        # no IPv6 chatter (router solicitations) counted as unrouted frames
-        for prefix in ([], ['ip', 'netns', 'exec', netns]):
-            iface = board_if if prefix else peer_if
-            subprocess.run([*prefix, 'sysctl', '-qw',
-                            'net.ipv6.conf.%s.disable_ipv6=1' % iface],
-                           capture_output=True)
-        ip('netns', 'exec', netns, 'ip', 'link', 'set', board_if, 'mtu',
-           '9000', 'up')
-        ip('link', 'set', peer_if, 'mtu', '9000', 'up')
-        yield netns, board_if, peer_if
-    finally:
-        subprocess.run(['ip', 'link', 'del', peer_if], capture_output=True)
-        subprocess.run(['ip', 'netns', 'del', netns], capture_output=True)
-
-
 class Capture:
     """Frames arriving on an interface, the 802.1Q tag put back where the
     kernel moved it into packet auxdata.
@@ -168,7 +137,8 @@ def _retagged(frame, vlan, prio):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
-def test_mover_on_veth_with_emulated_sg_dma(link):
+@pytest.mark.parametrize('rx_ring', ['v3', 'v2'])
+def test_mover_on_veth_with_emulated_sg_dma(link, rx_ring):
     netns, board_if, peer_if = link
     subprocess.run(['make', '-C', str(SRC)], check=True, capture_output=True)
     shm = '/dev/shm/nfdm-%s' % secrets.token_hex(3)
@@ -188,7 +158,7 @@ def test_mover_on_veth_with_emulated_sg_dma(link):
              '--counters', counters, '--control', control,
              '--region', 'r0,regs=%s,buf=%s,phys=%s,size=%d,irq=%s'
              % (regs, buf, hex(phys), size, irq),
-             '--route', '100:r0:200'],
+             '--route', '100:r0:200', '--rx-ring', rx_ring],
             stderr=subprocess.PIPE, text=True)
         _wait_for(lambda: os.path.exists(control) or mover.poll() is not None,
                   'the mover')

@@ -38,7 +38,6 @@ from tests.datamover.test_c_units import _stop
 from tests.datamover.test_c_units import _wait_for
 from tests.datamover.test_c_units import BUILD
 from tests.datamover.test_c_units import Capture
-from tests.datamover.test_c_units import link  # noqa: F401 (fixture)
 from tests.datamover.test_c_units import SRC
 
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))

@@ -70,8 +70,9 @@ static void usage(void)
 		"                  [,regs-size=BYTES][,ring=N][,slot=BYTES][,length-width=BITS]\n"
 		"         [--region ...] [--route VLAN:REGION:EGRESS|-]... [--state FILE]\n"
 		"         [--max-frame BYTES] [--spin-us US] [--stall-us US]\n"
-		"         [--rx-block-size BYTES]\n"
-		"         [--rx-blocks N] [--rx-tov-ms MS] [--tx-frames N]\n");
+		"         [--rx-ring v2|v3] [--rx-frames N] [--rx-frame-size BYTES]\n"
+		"         [--rx-block-size BYTES] [--rx-blocks N] [--rx-tov-ms MS]\n"
+		"         [--tx-frames N]\n");
 }
 
 struct region_arg {
@@ -328,6 +329,16 @@ int main(int argc, char **argv)
 			stall_us = (unsigned)strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--spin-us"))
 			spin_us = (unsigned)strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--rx-ring")) {
+			if (strcmp(v, "v2") && strcmp(v, "v3")) {
+				usage();
+				return 2;
+			}
+			pc.rx_version = v[1] == '2' ? PKTIO_RX_V2 : PKTIO_RX_V3;
+		} else if (!strcmp(a, "--rx-frames"))
+			pc.rx_frame_nr = (unsigned)strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--rx-frame-size"))
+			pc.rx_frame_size = (unsigned)strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--rx-block-size"))
 			pc.rx_block_size = (unsigned)strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--rx-blocks"))
@@ -440,7 +451,8 @@ int main(int argc, char **argv)
 		epoll_ctl(d.epfd, EPOLL_CTL_ADD, d.m.region[r].irq_fd, &e);
 	}
 	rename(tmp, counters);
-	logmsg("forwarding on %s; control %s; counters %s", ifname, control, counters);
+	logmsg("forwarding on %s (RX ring TPACKET_V%u); control %s; counters %s", ifname,
+	       d.io.rx_version, control, counters);
 
 	uint64_t *g = ctr->g;
 	uint64_t last_work = now_ns(), next_second = last_work + 1000000000ull;

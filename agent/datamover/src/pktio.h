@@ -2,10 +2,14 @@
  *
  * The board's data interface through AF_PACKET memory-mapped rings
  * (Documentation/networking/packet_mmap.rst):
- *  - receive: TPACKET_V3, a ring of blocks the kernel fills with many frames
- *    and hands over whole (TP_STATUS_USER in the block header): one wake-up
- *    and no system call per frame; a block is handed over when full or after
- *    retire_blk_tov ms;
+ *  - receive, either of
+ *    - TPACKET_V2 (--rx-ring v2): a ring of fixed frames, each handed over as
+ *      soon as the kernel wrote it (TP_STATUS_USER in its header): no system
+ *      call per frame either, and a frame waits for nothing but the mover;
+ *    - TPACKET_V3 (the default): a ring of blocks the kernel fills with many frames and
+ *      hands over whole (TP_STATUS_USER in the block header): one wake-up a
+ *      block, but a block is handed over only when full or after
+ *      retire_blk_tov ms (>= 1), so at low rates a frame waits up to 1 ms;
  *  - send: a second socket with a TPACKET_V2 TX ring (fixed frames): frames
  *    are written into the ring, marked TP_STATUS_SEND_REQUEST, and one
  *    send() per batch hands them all to the kernel.  The TX socket is bound
@@ -21,8 +25,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define PKTIO_RX_V2 2
+#define PKTIO_RX_V3 3
+
 struct pktio_conf {
-	unsigned rx_block_size;   /* bytes (multiple of the page size) */
+	unsigned rx_version;      /* PKTIO_RX_V3 (default) or PKTIO_RX_V2 */
+	unsigned rx_frame_size;   /* V2: bytes per frame (>= 9,018 + headers) */
+	unsigned rx_frame_nr;     /* V2: frames in the ring */
+	unsigned rx_block_size;   /* V3: bytes (multiple of the page size) */
 	unsigned rx_block_nr;
 	unsigned rx_tov_ms;       /* retire_blk_tov */
 	unsigned tx_frame_size;   /* bytes per TX frame (>= 9,018 + header) */
@@ -33,8 +43,10 @@ struct pktio {
 	int rx_fd, tx_fd;
 	uint8_t *rx_ring;
 	size_t rx_ring_size;
+	unsigned rx_version;
 	unsigned rx_block_size, rx_block_nr, rx_next;
-	void *rx_resume_hdr;      /* inside block rx_next: the frame to retry */
+	unsigned rx_frame_size, rx_frame_nr;  /* V2; rx_next counts frames */
+	void *rx_resume_hdr;      /* V3: inside block rx_next, the frame to retry */
 	uint32_t rx_resume_idx;
 	uint8_t *tx_ring;
 	size_t tx_ring_size;
@@ -53,7 +65,9 @@ void pktio_close(struct pktio *p);
  * next pktio_rx() (its destination is full for now: the RX ring holds it). */
 typedef int (*pktio_rx_fn)(void *ctx, const uint8_t *frame, uint32_t len,
 			    int tci, uint32_t wire_len);
-/* Process up to max_blocks ready blocks; returns frames seen. */
+/* Process up to max_blocks ready blocks (V2: max_blocks x PKTIO_V2_BATCH
+ * frames); returns frames seen. */
+#define PKTIO_V2_BATCH 32
 unsigned pktio_rx(struct pktio *p, unsigned max_blocks, pktio_rx_fn fn, void *ctx);
 /* a ready block is waiting (no system call) */
 int pktio_rx_ready(const struct pktio *p);

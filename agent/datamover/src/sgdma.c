@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,8 +115,15 @@ static int wait_reg(struct sg_dma *d, uint32_t off, uint32_t mask, uint32_t want
 			d->wait_hook(d->wait_ctx);
 		if (i == 0)
 			doorbell(d);
-		if ((i & 63) == 63 && now_s() > deadline)
-			return -1;
+		if ((i & 63) == 63) {
+			if (now_s() > deadline)
+				return -1;
+			/* the engine may share our CPU (emulation; a board's
+			 * DMA does not need the CPU): let it run, also under
+			 * SCHED_FIFO */
+			if (!d->wait_hook)
+				sched_yield();
+		}
 	}
 }
 

@@ -13,6 +13,10 @@
 #include "../emu/sgemu.h"
 #include "../src/ctl.h"
 #include "../src/mover.h"
+#include "../src/pktio.h"
+
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 
 static int failures, checks;
 static const char *current;
@@ -680,6 +684,115 @@ static void test_module_behind_dma(void)
 	board_free(b);
 }
 
+/* ---- the TPACKET_V2 RX ring, laid out as the kernel writes it --------------- */
+struct rxrec {
+	unsigned n, refuse_at;   /* refuse (ring full downstream) frame refuse_at */
+	int tci[32];
+	uint32_t len[32];
+	uint8_t first[32];
+};
+
+static int rx_cb(void *ctx, const uint8_t *frame, uint32_t len, int tci, uint32_t wire_len)
+{
+	struct rxrec *r = ctx;
+	if (r->n == r->refuse_at) {
+		r->refuse_at = ~0u;     /* once */
+		return 1;
+	}
+	if (r->n < 32) {
+		r->tci[r->n] = tci;
+		r->len[r->n] = wire_len;
+		r->first[r->n] = len ? frame[0] : 0;
+	}
+	r->n++;
+	return 0;
+}
+
+/* the kernel's side: frame slot i filled, handed to user space */
+static void v2_put(struct pktio *p, unsigned i, uint8_t first, uint32_t len, int vlan_tpid,
+		   uint16_t tci, int outgoing)
+{
+	struct tpacket2_hdr *h = (struct tpacket2_hdr *)(p->rx_ring + (size_t)i * p->rx_frame_size);
+	memset(h, 0, 128);
+	h->tp_mac = 96;
+	h->tp_snaplen = h->tp_len = len;
+	memset((uint8_t *)h + h->tp_mac, first, len);
+	struct sockaddr_ll *sll = (struct sockaddr_ll *)((uint8_t *)h + TPACKET_ALIGN(sizeof(*h)));
+	sll->sll_pkttype = outgoing ? PACKET_OUTGOING : PACKET_HOST;
+	uint32_t st = TP_STATUS_USER;
+	if (vlan_tpid) {
+		st |= TP_STATUS_VLAN_VALID | TP_STATUS_VLAN_TPID_VALID;
+		h->tp_vlan_tci = tci;
+		h->tp_vlan_tpid = (uint16_t)vlan_tpid;
+	}
+	__atomic_store_n(&h->tp_status, st, __ATOMIC_RELEASE);
+}
+
+static uint32_t v2_status(struct pktio *p, unsigned i)
+{
+	return ((struct tpacket2_hdr *)(p->rx_ring + (size_t)i * p->rx_frame_size))->tp_status;
+}
+
+static void test_rx_ring_v2(void)
+{
+	struct pktio p;
+	memset(&p, 0, sizeof(p));
+	p.rx_version = PKTIO_RX_V2;
+	p.rx_frame_size = 2048;
+	p.rx_frame_nr = 4;
+	p.rx_ring = aligned_alloc(4096, 4 * 2048);
+	memset(p.rx_ring, 0, 4 * 2048);
+	struct rxrec r = { .refuse_at = ~0u };
+	CHECK(!pktio_rx_ready(&p));
+	CHECK_EQ(pktio_rx(&p, 1, rx_cb, &r), 0);
+	/* tag in tp_vlan_tci, tag left in the data, 802.1ad outer tag */
+	v2_put(&p, 0, 0xA0, 100, ETH_P_8021Q, (5 << 13) | 100, 0);
+	v2_put(&p, 1, 0xA1, 64, 0, 0, 0);
+	v2_put(&p, 2, 0xA2, 80, ETH_P_8021AD, 100, 0);
+	CHECK(pktio_rx_ready(&p));
+	CHECK_EQ(pktio_rx(&p, 1, rx_cb, &r), 3);
+	CHECK_EQ(r.n, 3);
+	CHECK_EQ(r.tci[0], (5 << 13) | 100);
+	CHECK_EQ(r.len[0], 100);
+	CHECK_EQ(r.first[0], 0xA0);
+	CHECK_EQ(r.tci[1], -1);
+	CHECK_EQ(r.first[1], 0xA1);
+	CHECK_EQ(r.tci[2], -1);      /* 802.1ad: not steered (empty frame) */
+	CHECK_EQ(r.len[2], 0);
+	for (unsigned i = 0; i < 3; i++)
+		CHECK_EQ(v2_status(&p, i), TP_STATUS_KERNEL);
+	CHECK(!pktio_rx_ready(&p));
+	/* wrap-around, with our own outgoing frame skipped (and released) and
+	 * a refused frame kept for the next call */
+	v2_put(&p, 3, 0xB3, 60, 0, 0, 1);
+	v2_put(&p, 0, 0xB0, 60, 0, 0, 0);
+	v2_put(&p, 1, 0xB1, 60, 0, 0, 0);
+	r.refuse_at = 4;
+	CHECK_EQ(pktio_rx(&p, 1, rx_cb, &r), 2);   /* the outgoing one, B0; B1 refused */
+	CHECK_EQ(r.n, 4);
+	CHECK_EQ(r.first[3], 0xB0);
+	CHECK_EQ(v2_status(&p, 3), TP_STATUS_KERNEL);
+	CHECK(v2_status(&p, 1) & TP_STATUS_USER);
+	CHECK(pktio_rx_ready(&p));
+	CHECK_EQ(pktio_rx(&p, 1, rx_cb, &r), 1);
+	CHECK_EQ(r.n, 5);
+	CHECK_EQ(r.first[4], 0xB1);
+	CHECK_EQ(p.rx_next, 2);
+	/* the budget: max_blocks x PKTIO_V2_BATCH frames a call */
+	struct pktio q = p;
+	q.rx_frame_nr = 2 * PKTIO_V2_BATCH + 8;
+	q.rx_ring = aligned_alloc(4096, (size_t)q.rx_frame_nr * 2048);
+	q.rx_next = 0;
+	for (unsigned i = 0; i < q.rx_frame_nr; i++)
+		v2_put(&q, i, (uint8_t)i, 60, 0, 0, 0);
+	r.n = 0;
+	CHECK_EQ(pktio_rx(&q, 1, rx_cb, &r), PKTIO_V2_BATCH);
+	CHECK_EQ(pktio_rx(&q, 2, rx_cb, &r), PKTIO_V2_BATCH + 8);
+	CHECK_EQ(q.rx_next, 0);
+	free(q.rx_ring);
+	free(p.rx_ring);
+}
+
 int main(void)
 {
 	struct {
@@ -699,6 +812,7 @@ int main(void)
 		{ "decouple", test_decouple },
 		{ "control", test_control },
 		{ "module_behind_dma", test_module_behind_dma },
+		{ "rx_ring_v2", test_rx_ring_v2 },
 	};
 	for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		int before = failures;

@@ -1,6 +1,6 @@
 SUMMARY = "nova-fpga data mover: the board's data path in C"
 DESCRIPTION = "A daemon that moves frames between the board's data \
-               interface (AF_PACKET TPACKET_V3 rings) and the regions' AXI \
+               interface (AF_PACKET memory-mapped rings) and the regions' AXI \
                DMAs in scatter-gather mode (UIO and u-dma-buf), steered by \
                802.1Q VLAN; the agent controls it over a Unix socket."
 SECTION = "console/network"

@@ -24,10 +24,10 @@ from oslo_privsep import priv_context
 
 from nova_fpga.contract import agent_api
 from nova_fpga import optgroups
+from nova_fpga_agent import datapath
 from nova_fpga_agent import privsep
 
 agent_group = cfg.OptGroup('agent', title='Board agent')
-dataplane_group = cfg.OptGroup('dataplane', title='Data plane')
 watchdog_group = cfg.OptGroup(
     'watchdog', title='Temperature and power watchdog',
     help='The agent reads the die temperature and supply voltages from '
@@ -107,15 +107,6 @@ AGENT_OPTS = [
                      'runs their HDL) by module ID.'),
 ]
 
-DATAPLANE_OPTS = [
-    cfg.StrOpt('interface',
-               help='The data interface frames arrive on and leave by (PS '
-                    'Ethernet on a board, a veth in the emulator). Unset: no '
-                    'data plane.'),
-    cfg.StrOpt('netns',
-               help='Network namespace the interface lives in (emulator).'),
-]
-
 
 WATCHDOG_OPTS = [
     cfg.FloatOpt('trip_temperature', default=85.0,
@@ -144,7 +135,7 @@ WATCHDOG_OPTS = [
 
 def register_opts(conf):
     optgroups.register(conf, agent_group, AGENT_OPTS + ROOT_OPTS)
-    optgroups.register(conf, dataplane_group, DATAPLANE_OPTS)
+    datapath.register_opts(conf)
     optgroups.register(conf, watchdog_group, WATCHDOG_OPTS)
 
 
@@ -173,6 +164,6 @@ def _privileged_opts():
 def list_opts():
     """For oslo-config-generator (entry point oslo.config.opts)."""
     return [(agent_group, AGENT_OPTS + ROOT_OPTS),
-            (dataplane_group, DATAPLANE_OPTS),
+            (datapath.datapath_group, datapath.DATAPATH_OPTS),
             (watchdog_group, WATCHDOG_OPTS),
             (privsep.board_pctxt.cfg_section, _privileged_opts())]

@@ -15,7 +15,9 @@
 Start-up order matters for safety: read the shell manifest, find the
 hardware and refuse to start if the device is not the manifest's, reload
 and reconcile region state (every region not known to be running is left
-decoupled), and only then serve RPC and the data plane.
+decoupled), and only then serve RPC.  The data path (the C data mover)
+is adopted or started before the reconciliation, which couples the
+regions running.
 """
 import os
 import signal
@@ -33,7 +35,7 @@ from nova_fpga.contract import shell as mf
 from nova_fpga_agent import backends
 from nova_fpga_agent import cache
 from nova_fpga_agent import conf as agent_conf
-from nova_fpga_agent import dataplane as dp
+from nova_fpga_agent import datapath as dp
 from nova_fpga_agent import msglimit
 from nova_fpga_agent import regions
 from nova_fpga_agent import rpc
@@ -53,9 +55,11 @@ class Agent:
         backend = backends.probe(conf, manifest)
         self.dataplane = None
         if conf.dataplane.interface:
-            self.dataplane = dp.DataPlane(manifest, backend,
-                                          conf.dataplane.interface,
-                                          conf.dataplane.netns)
+            # before the regions are reconciled: a mover that outlived the
+            # agent is adopted and forwards on meanwhile
+            self.dataplane = dp.DataPath(conf, backend)
+            self.dataplane.start()
+            backend = self.dataplane.wrap(backend)
         self.manager = regions.RegionManager(
             manifest, backend, state.StateStore(conf.agent.state_dir),
             conf.agent.board_name, conf.agent.max_bitstream_bytes,
@@ -98,8 +102,6 @@ class Agent:
                                           daemon=True, name='reports')
 
     def start(self):
-        if self.dataplane:
-            self.dataplane.start()
         self.server.start()
         self._reporter.start()
         LOG.info('board %s serving topic %s (shell %s, %d regions, %s '

@@ -76,6 +76,12 @@ class AgentProcess:
                 self.process.kill()
                 self.process.wait()
 
+    def end_datapath(self):
+        """Stop what outlives the agent: its data mover and, on an emulated
+        board, the regions' engines (their /dev/shm files go with them).
+        """
+        end_datapath(self.state_dir)
+
     def kill(self):
         if self.process and self.process.poll() is None:
             self.process.kill()
@@ -89,3 +95,9 @@ def client_for(url, timeout=30):
         allowed_remote_exmods=['nova_fpga.contract.agent_api'],
     )
     return api.AgentAPI(transport, timeout=timeout), transport
+
+
+def end_datapath(state_dir):
+    """Stop a board's data mover and emulated engines (see AgentProcess)."""
+    from nova_fpga_emulator import engine
+    engine.power_off(state_dir)

@@ -26,6 +26,7 @@ from nova_fpga.contract import states
 from nova_fpga_agent import state as st
 from tests.agent.conftest import module_for
 from tests.agent.conftest import REFERENCE
+from tests.agent import simple_dma
 from tests.unit.bitstream import realfiles
 
 LOOPBACK = '0x%08X' % catalogue.module_id('loopback')
@@ -61,7 +62,7 @@ def test_load_stats_power_reset_unload(board_cloud):
     assert result['state'] == states.ACTIVE and result['module_id'] == LOOPBACK
     assert result['port_seconds'] > 0 and result['agent_seconds'] > 0
     frame = bytes(range(64))
-    assert agent.manager.backend.transfer('rp0', frame) == [frame]
+    assert simple_dma.transfer(agent.manager.backend, 'rp0', frame) == [frame]
 
     def stats():
         return cloud.client.stats({}, 'b0', 'rp0', instance)
@@ -76,7 +77,7 @@ def test_load_stats_power_reset_unload(board_cloud):
     assert on['state'] == states.ACTIVE
     # power on resets the module: counters start again
     assert stats()['module']['frames'] == 0
-    agent.manager.backend.transfer('rp0', frame)
+    simple_dma.transfer(agent.manager.backend, 'rp0', frame)
     cloud.client.reset({}, 'b0', 'rp0', instance)
     assert stats()['module']['frames'] == 0
 
@@ -92,7 +93,7 @@ def test_load_stats_power_reset_unload(board_cloud):
 def test_stats_show_the_holder_only_its_own_history(cloud):
     agent = cloud.start('b0')
     first, _ = load(cloud, 'b0', 'rp0', module_for('rp0'), image='img-first')
-    agent.manager.backend.transfer('rp0', bytes(64))
+    simple_dma.transfer(agent.manager.backend, 'rp0', bytes(64))
     cloud.client.power({}, 'b0', 'rp0', first, False)
     cloud.client.power({}, 'b0', 'rp0', first, True)
     cloud.client.reset({}, 'b0', 'rp0', first)
@@ -278,7 +279,7 @@ def test_restart_keeps_state_and_running_modules(board_cloud):
     rp1 = region_of(cloud.client.describe({}, 'b0'), 'rp1')
     assert rp1['state'] == states.ACTIVE and rp1['instance_uuid'] == instance
     frame = bytes(100)
-    assert agent.manager.backend.transfer('rp1', frame) == [frame]
+    assert simple_dma.transfer(agent.manager.backend, 'rp1', frame) == [frame]
 
 
 def test_corrupt_state_file_starts_safe(board_cloud, tmp_path):

@@ -26,6 +26,7 @@ from nova_fpga.contract import agent_api as api
 from nova_fpga_emulator import hdl_bridge
 from nova_fpga_emulator import modules
 from tests.agent.conftest import module_for
+from tests.agent import simple_dma
 from tests.conftest import HDL
 from tests.conftest import ROOT
 
@@ -87,7 +88,7 @@ def test_vtc_region_classifies_real_captures_like_the_model(cloud, report):
         for frame in vtc_captures.read_frames(path):
             now = backend.read_register('rp1', REGS.TIMESTAMP)
             expected = model.process(frame, now=now)
-            assert backend.transfer('rp1', frame) == [expected], (
+            assert simple_dma.transfer(backend, 'rp1', frame) == [expected], (
                 path.name,
                 frames,
             )
@@ -152,7 +153,7 @@ def test_a_load_with_settings_marks_as_the_model_says(cloud, report):
         for frame in vtc_captures.read_frames(path):
             now = backend.read_register('rp1', REGS.TIMESTAMP)
             expected = model.process(frame, now=now)
-            assert backend.transfer('rp1', frame) == [expected], (
+            assert simple_dma.transfer(backend, 'rp1', frame) == [expected], (
                 path.name, frames)
             frames += 1
             if expected != frame:

@@ -26,6 +26,7 @@ from nova_fpga_agent import xadc
 from nova_fpga_emulator.fakekernel import iio
 from tests.agent.conftest import BoardCloud
 from tests.agent.conftest import module_for
+from tests.agent import simple_dma
 from tests.agent.test_agent import load
 from tests.agent.test_agent import region_of
 
@@ -64,7 +65,7 @@ def test_trip_hold_in_band_recover(cloud, tmp_path, caplog):
     agent, sensor = start(cloud, tmp_path)
     board = agent.manager.backend.board
     instance, _ = load(cloud, 'b0', 'rp0', module_for('rp0'))
-    assert agent.manager.backend.transfer('rp0', FRAME) == [FRAME]
+    assert simple_dma.transfer(agent.manager.backend, 'rp0', FRAME) == [FRAME]
     assert agent.manager.describe()['temperature'] == pytest.approx(
         iio.ROOM_CELSIUS, abs=0.07)
 
@@ -77,7 +78,7 @@ def test_trip_hold_in_band_recover(cloud, tmp_path, caplog):
     # the server keeps its region; frames no longer reach the module
     assert region_of(hot, 'rp0')['state'] == states.ACTIVE
     with pytest.raises(Exception, match='stopped'):
-        agent.manager.backend.transfer('rp0', FRAME)
+        simple_dma.transfer(agent.manager.backend, 'rp0', FRAME)
     assert hot['unfit'] in caplog.text
     stats = cloud.client.stats({}, 'b0', 'rp0', instance)
     assert stats['board_unfit'] == hot['unfit']
@@ -95,7 +96,7 @@ def test_trip_hold_in_band_recover(cloud, tmp_path, caplog):
     assert cool['unfit'] is None
     assert re.search(r'cooled to 7[23]\.\d °C', caplog.text)
     assert not board.in_reset('rp0') and not board.decoupled('rp0')
-    assert agent.manager.backend.transfer('rp0', FRAME) == [FRAME]
+    assert simple_dma.transfer(agent.manager.backend, 'rp0', FRAME) == [FRAME]
     # a free region stays decoupled
     assert board.decoupled('rp1')
     assert 'running again' in cloud.client.stats(
@@ -123,7 +124,7 @@ def test_a_supply_out_of_range_holds_the_regions_until_it_is_back(
     sensor.set_supply('vccint', 1.0)
     assert heat(agent, sensor, iio.ROOM_CELSIUS)['unfit'] is None
     assert 'has its supplies back in range' in caplog.text
-    assert agent.manager.backend.transfer('rp0', FRAME) == [FRAME]
+    assert simple_dma.transfer(agent.manager.backend, 'rp0', FRAME) == [FRAME]
 
 
 def test_supply_tolerance_0_checks_no_supply(cloud, tmp_path):

@@ -13,25 +13,55 @@
 """A region server's console log and diagnostics, through nova's API, show
 its own history and counters only: a second project's server in the region
 a first one left sees nothing of the first (issue 14)."""
-import struct
 
 from nova.tests.functional.api import client
 from nova import utils
 
 from nova_fpga.contract import placement
 from nova_fpga.contract import reports
-from nova_fpga_agent import dataplane
 from tests.agent import conftest as agent_fixtures
 from tests.functional import base
 
 FRAME = bytes(range(64))
 
 
-class _Socket:
-    """Where the data plane sends what the module answers."""
+class _FakePath:
+    """The board's data path (datapath.DataPath, the C data mover) as
+    the region manager sees it, frames steered in by the test through the
+    real module (the sim backend's in-process path) and counted.
+    """
 
-    def send(self, frame):
-        pass
+    def __init__(self, backend):
+        self.backend = backend
+        self._routes = {}
+        self._counters = {}
+        self.unsteered = 0
+
+    def program(self, routes):
+        self._routes = dict(routes)
+
+    def routes(self):
+        return dict(self._routes)
+
+    def reset(self, region):
+        self._counters[region] = dict.fromkeys(reports.DATAPLANE_COUNTERS, 0)
+
+    def counters(self, region):
+        return dict(self._counters.setdefault(
+            region, dict.fromkeys(reports.DATAPLANE_COUNTERS, 0)))
+
+    def steer(self, vlan, frame):
+        route = self._routes.get(vlan)
+        if route is None:
+            self.unsteered += 1
+            return
+        c = self._counters.setdefault(
+            route.region, dict.fromkeys(reports.DATAPLANE_COUNTERS, 0))
+        c[reports.FRAMES_IN] += 1
+        c[reports.BYTES_IN] += len(frame)
+        for out in self.backend.transfer(route.region, frame):
+            c[reports.FRAMES_OUT] += 1
+            c[reports.BYTES_OUT] += len(out)
 
 
 class ConsolePrivacyTest(base.ZynqTestBase):
@@ -43,9 +73,8 @@ class ConsolePrivacyTest(base.ZynqTestBase):
         manager = self.cloud.agents['board0'].manager
         # the board's data plane without its packet socket: the test
         # steers frames in, through the real module and counters
-        self.plane = dataplane.DataPlane(manager.manifest, manager.backend,
-                                         'unused')
-        manager.dataplane = self.plane
+        self.plane = _FakePath(manager.backend)
+        manager.network.dataplane = self.plane
         # a member of each of two projects
         self.projects = {}
         for name in ('project-a', 'project-b'):
@@ -57,9 +86,8 @@ class ConsolePrivacyTest(base.ZynqTestBase):
 
     def traffic(self, region, count):
         vlan = agent_fixtures.REFERENCE.region(region).vlan
-        tagged = FRAME[:12] + struct.pack('>HH', 0x8100, vlan) + FRAME[12:]
         for _ in range(count):
-            self.plane._steer(_Socket(), tagged)
+            self.plane.steer(vlan, FRAME)
 
     def create(self, project, image):
         return self._create_server(

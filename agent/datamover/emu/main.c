@@ -33,6 +33,10 @@
  * there is work; when a look finds none it sleeps on its sockets, woken by
  * the mover's doorbell (pg021.h, SGEMU_ASLEEP_OFF) or after --max-sleep-us.
  *
+ * The same socket carries the emulated fabric's commands (FABRIC_MAGIC
+ * messages, below): load a module at run time, its registers, decoupler
+ * and reset, for the board emulator, whose fabric outlives its agent.
+ *
  * Without --module the module behind the DMA is a loopback FIFO.  With it,
  * each MM2S packet goes to the Verilated module (the repo's Verilator bridge,
  * module.h: --module-lib is the libregion.so hdl_bridge.py built for that
@@ -65,6 +69,9 @@
 
 static volatile sig_atomic_t stopping;
 static int readers[MAX_READERS] = { -1, -1, -1, -1 };
+/* connections that sent fabric commands: no interrupts for them (their
+ * answers must not queue behind counts nobody reads) */
+static int fabric_conn[MAX_READERS];
 
 static void on_signal(int sig)
 {
@@ -99,12 +106,90 @@ static void fire(void *ctx, uint32_t count)
 {
 	(void)ctx;
 	for (int i = 0; i < MAX_READERS; i++)
-		if (readers[i] >= 0 &&
+		if (readers[i] >= 0 && !fabric_conn[i] &&
 		    send(readers[i], &count, sizeof(count), MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
 		    errno != EAGAIN) {
 			close(readers[i]);
 			readers[i] = -1;
 		}
+}
+
+/* The emulated fabric's side of the region (the board emulator's
+ * agent/emulator/nova_fpga_emulator/engine.py): on the interrupt socket, a
+ * message longer than 4 bytes starting with FABRIC_MAGIC is a command of
+ * the emulated programmable logic, answered by a struct fabric_ans.  The
+ * module (--module, or FABRIC_LOAD at run time) lives here, beside its DMA,
+ * so it outlives the agent as a board's fabric does. */
+#define FABRIC_MAGIC 0x52424146u   /* "FABR" */
+#define FABRIC_HDR 16
+enum { FABRIC_LOAD = 1, FABRIC_AXIL_READ, FABRIC_AXIL_WRITE, FABRIC_DECOUPLE,
+       FABRIC_RESET, FABRIC_STATUS };
+struct fabric_req {
+	uint32_t magic, op, addr, value;
+	char path[4096];           /* FABRIC_LOAD: libregion.so ("": none) */
+};
+struct fabric_ans {
+	uint32_t magic;
+	int32_t status;            /* 0, an AXI response, -1 no answer/error */
+	uint32_t value;
+};
+
+static struct vmod *vm;
+static struct emu_module mops;
+static char vm_path[4096];
+
+static struct fabric_ans fabric_command(struct sgemu *e, const struct fabric_req *r, size_t n)
+{
+	struct fabric_ans a = { FABRIC_MAGIC, 0, 0 };
+	switch (r->op) {
+	case FABRIC_LOAD: {
+		char path[sizeof(r->path) + 1];
+		size_t len = n - FABRIC_HDR;
+		memcpy(path, r->path, len);
+		path[len] = 0;
+		if (vm && !strcmp(path, vm_path)) {
+			a.value = 1;       /* already there: the fabric kept it */
+			break;
+		}
+		sgemu_set_module(e, NULL);
+		vmod_close(vm);
+		vm = NULL;
+		vm_path[0] = 0;
+		if (!len)
+			break;
+		char err[512];
+		vm = vmod_open(path, &mops, err, sizeof(err));
+		if (!vm || sgemu_set_module(e, &mops)) {
+			fprintf(stderr, "nova-fpga-sgemu: %s: %s\n", path, vm ? "out of memory" : err);
+			vmod_close(vm);
+			vm = NULL;
+			a.status = -1;
+			break;
+		}
+		strcpy(vm_path, path);
+		break;
+	}
+	case FABRIC_AXIL_READ:
+		a.status = vm ? vmod_axil_read(vm, r->addr, &a.value) : -1;
+		break;
+	case FABRIC_AXIL_WRITE:
+		a.status = vm ? vmod_axil_write(vm, r->addr, r->value) : -1;
+		break;
+	case FABRIC_DECOUPLE:
+		if (vm)
+			vmod_set_decoupled(vm, (int)r->value);
+		break;
+	case FABRIC_RESET:
+		if (vm)
+			vmod_reset(vm, 8, r->value);
+		break;
+	case FABRIC_STATUS:
+		a.value = (vm ? 1u : 0u) | (vm && vmod_decoupled(vm) ? 2u : 0u);
+		break;
+	default:
+		a.status = -1;
+	}
+	return a;
 }
 
 static void service_sockets(int lfd, struct sgemu *e)
@@ -114,21 +199,29 @@ static void service_sockets(int lfd, struct sgemu *e)
 		int k;
 		for (k = 0; k < MAX_READERS && readers[k] >= 0; k++)
 			;
-		if (k == MAX_READERS)
+		if (k == MAX_READERS) {
 			close(fd);
-		else
+		} else {
 			readers[k] = fd;
+			fabric_conn[k] = 0;
+		}
 	}
 	for (int i = 0; i < MAX_READERS; i++) {
 		if (readers[i] < 0)
 			continue;
 		for (;;) {
-			uint32_t v;
-			ssize_t n = recv(readers[i], &v, sizeof(v), MSG_DONTWAIT);
-			if (n == (ssize_t)sizeof(v)) {
+			union { uint32_t v; struct fabric_req f; } m;
+			ssize_t n = recv(readers[i], &m, sizeof(m), MSG_DONTWAIT);
+			if (n == (ssize_t)sizeof(m.v)) {
 				/* UIO write(), or the mover's doorbell (a wake-up) */
-				if (v != SGEMU_DOORBELL)
-					sgemu_irqcontrol(e, v);
+				if (m.v != SGEMU_DOORBELL)
+					sgemu_irqcontrol(e, m.v);
+				continue;
+			}
+			if (n >= (ssize_t)FABRIC_HDR && m.f.magic == FABRIC_MAGIC) {
+				fabric_conn[i] = 1;
+				struct fabric_ans ans = fabric_command(e, &m.f, (size_t)n);
+				send(readers[i], &ans, sizeof(ans), MSG_DONTWAIT | MSG_NOSIGNAL);
 				continue;
 			}
 			if (n == 0 || (n < 0 && errno != EAGAIN)) {
@@ -200,8 +293,6 @@ int main(int argc, char **argv)
 	}
 	e.irq_fire = fire;
 
-	static struct emu_module mops;
-	struct vmod *vm = NULL;
 	volatile uint64_t *stats = (volatile uint64_t *)&win[SGEMU_STATS_OFF / 4];
 	if (module) {
 		char err[512];
@@ -229,6 +320,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "nova-fpga-sgemu: out of memory\n");
 			return 1;
 		}
+		snprintf(vm_path, sizeof(vm_path), "%s", module_lib);
 	}
 
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -311,7 +403,7 @@ int main(int argc, char **argv)
 		uint64_t fin, fout;
 		vmod_counts(vm, &fin, &fout);
 		fprintf(stderr, "nova-fpga-sgemu: module %s: %llu frames in, %llu out, "
-			"%llu cycles\n", module, (unsigned long long)fin,
+			"%llu cycles\n", module ? module : vm_path, (unsigned long long)fin,
 			(unsigned long long)fout, (unsigned long long)vmod_cycles(vm));
 		vmod_close(vm);
 	}

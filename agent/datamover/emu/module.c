@@ -43,6 +43,8 @@ struct vmod {
 	int (*axil_write)(void *, uint32_t, uint32_t, uint32_t, uint64_t);
 	int (*axil_read)(void *, uint32_t, uint32_t *, uint64_t);
 	void (*set_decouple)(void *, int);
+	int (*decouple_status)(void *);
+	int decoupled;
 	uint32_t quiet_cycles;
 	uint64_t frames_in, frames_out;
 	uint8_t *scratch;
@@ -99,7 +101,8 @@ static void m_flush(void *ctx)
 #define SYM(field, name)                                                     \
 	do {                                                                 \
 		*(void **)&m->field = dlsym(m->lib, name);                   \
-		if (!m->field && strcmp(name, "region_set_decouple")) {      \
+		if (!m->field && strcmp(name, "region_set_decouple") &&       \
+		    strcmp(name, "region_decouple_status")) {      \
 			snprintf(err, errlen, "%s: no %s", path, name);      \
 			goto fail;                                           \
 		}                                                            \
@@ -133,6 +136,7 @@ struct vmod *vmod_open(const char *path, struct emu_module *ops, char *err, size
 	SYM(axil_write, "region_axil_write");
 	SYM(axil_read, "region_axil_read");
 	SYM(set_decouple, "region_set_decouple");
+	SYM(decouple_status, "region_decouple_status");
 	m->quiet_cycles = QUIET_CYCLES;
 	m->h = m->new_();
 	/* a module in its slot (region_slot.v): coupled */
@@ -185,4 +189,27 @@ void vmod_counts(const struct vmod *m, uint64_t *in, uint64_t *out)
 {
 	*in = m->frames_in;
 	*out = m->frames_out;
+}
+
+void vmod_reset(struct vmod *m, uint32_t cycles, uint64_t settle)
+{
+	m->reset(m->h, cycles);
+	if (settle)
+		m->clock(m->h, settle);
+}
+
+void vmod_set_decoupled(struct vmod *m, int on)
+{
+	m->decoupled = !!on;
+	if (m->set_decouple) {
+		m->set_decouple(m->h, !!on);
+		m->clock(m->h, 2);
+	}
+}
+
+int vmod_decoupled(const struct vmod *m)
+{
+	if (m->decouple_status)
+		return m->decouple_status(m->h) != 0;
+	return m->decoupled;
 }

@@ -40,5 +40,10 @@ int vmod_axil_read(struct vmod *m, uint32_t addr, uint32_t *value);
 uint64_t vmod_cycles(const struct vmod *m);
 unsigned vmod_data_width(const struct vmod *m);
 void vmod_counts(const struct vmod *m, uint64_t *in, uint64_t *out);
+/* the region's reset (aresetn low for `cycles`), then `settle` cycles run */
+void vmod_reset(struct vmod *m, uint32_t cycles, uint64_t settle);
+/* the region's decoupler (a slot build): request, and its status */
+void vmod_set_decoupled(struct vmod *m, int on);
+int vmod_decoupled(const struct vmod *m);
 
 #endif

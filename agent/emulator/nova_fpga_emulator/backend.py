@@ -16,11 +16,14 @@ Plugins of the agent (entry points ``nova_fpga_agent.backends``: ``sim``,
 the modules' Verilog; ``behavioural``, their models, for boards by the
 hundred); never auto-detected: a board must not think it is an emulator.
 """
+from oslo_config import cfg
+
 from nova_fpga import catalogue
 from nova_fpga_agent.backends import base
 from nova_fpga_emulator import behaviour
 from nova_fpga_emulator import board
 from nova_fpga_emulator import conf as emulator_conf
+from nova_fpga_emulator import engine
 
 
 class SimBackend(base.Backend):
@@ -29,13 +32,34 @@ class SimBackend(base.Backend):
 
     def __init__(self, conf, manifest):
         emulator_conf.register_opts(conf)
+        self.engines = None
+        try:
+            interface = conf.dataplane.interface
+        except cfg.NoSuchOptError:
+            interface = None
+        if interface and self.board_class is board.EmulatedBoard:
+            # the data mover's path: each region's DMA and module is an
+            # emulated engine that outlives the agent (engine.py)
+            self.engines = {
+                spec.name: engine.Engine(conf.agent.state_dir, index,
+                                         spec.name)
+                for index, spec in enumerate(manifest.regions)}
+            for each in self.engines.values():
+                each.ensure()
         self.board = self.board_class(
             manifest, conf.emulator.part, conf.agent.state_dir,
             pcap_rate=conf.emulator.pcap_rate,
             crash_at=conf.emulator.crash_at,
             module_catalogue=catalogue.load(
                 conf.agent.module_catalogue_dirs),
-            hdl_dir=conf.emulator.hdl_dir)
+            hdl_dir=conf.emulator.hdl_dir, **(
+                {'engines': self.engines} if self.engines else {}))
+
+    def datapath_regions(self):
+        if not self.engines:
+            return super().datapath_regions()
+        return [base.DmaRegion(e.region, e.regs, e.irq, e.buf, e.phys,
+                               e.size) for e in self.engines.values()]
 
     def idcode(self):
         return self.board.device.idcode
@@ -77,6 +101,7 @@ class SimBackend(base.Backend):
         self.board.dma_stop(region)
 
     def transfer(self, region, frame):
+        """One frame through the in-process module (emulator tests)."""
         try:
             return self.board.dma_transfer(region, frame)
         except board.AxiError as exc:

@@ -127,5 +127,5 @@ def _field_bits(register):
 class BehaviouralBoard(board.EmulatedBoard):
     """The emulated board whose modules are ModuleModels (no hdl_dir)."""
 
-    def _module_logic(self, module):
+    def _module_logic(self, module, region_name=None):
         return ModuleModel(module, self.catalogue.common)

@@ -35,6 +35,7 @@ from nova_fpga import bitstream
 from nova_fpga.bitstream import container
 from nova_fpga.bitstream import devices
 from nova_fpga import catalogue
+from nova_fpga_emulator import engine
 from nova_fpga_emulator import hdl_bridge
 from nova_fpga_emulator import modules
 
@@ -87,8 +88,14 @@ class _Region:
 
 class EmulatedBoard:
     def __init__(self, manifest, part, state_dir, pcap_rate=128.0,
-                 crash_at=None, module_catalogue=None, hdl_dir=None):
-        """hdl_dir: a source tree's hdl/ (None: only opaque modules)."""
+                 crash_at=None, module_catalogue=None, hdl_dir=None,
+                 engines=None):
+        """hdl_dir: a source tree's hdl/ (None: only opaque modules);
+        engines: {region: engine.Engine}, the regions' DMA and module as
+        the C emulated engine (the data mover's path; None: the module
+        in this process, frames through dma_transfer).
+        """
+        self.engines = engines
         self.manifest = manifest
         #: the modules this fabric can run (nova_fpga.catalogue)
         self.catalogue = module_catalogue or catalogue.load()
@@ -152,11 +159,11 @@ class EmulatedBoard:
             except catalogue.UnknownModule:
                 raise PcapError('the emulator has no HDL for module 0x%08X; '
                                 'it cannot run it' % module_id)
-            region.bridge = self._module_logic(module)
+            region.bridge = self._module_logic(module, region.spec.name)
             region.bridge.set_decoupled(region.decoupled)
         region.module_id = module_id
 
-    def _module_logic(self, module):
+    def _module_logic(self, module, region_name=None):
         """What runs a catalogue module in a region: its Verilog behind
         the region's decoupler HDL.
         """
@@ -164,6 +171,10 @@ class EmulatedBoard:
             raise PcapError('module 0x%08X (%s) runs its Verilog, and '
                             '[emulator] hdl_dir is not set: the emulator '
                             'cannot run it' % (module.module_id, module.name))
+        if self.engines:
+            return engine.EngineBridge(self.engines[region_name],
+                                       modules.HdlModule.of(module).in_slot,
+                                       self.hdl_dir)
         return hdl_bridge.HdlBridge(modules.HdlModule.of(module).in_slot,
                                     self.hdl_dir)
 
@@ -303,8 +314,14 @@ class EmulatedBoard:
             region.dma_running = False
 
     def dma_transfer(self, name, frame):
-        """One frame through the region's DMA channel, module and back."""
+        """One frame through the region's DMA channel, module and back
+        (in this process: the emulator's tests; with engines the data
+        path is the data mover's, through the engine).
+        """
         region = self._regions[name]
+        if self.engines:
+            raise AxiError('region %s: its DMA is the emulated engine, '
+                           'driven by the data mover' % name)
         with region.lock:
             if not region.dma_running:
                 raise AxiError('DMA channel %d of region %s is stopped'

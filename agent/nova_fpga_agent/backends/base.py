@@ -19,6 +19,7 @@ Board backends (Linux FPGA manager, legacy xdevcfg) implement it with sysfs
 and UIO; the sim backend with the board emulator.
 """
 import abc
+import collections
 
 
 class PortError(Exception):
@@ -27,6 +28,13 @@ class PortError(Exception):
 
 class RegisterError(Exception):
     """A register access got an error response (SLVERR/DECERR) or none."""
+
+
+#: A region's AXI DMA as the C data mover maps it: its register window
+#: and interrupt (/dev/uioN, or the emulated engine's files), its DMA
+#: buffer (/dev/<u-dma-buf>), the buffer's bus address and size.
+DmaRegion = collections.namedtuple('DmaRegion',
+                                   'name regs irq buf phys size')
 
 
 class BackendUnavailable(Exception):
@@ -85,17 +93,18 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def dma_start(self, region):
-        """Start the region's AXI DMA channel (frames flow)."""
+        """The region's module takes its stream (checked reachable: a
+        module that answers, coupled).  The AXI DMA itself is the data
+        mover's (datapath.py), which couples the region after this.
+        """
 
     @abc.abstractmethod
     def dma_stop(self, region):
         pass
 
-    @abc.abstractmethod
-    def transfer(self, region, frame):
-        """Move one frame through the DMA into the module; return the frames
-        the module sent back. :raises RegisterError: no data path.
-        """
+    def datapath_regions(self):
+        """[DmaRegion] the data mover drives (none: no data path)."""
+        return []
 
     @abc.abstractmethod
     def loaded_module(self, region):

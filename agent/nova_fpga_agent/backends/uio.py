@@ -142,17 +142,25 @@ class SocketWindow:
         self._ask(b'w', offset, value)
 
 
-def open_window(conf, name, base_address):
-    """The register window of UIO device ``name``, checked to sit at
+def find_node(conf, name, base_address):
+    """The /dev node of UIO device ``name``, checked to map
     ``base_address`` (the shell manifest's).
     """
-    node, addr, size = find_uio(conf.agent.sysfs_root, name)
+    node, addr, _ = find_uio(conf.agent.sysfs_root, name)
     if addr != base_address:
         raise base.BackendUnavailable(
             'UIO %s (%s) maps 0x%08X, the shell manifest says 0x%08X: the '
             'device tree is not this shell\'s'
             % (name, node, addr, base_address))
-    path = os.path.join(conf.agent.dev_root, node)
+    return os.path.join(conf.agent.dev_root, node)
+
+
+def open_window(conf, name, base_address):
+    """The register window of UIO device ``name``, checked to sit at
+    ``base_address`` (the shell manifest's).
+    """
+    path = find_node(conf, name, base_address)
+    size = find_uio(conf.agent.sysfs_root, name)[2]
     mode = os.stat(path).st_mode
     if stat.S_ISCHR(mode):
         return MmapWindow(path, size)
@@ -170,8 +178,8 @@ class DmaBuffer:
         try:
             self.phys_addr = int(_read(os.path.join(sysfs, 'phys_addr')), 16)
             self.size = int(_read(os.path.join(sysfs, 'size')), 0)
-            fd = os.open(os.path.join(conf.agent.dev_root, name),
-                         os.O_RDWR | os.O_SYNC)
+            self.path = os.path.join(conf.agent.dev_root, name)
+            fd = os.open(self.path, os.O_RDWR | os.O_SYNC)
         except (OSError, ValueError) as exc:
             raise base.BackendUnavailable(
                 'u-dma-buf %s unusable (%s): is the u-dma-buf module loaded '

@@ -28,6 +28,7 @@ the kernel's boot ID, and a record from another boot counts as empty.
 import abc
 import json
 import os
+import stat
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -36,7 +37,6 @@ from nova_fpga.bitstream import convert
 from nova_fpga.bitstream import devices
 from nova_fpga.contract import devicetree as dt
 from nova_fpga import optgroups
-from nova_fpga_agent.backends import axidma
 from nova_fpga_agent.backends import base
 from nova_fpga_agent.backends import uio
 
@@ -98,10 +98,18 @@ class _Region:
                                       spec.module_base)
         self.decoupler = uio.open_window(conf, dt.uio_decoupler(spec.name),
                                          spec.decoupler_base)
-        self.dma = axidma.AxiDma(
-            spec.name, uio.open_window(conf, dt.uio_dma(spec.name),
-                                       spec.dma_base),
-            uio.DmaBuffer(conf, dt.dma_buffer(spec.name)))
+        # the AXI DMA is the data mover's (datapath.py): found here, by
+        # the same discovery, and handed to it by path
+        node = uio.find_node(conf, dt.uio_dma(spec.name), spec.dma_base)
+        buf = uio.DmaBuffer(conf, dt.dma_buffer(spec.name))
+        irq = node
+        if not stat.S_ISCHR(os.stat(node).st_mode):
+            # the emulator's fake kernel: the window is the emulated
+            # engine's register file, its interrupt a socket beside it
+            irq = node + '-irq'
+        self.dma = base.DmaRegion(spec.name, node, irq, buf.path,
+                                  buf.phys_addr, buf.size)
+        buf.map.close()
 
 
 class ZynqBackend(base.Backend):
@@ -110,6 +118,7 @@ class ZynqBackend(base.Backend):
     def __init__(self, conf, manifest):
         register_opts(conf)
         self.conf = conf
+        self.manifest = manifest
         self._idcode = soc_idcode(conf.agent.sysfs_root)
         self._regions = {r.name: _Region(conf, r) for r in manifest.regions}
         self._record_path = os.path.join(conf.agent.state_dir, RECORD)
@@ -205,10 +214,9 @@ class ZynqBackend(base.Backend):
 
     def dma_start(self, region):
         self._reachable(region, 'the DMA stream')
-        self._regions[region].dma.start()
 
     def dma_stop(self, region):
-        self._regions[region].dma.stop()
+        pass
 
-    def transfer(self, region, frame):
-        return self._regions[region].dma.transfer(frame)
+    def datapath_regions(self):
+        return [r.dma for r in self._regions.values()]

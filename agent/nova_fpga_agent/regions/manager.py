@@ -77,7 +77,7 @@ class RegionManager:
     states = property(lambda self: self.records.states)
     #: why the state file is behind the regions; None: it is current
     unsaved = property(lambda self: self.records.unsaved)
-    #: the board's DataPlane (None: no data interface)
+    #: the board's datapath.DataPath (None: no data interface)
     dataplane = property(lambda self: self.network.dataplane)
     log = property(lambda self: self.report.log)
 

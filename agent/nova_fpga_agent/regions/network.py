@@ -32,7 +32,7 @@ from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import network as net
 from nova_fpga.contract import states
 from nova_fpga_agent.backends import base
-from nova_fpga_agent import dataplane as dp
+from nova_fpga_agent import datapath as dp
 
 LOG = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ class Network:
         self.manifest = manifest
         self.records = records
         self.board_name = board_name
-        #: the board's DataPlane (None: no data interface)
+        #: the board's datapath.DataPath (None: no data interface)
         self.dataplane = dataplane
         #: held from a load's VLAN check until its region is LOADING
         self.lock = threading.Lock()

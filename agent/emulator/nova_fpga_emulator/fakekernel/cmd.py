@@ -60,6 +60,11 @@ def main(argv=None):
     parser.add_argument('--module-catalogue-dir', action='append',
                         default=[])
     parser.add_argument('--log-file')
+    parser.add_argument('--engines', action='store_true',
+                        help='the regions\' AXI DMA and modules as the C '
+                             'emulated engine (nova-fpga-sgemu), for the '
+                             'data mover: /dev/uioN of a DMA is its register '
+                             'file, /dev/uioN-irq its interrupt socket')
     parser.add_argument('--print-options', action='store_true',
                         help='print the agent options for ROOT and exit')
     args = parser.parse_args(argv)
@@ -77,7 +82,7 @@ def main(argv=None):
         [DEVICES[args.device]()] + [part() for part in COMMON_PARTS],
         pcap_rate=args.pcap_rate,
         module_catalogue=catalogue.load(args.module_catalogue_dir),
-        hdl_dir=args.hdl_dir)
+        hdl_dir=args.hdl_dir, engines=args.engines)
     kernel.serve()
     return 0
 

@@ -51,6 +51,7 @@ import uuid
 from oslo_log import log as logging
 
 from nova_fpga_emulator import board as emulated
+from nova_fpga_emulator import engine
 from nova_fpga_emulator.fakekernel import tree as fs
 
 LOG = logging.getLogger(__name__)
@@ -78,7 +79,11 @@ class Part:
 
 class FakeKernel:
     def __init__(self, root, manifest, part, parts, pcap_rate=128.0,
-                 module_catalogue=None, hdl_dir=None):
+                 module_catalogue=None, hdl_dir=None, engines=False):
+        """engines: the regions' DMA and modules as the C emulated engine
+        (engine.py), which the data mover drives; else the DMA is the
+        simple-mode window of fakekernel/uio.py, modules in this process.
+        """
         self.root = os.path.abspath(root)
         self.manifest = manifest
         self.mountpoint = os.path.join(self.root, 'kernel')
@@ -90,10 +95,18 @@ class FakeKernel:
             os.makedirs(path, exist_ok=True)
         for name in FAULTS:
             open(os.path.join(self.control_dir, name), 'a').close()
+        self.engines = None
+        if engines:
+            self.engines = {
+                spec.name: engine.Engine(os.path.join(self.root, 'board'),
+                                         index, spec.name)
+                for index, spec in enumerate(manifest.regions)}
+            for each in self.engines.values():
+                each.ensure()
         self.board = emulated.EmulatedBoard(
             manifest, part, os.path.join(self.root, 'board'),
             pcap_rate=pcap_rate, module_catalogue=module_catalogue,
-            hdl_dir=hdl_dir)
+            hdl_dir=hdl_dir, engines=self.engines)
         self.tree = fs.Tree()
         #: the drivers' lock (one configuration port, one fabric); the
         #: tree's own lock only guards its nodes, so reads go on during a

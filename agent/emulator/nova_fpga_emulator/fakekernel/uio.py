@@ -27,13 +27,36 @@ import threading
 from oslo_log import log as logging
 
 from nova_fpga.contract import devicetree as dt
-from nova_fpga_agent.backends import axidma as dma
 from nova_fpga_agent.backends import uio as agent_uio
 from nova_fpga_emulator import board as emulated
 from nova_fpga_emulator.fakekernel import kernel as fk
 from nova_fpga_emulator.fakekernel import tree as fs
 
 LOG = logging.getLogger(__name__)
+
+
+class _Pg021:
+    """PG021's simple-mode registers this window answers.
+
+    The board's data path is the C data mover's, in scatter-gather mode.
+    """
+
+    MM2S_DMACR = 0x00
+    MM2S_DMASR = 0x04
+    MM2S_SA = 0x18
+    S2MM_DMACR = 0x30
+    S2MM_DMASR = 0x34
+    S2MM_DA = 0x48
+    S2MM_LENGTH = 0x58
+    MM2S_LENGTH = 0x28
+    DMACR_RS = 0x1
+    DMACR_RESET = 0x4
+    DMASR_HALTED = 0x1
+    DMASR_IDLE = 0x2
+    DMASR_IOC = 0x1000
+
+
+dma = _Pg021
 
 _REQUEST = struct.Struct('<cII')
 _ANSWER = struct.Struct('<BI')
@@ -191,31 +214,57 @@ class Uio(fk.Part):
         number = 0
         for index, spec in enumerate(kernel.manifest.regions):
             buf = dt.dma_buffer(spec.name)
-            buffer_path = os.path.join(kernel.nodes_dir, buf)
-            with open(buffer_path, 'wb') as f:
-                f.truncate(dt.DMA_BUFFER_BYTES)
-            phys = DMA_BUFFER_BASE + index * dt.DMA_BUFFER_BYTES
-            self._buffer(kernel, buf, buffer_path, phys)
+            engine = (kernel.engines or {}).get(spec.name)
+            if engine is not None:
+                # the data mover's path: the region's DMA is the C engine;
+                # its register file and buffer are what a board's
+                # /dev/uioN map 0 and u-dma-buf are, its interrupt socket
+                # /dev/uioN-irq (a board's interrupt is /dev/uioN itself)
+                self._buffer(kernel, buf, engine.buf, engine.phys,
+                             engine.size)
+                if spec.dma_base is not None:
+                    node = 'uio%d' % number
+                    self._file_window(kernel, node, dt.uio_dma(spec.name),
+                                      spec.dma_base, spec.window_size,
+                                      engine)
+                    number += 1
+            else:
+                buffer_path = os.path.join(kernel.nodes_dir, buf)
+                with open(buffer_path, 'wb') as f:
+                    f.truncate(dt.DMA_BUFFER_BYTES)
+                phys = DMA_BUFFER_BASE + index * dt.DMA_BUFFER_BYTES
+                self._buffer(kernel, buf, buffer_path, phys)
             for name, base, window in (
                     (dt.uio_module(spec.name), spec.module_base,
                      ModuleWindow(kernel, spec.name)),
                     (dt.uio_decoupler(spec.name), spec.decoupler_base,
                      DecouplerWindow(kernel, spec.name)),
                     (dt.uio_dma(spec.name), spec.dma_base,
+                     None if engine is not None else
                      DmaWindow(kernel, spec.name, buffer_path, phys))):
-                if base is None:
+                if base is None or window is None:
                     continue
                 self._window(kernel, 'uio%d' % number, name, base,
                              spec.window_size, window)
                 number += 1
 
-    def _buffer(self, kernel, name, path, phys):
+    def _buffer(self, kernel, name, path, phys, size=dt.DMA_BUFFER_BYTES):
         sysfs = '/sys/class/u-dma-buf/' + name
         kernel.tree.add(sysfs + '/phys_addr',
                         fs.Attribute(show=lambda: '0x%016x' % phys))
         kernel.tree.add(sysfs + '/size', fs.Attribute(
-            show=lambda: str(dt.DMA_BUFFER_BYTES)))
+            show=lambda: str(size)))
         kernel.tree.add('/dev/' + name, fs.Link(path))
+
+    def _file_window(self, kernel, node, name, base, size, engine):
+        sysfs = '/sys/class/uio/' + node
+        kernel.tree.add(sysfs + '/name', fs.Attribute(show=lambda: name))
+        kernel.tree.add(sysfs + '/maps/map0/addr',
+                        fs.Attribute(show=lambda: '0x%08x' % base))
+        kernel.tree.add(sysfs + '/maps/map0/size',
+                        fs.Attribute(show=lambda: '0x%08x' % size))
+        kernel.tree.add('/dev/' + node, fs.Link(engine.regs))
+        kernel.tree.add('/dev/%s-irq' % node, fs.Link(engine.irq))
 
     def _window(self, kernel, node, name, base, size, window):
         sysfs = '/sys/class/uio/' + node

@@ -70,7 +70,7 @@ class Board:
             self.kernel = process.Process(
                 'fakekernel', fkprocess.COMMAND + [
                     self.kernel_root, '--device', device, '--hdl-dir',
-                    nova_fpga_devtools.HDL],
+                    nova_fpga_devtools.HDL, '--engines'],
                 self.dir, die_with_parent=die_with_parent)
         #: the XADC's values (what `nova-fpga-demo temperature` sets)
         self.xadc = (iio.FakeXadc(str(self.sysfs)) if self.kernel is None

@@ -907,7 +907,14 @@ class Stack:
             self.libvirt().destroy_domains(self.domain_prefix())
         stopped = process.stop_all(self.dir)
         if self._load_state() is not None:
+            from nova_fpga_emulator import engine
             for name in self.boards:
+                # the board's data mover and emulated engines outlive its
+                # agent, as on a board: the board goes down with the cloud
+                engine.power_off(self.dir / 'boards' / name / 'state')
+                # a board on a fake kernel: its engines are the kernel's
+                engine.power_off(self.dir / 'boards' / name / 'fakekernel' /
+                                 'board')
                 self.data_link(name).delete()
             if vm_host:
                 self.tor().delete()

@@ -10,7 +10,9 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""A region's AXI DMA (simple mode) driven through its UIO window.
+"""A region's AXI DMA (simple mode) driven through its UIO window: the
+board backends' frame path before the C data mover (issue 31), kept for
+the tests that push one frame through a fake kernel's region.
 
 Register map and bits from Xilinx PG021 (AXI DMA v7.1): one frame goes
 from the region's u-dma-buf (first half) to the module over MM2S; each
@@ -111,3 +113,20 @@ class AxiDma:
                 self._arm_s2mm()
                 deadline = time.monotonic() + ANSWER_SECONDS
         return frames
+
+
+def transfer(backend, region, frame):
+    """One frame through the region's module: the sim backend's own
+    in-process path, or a board backend's fake-kernel DMA window.
+    """
+    if hasattr(backend, 'transfer'):
+        return backend.transfer(region, frame)
+    from nova_fpga_agent.backends import uio
+    spec = next(r for r in backend.manifest.regions if r.name == region)
+    dma = AxiDma(region,
+                 uio.open_window(backend.conf, dt.uio_dma(region),
+                                 spec.dma_base),
+                 uio.DmaBuffer(backend.conf, dt.dma_buffer(region)))
+    backend._reachable(region, 'the DMA stream')
+    dma.start()
+    return dma.transfer(frame)

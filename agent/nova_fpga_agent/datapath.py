@@ -1,0 +1,327 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The board's data path: the C data mover, started and supervised here.
+
+Frames go from the board's data interface to the regions' AXI DMAs and back
+in ``nova-fpga-datamover`` (agent/datamover, issue 31), one process a board;
+no frame passes through Python.  The outer 802.1Q tag selects the region:
+the region manager programs, per region holding a module, the VLAN its
+frames enter by and the one they leave by (regions/network.py); frames on
+a VLAN no region was given are dropped and counted (``unsteered``).
+
+The mover is a daemon of its own session, so it outlives the agent: the
+control plane's restart does not stop the data plane.  At start the agent
+pings the mover's control socket and adopts a mover that answers (its
+routes are then made the agent's again from the persisted state, at the
+first save); only when none answers does it start one, with every region
+decoupled until the agent couples it.  A region's frames are dropped and
+counted as decoupled in the mover *before* its module is stopped,
+reloaded or held by the watchdog (backend ``dma_stop``), and it is coupled
+only once the module runs (``dma_start``): the mover's fresh rings then
+hold nothing of a previous holder.  Counters come from the mover's
+shared-memory file, read while it forwards.
+"""
+import collections
+import hashlib
+import os
+import stat
+import subprocess
+import threading
+import time
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from nova_fpga.contract import reports
+from nova_fpga import optgroups
+from nova_fpga_agent import datamover
+
+LOG = logging.getLogger(__name__)
+
+datapath_group = cfg.OptGroup(
+    'dataplane', title='Data path (the C data mover)',
+    help='The board\'s data path is nova-fpga-datamover, a daemon the '
+         'agent starts (or adopts, after an agent restart) and programs '
+         'with the regions\' VLANs; it keeps forwarding while the agent '
+         'restarts.')
+DATAPATH_OPTS = [
+    cfg.StrOpt('interface',
+               help='The data interface frames arrive on and leave by (PS '
+                    'Ethernet on a board, a veth in the emulator). Unset: no '
+                    'data path.'),
+    cfg.StrOpt('netns',
+               help='Network namespace the interface lives in (emulator): '
+                    'the mover is started in it (ip netns exec).'),
+    cfg.StrOpt('mover_binary',
+               help='The nova-fpga-datamover binary. Unset: '
+                    '$NOVA_FPGA_DATAMOVER_DIR, the source tree\'s '
+                    'agent/datamover/build, or PATH.'),
+    cfg.StrOpt('control_socket',
+               help='The mover\'s control socket (a Unix socket; the agent '
+                    'pings it at start to adopt a running mover). Unset: '
+                    'datamover.sock in [agent] state_dir, or a name in /tmp '
+                    'derived from it where that path is too long for a '
+                    'socket.'),
+    cfg.StrOpt('counters_file',
+               help='The mover\'s shared-memory counters file (per region '
+                    'frames and bytes in and out, drops by reason). Unset: '
+                    'datamover.counters in [agent] state_dir.'),
+    cfg.StrOpt('state_file',
+               help='Where the mover keeps its routes and decoupled regions '
+                    'across its own restart. Unset: datamover.state in '
+                    '[agent] state_dir.'),
+    cfg.FloatOpt('start_timeout', default=10.0, min=0.1,
+                 help='Seconds a newly started mover may take to answer on '
+                      'its control socket.'),
+]
+#: the mover's drops a region counts as its own (reports.DROPPED)
+REGION_DROPS = ('drop_ring_full', 'drop_dma_error', 'drop_oversize',
+                'drop_decoupled', 'drop_no_egress')
+#: sun_path is 108 bytes
+MAX_SOCKET_PATH = 100
+
+#: Where frames of one ingress VLAN go: a region, and the VLAN its output
+#: leaves by (None: its egress port is gone, the output is dropped).
+Route = collections.namedtuple('Route', 'region egress_vlan')
+
+
+def register_opts(conf):
+    optgroups.register(conf, datapath_group, DATAPATH_OPTS)
+
+
+def list_opts():
+    return [(datapath_group, DATAPATH_OPTS)]
+
+
+def control_path(conf):
+    if conf.dataplane.control_socket:
+        return conf.dataplane.control_socket
+    path = os.path.join(os.path.realpath(conf.agent.state_dir),
+                        'datamover.sock')
+    if len(path) > MAX_SOCKET_PATH:
+        path = '/tmp/nfdm-%s.sock' % hashlib.sha1(
+            path.encode()).hexdigest()[:12]
+    return path
+
+
+class DataPath:
+    """One board's data mover, as the agent sees it."""
+
+    def __init__(self, conf, backend):
+        self.conf = conf
+        self.backend = backend
+        self.interface = conf.dataplane.interface
+        self.netns = conf.dataplane.netns
+        state_dir = conf.agent.state_dir
+        self.binary = conf.dataplane.mover_binary or datamover.binary()
+        self.control = datamover.Control(control_path(conf))
+        self.counters_path = (conf.dataplane.counters_file or os.path.join(
+            state_dir, 'datamover.counters'))
+        self.state_path = (conf.dataplane.state_file
+                           or os.path.join(state_dir, 'datamover.state'))
+        self.log_path = os.path.join(state_dir, 'datamover.log')
+        self.regions = []
+        for region in backend.datapath_regions():
+            if os.path.exists(region.regs) and stat.S_ISSOCK(
+                    os.stat(region.regs).st_mode):
+                # the fake kernel's socket UIO: no window to map
+                LOG.warning('region %s: %s is no mappable register window: '
+                            'the region has no data path', region.name,
+                            region.regs)
+                continue
+            self.regions.append(region)
+        self._lock = threading.Lock()
+        #: ingress VLAN -> Route, as last programmed
+        self._routes = {}
+        #: the mover's pid (None: not known yet)
+        self.pid = None
+
+    # -- the daemon --------------------------------------------------------
+
+    def answers(self):
+        try:
+            self.control.ping()
+            return True
+        except (OSError, datamover.DataMoverError):
+            return False
+
+    def start(self):
+        """Adopt the running mover, or start one."""
+        if self.answers():
+            self.pid = self._read_pid()
+            LOG.info('data mover (pid %s) on %s adopted', self.pid,
+                     self.interface)
+            return False
+        self._spawn()
+        return True
+
+    def _read_pid(self):
+        try:
+            return datamover.Counters(self.counters_path).read()['pid']
+        except (OSError, ValueError, datamover.DataMoverError):
+            return None
+
+    def command_line(self):
+        argv = [self.binary, '--interface', self.interface,
+                '--counters', self.counters_path,
+                '--control', self.control.path, '--state', self.state_path]
+        for r in self.regions:
+            argv += ['--region', '%s,regs=%s,irq=%s,buf=%s,phys=0x%x,size=%d'
+                     % (r.name, r.regs, r.irq, r.buf, r.phys, r.size)]
+        if self.netns:
+            argv = ['ip', 'netns', 'exec', self.netns] + argv
+        return argv
+
+    def _spawn(self):
+        os.makedirs(os.path.dirname(self.log_path), exist_ok=True)
+        # a mover starting without one that answers: what it had is stale
+        for path in (self.state_path, self.control.path):
+            if os.path.exists(path):
+                os.unlink(path)
+        with open(self.log_path, 'ab') as log:
+            proc = subprocess.Popen(self.command_line(),
+                                    stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=log, start_new_session=True)
+        deadline = time.monotonic() + self.conf.dataplane.start_timeout
+        while not self.answers():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                if proc.poll() is None:
+                    proc.kill()
+                raise RuntimeError(
+                    'nova-fpga-datamover did not start on %s (exit %s): %s'
+                    % (self.interface, proc.poll(), self._log_tail()))
+            time.sleep(0.02)
+        # a fresh mover: no region takes frames until the agent couples it
+        for r in self.regions:
+            self.control.decouple(r.name)
+        self.pid = proc.pid
+        self._routes = {}
+        LOG.info('data mover (pid %d) started on %s%s', proc.pid,
+                 self.interface,
+                 ' (netns %s)' % self.netns if self.netns else '')
+
+    def _log_tail(self):
+        try:
+            with open(self.log_path, encoding='utf-8',
+                      errors='replace') as f:
+                return f.read()[-2000:]
+        except OSError:
+            return ''
+
+    def _call(self, what, *args):
+        """A control command; a mover that does not answer is started again
+        (its routes and decoupled regions come back from its state file) and
+        asked once more.
+        """
+        try:
+            return getattr(self.control, what)(*args)
+        except OSError as exc:
+            LOG.warning('data mover does not answer (%s): starting it again',
+                        exc)
+            self.start()
+            return getattr(self.control, what)(*args)
+
+    def stop(self):
+        """The agent stops; the mover goes on forwarding (nothing to do)."""
+
+    def shutdown(self):
+        """End the mover (the board's data path goes down)."""
+        if self.answers():
+            self.control.stop()
+
+    # -- what the agent asks ---------------------------------------------
+
+    def program(self, routes):
+        """Steer by these routes ({ingress VLAN: Route}) from now on."""
+        known = {r.name for r in self.regions}
+        routes = {vlan: r for vlan, r in routes.items() if r.region in known}
+        with self._lock:
+            self._call('program', {vlan: (r.region, r.egress_vlan)
+                                   for vlan, r in routes.items()})
+            changed, self._routes = routes != self._routes, routes
+        if changed:
+            LOG.info('data path VLANs: %s', ', '.join(
+                '%d->%s' % (vlan, route)
+                for vlan, route in sorted(routes.items())) or 'none')
+
+    def routes(self):
+        with self._lock:
+            return dict(self._routes)
+
+    def decouple(self, region):
+        with self._lock:
+            self._call('decouple', region)
+
+    def couple(self, region):
+        with self._lock:
+            self._call('couple', region)
+
+    def is_decoupled(self, region):
+        """Whether the mover drops the region's frames (an adopted mover
+        keeps forwarding a running region's: coupling it again would
+        drop what its rings hold).
+        """
+        found = self._read()['regions'].get(region)
+        return found is None or bool(found['decoupled'])
+
+    def reset(self, region):
+        """Start the region's counters again at zero (a load)."""
+        with self._lock:
+            self._call('reset_counters', region)
+
+    def _read(self):
+        return datamover.Counters(self.counters_path).read()
+
+    def counters(self, region):
+        found = self._read()['regions'].get(region)
+        if found is None:
+            return dict.fromkeys(reports.DATAPLANE_COUNTERS, 0)
+        return {reports.FRAMES_IN: found['frames_in'],
+                reports.BYTES_IN: found['bytes_in'],
+                reports.FRAMES_OUT: found['frames_out'],
+                # the module's frames, as bytes_in counts them: the mover
+                # counts what it sends, with the egress tag (4 bytes)
+                reports.BYTES_OUT: found['bytes_out'] - 4 * found[
+                    'frames_out'],
+                reports.DROPPED: sum(found[k] for k in REGION_DROPS)}
+
+    @property
+    def unsteered(self):
+        """Frames on a VLAN no region was given (or untagged): dropped."""
+        return self._read()['global']['drop_no_route']
+
+    def wrap(self, backend):
+        """The backend, its region's frames decoupled in the mover before
+        its DMA stops and coupled after it starts.
+        """
+        return _MoverBackend(backend, self)
+
+
+class _MoverBackend:
+    def __init__(self, backend, path):
+        self._backend = backend
+        self._path = path
+
+    def __getattr__(self, name):
+        return getattr(self._backend, name)
+
+    def dma_stop(self, region):
+        # first: from now on nothing reaches what the region holds
+        self._path.decouple(region)
+        self._backend.dma_stop(region)
+
+    def dma_start(self, region):
+        self._backend.dma_start(region)
+        # last: the module runs, with its settings
+        if self._path.is_decoupled(region):
+            self._path.couple(region)

@@ -41,7 +41,7 @@ def test_the_two_commands_set_themselves_up():
         assert 'setup' in prerequisites, target
     assert 'tools/setup-env' in _recipe('setup')[1]
     assert 'tools/demo' in _recipe('demo')[1]
-    assert 'pytest tests/hdl -n 2' in _recipe('test')[1]
+    assert 'pytest tests/hdl' in _recipe('test')[1]
     assert 'tests/functional' in _recipe('test')[1]
 
 

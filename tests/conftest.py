@@ -82,6 +82,14 @@ CLOUD_PATHS = {
 }
 
 
+#: modules of minutes that start nothing shared (the README's demo from
+#: nothing, the role installs, the bitstream fuzz): started right after the
+#: clouds, so that none of them is the last thing a worker does
+LONG_MODULES = ('tests/unit/test_readme_commands.py',
+                'tests/install/test_roles.py',
+                'tests/unit/bitstream/test_fuzz.py')
+
+
 def worker_group(nodeid):
     """The group a test runs in: its cloud's, else its module's."""
     for cloud, paths in CLOUD_PATHS.items():
@@ -92,8 +100,8 @@ def worker_group(nodeid):
 
 def pytest_collection_modifyitems(config, items):
     """Check each cloud's tests are where CLOUD_PATHS says, and put them
-    first, longest first, keeping their order: a worker starts a cloud at
-    once instead of after the short modules.
+    first, longest first, keeping their order, then LONG_MODULES: a worker
+    starts a cloud at once instead of after the short modules.
     """
     for item in items:
         names = getattr(item, 'fixturenames', ())
@@ -103,7 +111,7 @@ def pytest_collection_modifyitems(config, items):
                     '%s uses %s outside CLOUD_PATHS (tests/conftest.py): '
                     'under pytest-xdist it would start another cloud'
                     % (item.nodeid, cloud))
-    order = list(CLOUD_PATHS)
+    order = list(CLOUD_PATHS) + list(LONG_MODULES)
     items.sort(key=lambda item: order.index(worker_group(item.nodeid))
                if worker_group(item.nodeid) in order else len(order))
 

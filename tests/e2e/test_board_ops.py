@@ -62,6 +62,9 @@ def shown(cloud, admin, board):
     return json.loads(out.stdout)
 
 
+# beyond CI: nova's functional harness runs the same drain, restart and
+# undrain (tests/functional/test_board_drain.py) in CI
+@pytest.mark.beyond_ci
 def test_drain_lets_servers_finish_and_undrain_gives_regions_back(
         cloud, admin, servers, images):
     running = servers.create('e2e-draining', images['e2e-loopback-rp1'])

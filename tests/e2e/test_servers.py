@@ -18,6 +18,8 @@ is refused at import."""
 import re
 import sys
 
+import pytest
+
 from nova_fpga.contract import placement
 from nova_fpga_devtools import captures
 from nova_fpga_devtools.localcloud import traffic
@@ -138,6 +140,10 @@ def test_delete_frees_the_region(cloud, servers, images, bob):
         == {}
 
 
+# beyond CI: nova's functional harness fills the regions and finds no
+# host for one more in CI (test_zynq_servers.py,
+# test_four_regions_then_no_valid_host_then_reuse)
+@pytest.mark.beyond_ci
 def test_four_servers_fill_two_boards_and_the_fifth_finds_no_host(
         cloud, servers, images):
     placed = set()

@@ -26,8 +26,8 @@ demo: setup
 # suites run three at a time (every test of one cloud in the same worker,
 # so each cloud starts once: tests/conftest.py's scheduler); nova's
 # functional harness patches process-wide state (eventlet, global CONF), so
-# it runs in pytest processes of its own, two at a time, as nova runs it
-# under stestr.  Tests marked beyond_ci take longer than CI's budget: `make
+# it runs in a pytest process of its own, serially (eventlet's monkey
+# patching stalls pytest-xdist's worker channel).  Tests marked beyond_ci take longer than CI's budget: `make
 # test-beyond-ci` runs them (`make test-chain` and `make test-faults` run
 # parts).  The end prints the 30 slowest tests of all three runs.
 CI_REPORTS = .build/ci
@@ -37,7 +37,7 @@ test: setup pep8 docs
 		--junitxml=$(CI_REPORTS)/hdl.xml
 	.venv/bin/python -m pytest tests --ignore=tests/functional --ignore=tests/hdl \
 		-m 'not beyond_ci' -n 3 --dist loadgroup --junitxml=$(CI_REPORTS)/middle.xml
-	.venv/bin/python -m pytest tests/functional -n 2 --junitxml=$(CI_REPORTS)/functional.xml
+	.venv/bin/python -m pytest tests/functional --junitxml=$(CI_REPORTS)/functional.xml
 	.venv/bin/python tools/slowest-tests 30 $(CI_REPORTS)/*.xml
 
 # The VM host's cloud with every chain test on it (tenant isolation, an

@@ -286,7 +286,13 @@ def test_status_shows_each_service_running_and_each_region(cloud):
         'neutron/neutron-server', 'neutron/neutron-rpc-server',
         'nova/nova-api', 'nova/nova-conductor', 'nova/nova-scheduler',
         'nova/nova-compute', 'boards/board0/agent',
-        'boards/board1/fakekernel', 'boards/board1/agent'} | (
+        'boards/board1/fakekernel', 'boards/board1/agent'} | {
+            # each region's emulated AXI DMA and module (nova-fpga-sgemu,
+            # started by the sim backend, or by board1's fake kernel)
+            'boards/board0/state/engines/rp0',
+            'boards/board0/state/engines/rp1',
+            'boards/board1/fakekernel/board/engines/rp0',
+            'boards/board1/fakekernel/board/engines/rp1'} | (
             {'mariadb/mariadb'} if cloud.state['database']['private']
             else set()) | ({'rabbitmq/rabbitmq', 'rabbitmq/epmd'}
                            if cloud.state['rabbitmq']['private'] else

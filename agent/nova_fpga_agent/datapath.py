@@ -80,6 +80,16 @@ DATAPATH_OPTS = [
                help='Where the mover keeps its routes and decoupled regions '
                     'across its own restart. Unset: datamover.state in '
                     '[agent] state_dir.'),
+    cfg.IntOpt('ring_full_wait_us', default=2000, min=0, max=60000000,
+               help='When a region\'s DMA ring is full, how long (in '
+                    'microseconds) its next frame waits in the data '
+                    'interface\'s receive ring (holding the frames behind it, '
+                    'of every region) before the region\'s frames are '
+                    'dropped and counted (drop_ring_full) until its ring '
+                    'drains. 0: drop at once. On a board the module takes a '
+                    'beat a cycle, so a full ring is overload and a short '
+                    'wait is right; the emulator\'s simulated modules are '
+                    'thousands of times slower and wait longer.'),
     cfg.FloatOpt('start_timeout', default=10.0, min=0.1,
                  help='Seconds a newly started mover may take to answer on '
                       'its control socket.'),
@@ -174,7 +184,8 @@ class DataPath:
     def command_line(self):
         argv = [self.binary, '--interface', self.interface,
                 '--counters', self.counters_path,
-                '--control', self.control.path, '--state', self.state_path]
+                '--control', self.control.path, '--state', self.state_path,
+                '--stall-us', str(self.conf.dataplane.ring_full_wait_us)]
         for r in self.regions:
             argv += ['--region', '%s,regs=%s,irq=%s,buf=%s,phys=0x%x,size=%d'
                      % (r.name, r.regs, r.irq, r.buf, r.phys, r.size)]

@@ -58,6 +58,10 @@ def test_c_unit_tests():
         assert 'ok   %s' % name in result.stdout
 
 
+#: <asm-generic/socket.h>, not in Python's socket module
+SO_RCVBUFFORCE = 33
+
+
 class Capture:
     """Frames arriving on an interface, the 802.1Q tag put back where the
     kernel moved it into packet auxdata.
@@ -68,6 +72,9 @@ class Capture:
         self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
                                   socket.htons(ETH_P_ALL))
         self.sock.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+        # a burst out of the mover must not overrun this thread (root:
+        # past rmem_max)
+        self.sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 32 << 20)
         self.sock.bind((interface, 0))
         self.sock.settimeout(0.1)
         self.stop = threading.Event()

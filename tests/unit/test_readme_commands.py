@@ -69,6 +69,11 @@ def test_demo_runs_the_scenario_and_leaves_nothing_behind(tmp_path):
     # class, flows classified, flows guessed, packets, bytes
     quic = re.search(r'^  quic +\d+ +\d+ +(\d+) +\d+$', text, re.M)
     assert quic and int(quic.group(1)) > 0
+    # the replay is one burst, far faster than the simulated vTC: every
+    # frame waits its turn, none is dropped
+    assert re.search(r'^  frames_in = %s$' % sent.group(1), text, re.M), \
+        text[text.index('data plane counters'):][:300]
+    assert re.search(r'^  dropped = 0$', text, re.M)
     assert 'Done: vtc1 was ACTIVE' in text
     assert 'Stopping the demo cloud' in text
     # nothing left running, no data link left

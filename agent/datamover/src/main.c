@@ -475,6 +475,7 @@ int main(int argc, char **argv)
 	struct epoll_event ev[16];
 	while (!stopping) {
 		d.m.now_ns = now_ns();
+		d.m.held = 0;
 		uint32_t work = pktio_rx(&d.io, 16, on_frame, &d.m);
 		if (work)
 			dm_ingress_flush(&d.m);
@@ -514,6 +515,16 @@ int main(int argc, char **argv)
 				sg_ack_irq(&rg->dma);
 				dm_irq_rearm(rg->irq_fd);
 			}
+		}
+		if (d.m.held) {
+			/* a frame waits in the interface's ring for its region's
+			 * full MM2S ring, and the engine made no progress for
+			 * --spin-us: give it the CPU for a moment rather than spin
+			 * (the RX ring stays readable, so epoll would not sleep) */
+			struct timespec pause = { 0, 100000 };
+			nanosleep(&pause, NULL);
+			ctr_add(&g[DMG_SLEEPS], 1);
+			continue;
 		}
 		if (pktio_rx_ready(&d.io))
 			continue;

@@ -181,6 +181,7 @@ int dm_ingress(struct dm_mover *m, const uint8_t *f, uint32_t len, int tci,
 				sg_tx_flush(&reg->dma);
 				/* offered again: counted once */
 				ctr_set(&g[DMG_RX_FRAMES], g[DMG_RX_FRAMES] - 1);
+				m->held = 1;
 				return 1;
 			}
 		}

@@ -63,6 +63,9 @@ struct dm_mover {
 	 * that the region's frames are dropped (ring full) until it drains.
 	 * 0: drop at once.  now_ns: the main loop's clock, updated per round. */
 	uint64_t stall_ns, now_ns;
+	/* set by dm_ingress when it left a frame in the interface's ring (its
+	 * region's ring full, within stall_ns); the main loop clears it */
+	int held;
 	void (*log)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 };
 

@@ -41,6 +41,11 @@ SIM = 'sim'
 #: what a board may run on: the emulator, or a board backend over a fake
 #: kernel
 BACKENDS = (SIM,) + tuple(sorted(fkprocess.VARIANTS))
+#: [dataplane] ring_full_wait_us of an emulated board: its modules are
+#: simulated (a few thousand frames a second, not a beat a cycle), so a full
+#: region ring is the simulator's pace, not overload; a burst waits in the
+#: data interface's receive ring (4 MiB) rather than being dropped
+EMULATED_RING_FULL_WAIT_US = 1000000
 
 
 class Board:
@@ -116,6 +121,7 @@ class Board:
                                          self.conf_file)
         else:
             conf[('agent', 'sysfs_root')] = str(self.sysfs)
+        conf[('dataplane', 'ring_full_wait_us')] = EMULATED_RING_FULL_WAIT_US
         conf.update(self.options)
         return conf
 

@@ -193,8 +193,8 @@ def run_plugin(devstack, work, settings=None):
         'RABBIT_HOST': '10.0.0.5', 'RABBIT_USERID': 'stackrabbit',
         'RABBIT_PASSWORD': 'secret',
         'NOVA_FPGA_BITSTREAM_CREATORS': 'fpga-builders',
-        'NOVA_FPGA_REAL_BITSTREAMS': str(ROOT.parent / 'shared' / 'realdata'
-                                         / 'bitstreams' / 'royforu_pynq_pr'),
+        'NOVA_FPGA_REAL_BITSTREAMS': str(nova_fpga_devtools.REALDATA /
+                                         'bitstreams' / 'royforu_pynq_pr'),
     }
     env.update(settings or {})
     out = subprocess.run(['bash', '-c', DRIVER], env=env, cwd=work,

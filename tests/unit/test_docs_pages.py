@@ -170,7 +170,8 @@ def test_readme_shows_the_two_commands_and_where_the_docs_are():
 # -- the README and the documentation -------------------------------------
 
 #: a folder beside the checkout (the shared data it once needed)
-OUTSIDE = re.compile(r'\.\./' + 'shared|/work/' + 'shared')
+OUTSIDE = re.compile(r'\.\./' + 'shared|/work/' + 'shared|'
+                     r"parent / '" + "shared'")
 
 
 def test_no_tracked_file_names_a_folder_beside_the_checkout():

@@ -131,7 +131,7 @@ def neutron_ml2(boards, physnet=BOARD_PHYSNET, vlans=BOARD_VLANS,
         if switch_driver else []
     return [
         ('ml2', 'type_drivers', ['flat', 'vlan']),
-        ('ml2', 'tenant_network_types', ['vlan']),
+        ('ml2', 'project_network_types', ['vlan']),
         ('ml2', 'mechanism_drivers', [MECHANISM_DRIVER]),
         ('ml2_type_vlan', 'network_vlan_ranges',
          ['%s:%d:%d' % (physnet, vlans[0], vlans[1])]),

@@ -19,6 +19,7 @@ Only what acts on the machine or a running cloud is recorded instead of
 run: pip (setup_develop, pip_install), systemd (run_process, stop_process),
 rabbitmqctl and nova-fpga-manage.
 """
+import json
 import pathlib
 import subprocess
 import sys
@@ -47,8 +48,12 @@ SHELL_FILES = [PLUGIN / name for name in
 DRIVER = r'''
 set -o errexit
 TOP=$DEVSTACK
+TOP_DIR=$TOP
 source $TOP/functions
 source $TOP/tests/unittest.sh
+# DevStack's python (unittest.sh takes the first python3 on PATH): the one
+# with neutron, as in DevStack
+PYTHON=$TEST_PYTHON
 # as stack.sh has them when plugins run
 SSL_BUNDLE_FILE=$DATA_DIR/ca-bundle.pem
 source $TOP/lib/tls
@@ -80,18 +85,35 @@ function sudo {
 }
 
 ENABLED_SERVICES=key,g-api,n-api,n-cpu,n-sch,placement-api,q-svc
+# stack.sh's order: the plugins' override-defaults, lib/neutron (its ML2
+# defaults), the plugins' settings
 source $NOVA_FPGA_DIR/devstack/override-defaults
+source $TOP/lib/neutron
+# (its files' place is the test's)
+NEUTRON_CONF=$TEST_NEUTRON_CONF
 source $NOVA_FPGA_DIR/devstack/settings
 assert_equal zynq "$VIRT_DRIVER" "override-defaults sets VIRT_DRIVER"
 assert_equal True "$GLANCE_ENABLE_MULTIPLE_STORES" "multi-store Glance"
 for phase in "stack pre-install" "stack install" "stack post-config" \
         "stack extra" "stack test-config" "unstack" "clean"; do
+    if [[ $phase == "stack post-config" ]]; then
+        # what stack.sh's configure_neutron writes of ML2 (between the
+        # install and post-config phases), by lib/neutron's own functions;
+        # only the file's place is the test's
+        neutron_plugin_configure_common
+        Q_PLUGIN_CONF_PATH=${ML2_CONF_DIR#/}
+        Q_PLUGIN_CONF_FILE=$Q_PLUGIN_CONF_PATH/$Q_PLUGIN_CONF_FILENAME
+        neutron_plugin_configure_service
+        if [[ $Q_AGENT == ovn ]]; then
+            configure_ovn_plugin
+        fi
+        cp /$Q_PLUGIN_CONF_FILE $SNAPSHOTS/ml2_conf.devstack.ini
+    fi
     echo "phase $phase" >> $CALLS
     source $NOVA_FPGA_DIR/devstack/plugin.sh $phase
     if [[ $phase == "stack post-config" ]]; then
         cp -r $NOVA_CONF_DIR $GLANCE_CONF_DIR $NOVA_FPGA_CONF_DIR \
-            $(dirname /$Q_PLUGIN_CONF_FILE) $(dirname $PLACEMENT_CONF) \
-            $SNAPSHOTS/
+            $ML2_CONF_DIR $(dirname $PLACEMENT_CONF) $SNAPSHOTS/
         if [[ $NOVA_FPGA_TLS == True ]]; then
             cp -r $(dirname $NOVA_FPGA_RABBITMQ_CONF) $SNAPSHOTS/
         fi
@@ -117,7 +139,8 @@ def run(devstack, tmp_path_factory):
     """Every phase of plugin.sh, as stack.sh, unstack.sh and clean.sh call
     them; the configuration as post-config left it, and the calls made.
     """
-    return run_plugin(devstack, tmp_path_factory.mktemp('stack'))
+    return run_plugin(devstack, tmp_path_factory.mktemp('stack'),
+                      {'Q_AGENT': 'ovn'})
 
 
 @pytest.fixture(scope='module')
@@ -145,11 +168,6 @@ def run_plugin(devstack, work, settings=None):
            for name in ('nova', 'glance', 'ml2', 'placement')}
     for path in etc.values():
         path.mkdir(parents=True)
-    # as DevStack's lib/neutron_plugins/ml2 writes it (OVN, geneve)
-    (etc['ml2'] / 'ml2_conf.ini').write_text(
-        '[ml2]\nmechanism_drivers = ovn\ntype_drivers = local,flat,vlan,'
-        'geneve\ntenant_network_types = geneve\n[ml2_type_vlan]\n'
-        'network_vlan_ranges = public\n')
     # as DevStack's lib/placement writes it
     (etc['placement'] / 'placement.conf').write_text(
         '[placement_database]\nconnection = mysql+pymysql://root:secret@'
@@ -175,7 +193,7 @@ def run_plugin(devstack, work, settings=None):
         'PATH': '/usr/bin:/bin', 'HOME': str(work),
         'DEVSTACK': str(devstack), 'NOVA_FPGA_DIR': str(ROOT),
         'CALLS': str(work / 'calls'), 'FAKE_BIN': str(fake_bin),
-        'SNAPSHOTS': str(snapshots), 'PYTHON': sys.executable,
+        'SNAPSHOTS': str(snapshots), 'TEST_PYTHON': sys.executable,
         'DEST': str(work / 'opt'), 'DATA_DIR': str(work / 'data'),
         'NOVA_DIR': str(work / 'opt' / 'nova'),
         'STACK_USER': subprocess.check_output(['id', '-un'],
@@ -187,8 +205,13 @@ def run_plugin(devstack, work, settings=None):
         'GLANCE_CONF_DIR': str(etc['glance']),
         'GLANCE_API_CONF': str(etc['glance'] / 'glance-api.conf'),
         'GLANCE_API_PASTE_INI': str(etc['glance'] / 'glance-api-paste.ini'),
-        # relative to / in DevStack (lib/neutron)
-        'Q_PLUGIN_CONF_FILE': str(etc['ml2'] / 'ml2_conf.ini').lstrip('/'),
+        # where lib/neutron's functions write ml2_conf.ini (and OVN's part
+        # of neutron.conf)
+        'ML2_CONF_DIR': str(etc['ml2']),
+        'TEST_NEUTRON_CONF': str(work / 'etc' / 'neutron.conf'),
+        # DevStack's default is ovn (the `run` fixture's); its configuration
+        # imports neutron twice, so the other runs take ML2/OVS
+        'Q_AGENT': 'openvswitch',
         'NOVA_FPGA_CONF_DIR': str(work / 'etc' / 'nova-fpga'),
         'RABBIT_HOST': '10.0.0.5', 'RABBIT_USERID': 'stackrabbit',
         'RABBIT_PASSWORD': 'secret',
@@ -284,6 +307,7 @@ def test_region_quota_is_a_registered_limit_on_unified_limits(quota_run):
 REGION_QUOTA = r'''
 set -o errexit
 TOP=$DEVSTACK
+TOP_DIR=$TOP
 source $TOP/functions
 function get_python_exec_prefix { echo $FAKE_BIN; }
 function openstack {
@@ -371,21 +395,114 @@ def test_glance_conf_is_the_deployments(run):
         deployment.PROPERTY_PROTECTIONS.read_text()
 
 
-def test_neutron_ml2_binds_ports_to_the_boards_beside_devstacks(run):
-    """The deployment's ML2 options for the boards, merged with what
-    DevStack wrote: the boards' mechanism driver first, DevStack's type
-    drivers, VLAN ranges and tenant network type kept.
+#: neutron-server's own start-up checks of an ML2 file: the type manager
+#: (it ends the service when a project network type has no type driver)
+#: and neutron-lib's parser of the VLAN ranges (the VLAN type driver's)
+NEUTRON_CHECK = """
+import json, sys
+from neutron_lib.plugins import utils as plugin_utils
+from oslo_config import cfg
+from neutron.conf import common as common_conf
+from neutron.conf.plugins.ml2 import config as ml2_config
+from neutron.plugins.ml2 import managers
+common_conf.register_core_common_config_opts()
+ml2_config.register_ml2_plugin_opts()
+cfg.CONF(['--config-file', sys.argv[1]], project='neutron')
+types = managers.TypeManager()
+ranges = plugin_utils.parse_network_vlan_ranges(
+    cfg.CONF.ml2_type_vlan.network_vlan_ranges)
+print(json.dumps({'type_drivers': sorted(types.drivers),
+                  'project_network_types': types.project_network_types,
+                  'vlan_ranges': {net: [list(r) for r in rs]
+                                  for net, rs in ranges.items()}}))
+"""
+
+
+def neutron_reads(path):
+    """What neutron-server makes of an ML2 file at start, or its reason
+    for ending.
     """
-    conf = ini(run['etc'] / 'ml2' / 'ml2_conf.ini')
+    out = subprocess.run([sys.executable, '-c', NEUTRON_CHECK, str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope='module')
+def ovs_run(devstack, tmp_path_factory):
+    """The plugin with ML2/OVS as devstack-check's local.conf sets it."""
+    return run_plugin(devstack, tmp_path_factory.mktemp('stack-ovs'), {
+        'Q_AGENT': 'openvswitch',
+        'Q_ML2_PLUGIN_MECHANISM_DRIVERS': 'openvswitch'})
+
+
+@pytest.fixture(scope='module')
+def vlan_run(devstack, tmp_path_factory):
+    """The plugin with VLAN project networks of DevStack's own range and
+    DevStack's type drivers named.
+    """
+    return run_plugin(devstack, tmp_path_factory.mktemp('stack-vlan'), {
+        'Q_AGENT': 'openvswitch',
+        'Q_ML2_PLUGIN_MECHANISM_DRIVERS': 'openvswitch',
+        'Q_ML2_TENANT_NETWORK_TYPE': 'vlan',
+        'Q_ML2_PLUGIN_TYPE_DRIVERS': 'flat,geneve',
+        'TENANT_VLAN_RANGE': '1000:1999'})
+
+
+@pytest.mark.parametrize('which, devstacks_driver, project_types', [
+    ('run', 'ovn', ['geneve']),
+    ('ovs_run', 'openvswitch', ['geneve']),
+    ('vlan_run', 'openvswitch', ['vlan']),
+])
+def test_neutron_ml2_binds_ports_to_the_boards_beside_devstacks(
+        request, which, devstacks_driver, project_types):
+    """DevStack's lib/neutron writes ml2_conf.ini with the plugin's
+    variables: the boards' mechanism driver before DevStack's, the boards'
+    VLAN range beside DevStack's, DevStack's project network type kept;
+    neutron-server's own checks accept the file.
+    """
+    run = request.getfixturevalue(which)
+    path = run['etc'] / 'ml2' / 'ml2_conf.ini'
+    conf = ini(path)
     ours = expected(deployment.neutron_ml2(BOARDS, switch_driver='noop'))
     assert conf[('ml2_zynq', 'boards')] == ours[('ml2_zynq', 'boards')]
     assert conf[('ml2_zynq', 'switch_driver')] == ['noop']
     assert conf[('ml2', 'mechanism_drivers')] == [
-        '%s,ovn' % deployment.MECHANISM_DRIVER]
-    assert conf[('ml2', 'type_drivers')] == ['flat,vlan,local,geneve']
-    assert conf[('ml2', 'tenant_network_types')] == ['geneve,vlan']
-    assert conf[('ml2_type_vlan', 'network_vlan_ranges')] == [
-        '%s,public' % ours[('ml2_type_vlan', 'network_vlan_ranges')][0]]
+        '%s,%s' % (deployment.MECHANISM_DRIVER, devstacks_driver)]
+    # only the boards' section was added after DevStack wrote the file
+    devstacks = ini(run['etc'] / 'ml2_conf.devstack.ini')
+    assert {k: v for k, v in conf.items() if k[0] != 'ml2_zynq'} == \
+        devstacks
+    neutron = neutron_reads(path)
+    assert neutron['project_network_types'] == project_types
+    assert 'vlan' in neutron['type_drivers']
+    physnet, first, last = ours[('ml2_type_vlan', 'network_vlan_ranges')][
+        0].split(':')
+    assert neutron['vlan_ranges'][physnet] == [[int(first), int(last)]]
+    # DevStack's own physical network stays
+    assert 'public' in neutron['vlan_ranges']
+    if which == 'vlan_run':
+        assert neutron['vlan_ranges']['public'] == [[1000, 1999]]
+        assert neutron['type_drivers'] == ['flat', 'geneve', 'vlan']
+
+
+def test_the_plugin_of_45ff410_fails_this_check(devstack, tmp_path):
+    """The class of break this test exists for: the ML2 merge of main
+    45ff410 (tenant_network_types/type_drivers edited after DevStack)
+    leaves an ML2 file neutron-server refuses.
+    """
+    path = tmp_path / 'ml2_conf.ini'
+    # what that plugin's configure_nova_fpga_neutron made of DevStack's
+    # ML2/OVS file (tools/devstack-check's local.conf)
+    path.write_text('[ml2]\nproject_network_types = geneve\n'
+                    'tenant_network_types = geneve,vlan\n'
+                    'mechanism_drivers = fpga_board,openvswitch\n'
+                    'type_drivers = flat,vlan\n')
+    out = subprocess.run([sys.executable, '-c', NEUTRON_CHECK, str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0
+    assert 'No type driver for project network_type: geneve' in (
+        out.stdout + out.stderr)
 
 
 def test_each_board_agent_is_configured_and_run(run):

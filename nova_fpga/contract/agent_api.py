@@ -33,8 +33,6 @@ API history:
 import base64
 import binascii
 
-import oslo_messaging as messaging
-
 from nova_fpga.contract import states
 
 API_VERSION = '1.4'
@@ -203,6 +201,10 @@ class AgentAPI:
 
     def __init__(self, transport, topic=DEFAULT_TOPIC, version_cap=None,
                  timeout=60, max_bitstream_bytes=DEFAULT_MAX_BITSTREAM_BYTES):
+        # here, not at the top: the contract's names are read by light
+        # tools (nova-fpga-config, run dozens of times by the DevStack
+        # plugin) that must not pay oslo.messaging's import (~1.5 s)
+        import oslo_messaging as messaging
         target = messaging.Target(exchange=EXCHANGE, topic=topic,
                                   version=API_VERSION)
         self.client = messaging.get_rpc_client(

@@ -692,3 +692,24 @@ def test_shell_files_are_bashate_and_bash_clean():
         syntax = subprocess.run(['bash', '-n', str(path)],
                                 capture_output=True, text=True)
         assert syntax.returncode == 0, syntax.stderr
+
+
+def test_the_guides_local_conf_is_the_one_devstack_check_runs():
+    """The developer guide's sample local.conf is devstack/local.conf.check
+    (included, not copied), the file tools/devstack-check runs; no page
+    carries a local.conf of its own.
+    """
+    check = PLUGIN / 'local.conf.check'
+    guide = ROOT / 'doc' / 'source' / 'install' / 'devstack.rst'
+    included = [
+        (guide.parent / line.split('::', 1)[1].strip()).resolve()
+        for line in guide.read_text().splitlines()
+        if line.startswith('.. literalinclude::')]
+    assert check.resolve() in included
+    assert '"$CHECKOUT/devstack/local.conf.check"' in (
+        ROOT / 'tools' / 'devstack-check').read_text()
+    pages = [ROOT / 'README.md', PLUGIN / 'README.md'] + sorted(
+        (ROOT / 'doc' / 'source').rglob('*.rst'))
+    copies = [str(page.relative_to(ROOT)) for page in pages
+              if '[[local|localrc]]' in page.read_text()]
+    assert copies == []

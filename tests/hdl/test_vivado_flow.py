@@ -119,7 +119,7 @@ PS7_FIXED_IO_PORTS = (
 
 def tool(name):
     path = shutil.which(name)
-    assert path, '%s is missing: install it (tools/apt-packages)' % name
+    assert path, '%s is missing: install it (bindep.txt)' % name
     return path
 
 

@@ -101,7 +101,7 @@ def read_one(path):
 
 def tool_path(name):
     path = shutil.which(name)
-    assert path, '%s is missing: install it (tools/apt-packages)' % name
+    assert path, '%s is missing: install it (bindep.txt)' % name
     return path
 
 

@@ -120,7 +120,7 @@ def test_unit_sudoers_and_helper_name_the_venvs_programs(installed):
         r'/etc/nova-fpga/pynq\.conf --privsep_context '
         r'nova_fpga_agent\.privsep\.board_pctxt --privsep_sock_path '
         r'/tmp/tmp[A-Za-z0-9_]+/privsep\.sock$' % VENV]
-    # sudo itself accepts the file (Debian's sudo: tools/apt-packages)
+    # sudo itself accepts the file (Debian's sudo: bindep.txt)
     visudo = shutil.which('visudo') or '/usr/sbin/visudo'
     out = run([visudo, '-c', '-f',
                installed / 'etc/sudoers.d/nova-fpga-agent'])

@@ -76,6 +76,6 @@ def require(program):
     path = shutil.which(program)
     if path is None:
         raise ToolMissing(
-            '%s is not installed (see tools/apt-packages)' % program
+            '%s is not installed (see bindep.txt)' % program
         )
     return path

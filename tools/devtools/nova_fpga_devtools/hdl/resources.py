@@ -191,7 +191,7 @@ def synthesize(top, sources, parameters=None, include_dirs=()):
     """
     yosys = shutil.which('yosys')
     if yosys is None:
-        raise SynthesisError('yosys is not installed (see tools/apt-packages)')
+        raise SynthesisError('yosys is not installed (see bindep.txt)')
     chparams = ''.join(
         ' -chparam %s %d' % item for item in sorted((parameters or {}).items())
     )

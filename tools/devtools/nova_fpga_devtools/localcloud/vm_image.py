@@ -226,7 +226,7 @@ def build(cache_dir=CACHE_DIR):
     package, version = kernel_package()
     if not BUSYBOX.exists():
         raise BuildError('%s is missing: install busybox-static '
-                         '(tools/apt-packages)' % BUSYBOX)
+                         '(bindep.txt)' % BUSYBOX)
     key = hashlib.sha256(('%s %s\n%s\n%s\n%s' % (
         package, version, INIT, UDHCPC_SCRIPT, MODULES)).encode()).hexdigest()
     guest = Guest(pathlib.Path(cache_dir) / key[:16])

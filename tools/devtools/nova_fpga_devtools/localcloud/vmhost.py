@@ -101,7 +101,7 @@ class Libvirt:
         for program in ('virtlogd', 'libvirtd', 'virsh'):
             if shutil.which(program) is None:
                 raise process.ServiceError(
-                    'libvirt', '%s is not installed (tools/apt-packages: '
+                    'libvirt', '%s is not installed (bindep.txt: '
                     'libvirt-daemon-system, libvirt-clients)' % program)
         self._conf()
         for name, daemon in self.processes.items():

@@ -26,6 +26,7 @@ import sys
 import tarfile
 
 import pytest
+import yaml
 
 from nova_fpga.contract import placement
 from nova_fpga import deployment
@@ -713,3 +714,64 @@ def test_the_guides_local_conf_is_the_one_devstack_check_runs():
     copies = [str(page.relative_to(ROOT)) for page in pages
               if '[[local|localrc]]' in page.read_text()]
     assert copies == []
+
+
+#: local.conf.check's settings that are the lab's own (its address, its log
+#: file, no git network), not the cloud's: Zuul's devstack job sets these
+LAB_ONLY = {'ADMIN_PASSWORD', 'DATABASE_PASSWORD', 'RABBIT_PASSWORD',
+            'SERVICE_PASSWORD', 'HOST_IP', 'SERVICE_HOST', 'LOGFILE',
+            'GIT_BASE', 'RECLONE'}
+#: services the lab disables for want of git network and devstack-check
+#: replaces (tempest from PyPI); the Zuul job enables them
+LAB_DISABLED = {'tempest'}
+
+
+def _local_conf(path):
+    """(localrc {KEY: value}, disabled services, plugins) of a local.conf."""
+    settings, disabled, plugins = {}, set(), {}
+    section = None
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line.startswith('[['):
+            section = line
+            continue
+        if section != '[[local|localrc]]' or not line or line[0] == '#':
+            continue
+        words = line.split()
+        if words[0] == 'disable_service':
+            disabled.update(words[1:])
+        elif words[0] == 'enable_plugin':
+            plugins[words[1]] = words[2:]
+        else:
+            key, _, value = line.partition('=')
+            settings[key] = value
+    return settings, disabled, plugins
+
+
+def _zuul_text(value):
+    return {True: 'True', False: 'False'}.get(value, str(value))
+
+
+def test_the_zuul_job_runs_devstack_checks_local_conf():
+    settings, disabled, plugins = _local_conf(PLUGIN / 'local.conf.check')
+    jobs = {item['job']['name']: item['job']
+            for item in yaml.safe_load((ROOT / '.zuul.yaml').read_text())
+            if 'job' in item}
+    job = jobs['nova-fpga-devstack-tempest']
+    assert job['parent'] == 'devstack-tempest'
+    variables = job['vars']
+    assert {key: _zuul_text(value) for key, value in
+            variables['devstack_localrc'].items()} == {
+        key: value for key, value in settings.items()
+        if key not in LAB_ONLY}
+    services = variables['devstack_services']
+    assert {name for name, on in services.items() if not on} == \
+        disabled - LAB_DISABLED
+    assert all(services[name] for name in LAB_DISABLED)
+    assert set(variables['devstack_plugins']) == set(plugins) == {
+        'nova-fpga'}
+    assert variables['tempest_plugins'] == ['nova-fpga']
+    assert 'nova_fpga_tempest_plugin' in variables['tempest_test_regex']
+    # the multinode job is this job on two nodes
+    multinode = jobs['nova-fpga-devstack-tempest-multinode']
+    assert multinode['parent'] == 'nova-fpga-devstack-tempest'

@@ -42,10 +42,9 @@ BOARDS = ['zynq0', 'zynq1']
 RABBIT = 'rabbit://stackrabbit:secret@10.0.0.5:5672/nova_fpga'
 #: DevStack's bashate flags (its tox.ini)
 BASHATE_FLAGS = ['-v', '-iE006', '-eE005,E042']
-SHELL_FILES = [PLUGIN / name for name in
-               ('plugin.sh', 'settings', 'override-defaults',
-                'lib/nova-fpga')] + [
-                   ROOT / 'tools' / 'devstack-check']
+SHELL_FILES = [PLUGIN / name for name in (
+    'plugin.sh', 'settings', 'override-defaults', 'lib/nova-fpga')] + [
+        ROOT / 'tools' / 'devstack-check']
 
 DRIVER = r'''
 set -o errexit

@@ -29,21 +29,30 @@ if is_service_enabled nova-fpga; then
         fi
     elif [[ "$1" == "stack" && "$2" == "post-config" ]]; then
         echo_summary "Configuring nova-fpga"
-        if [[ "$NOVA_FPGA_TLS" == "True" ]]; then
-            configure_nova_fpga_tls $NOVA_FPGA_BOARD_LIST
+        # each part where its service runs: on a compute/board node only
+        # nova-compute's part and the boards
+        if is_service_enabled rabbit; then
+            if [[ "$NOVA_FPGA_TLS" == "True" ]]; then
+                configure_nova_fpga_tls $NOVA_FPGA_BOARD_LIST
+            fi
+            configure_nova_fpga_rabbit \
+                "$(nova_fpga_merge_list $NOVA_FPGA_BOARD_LIST $NOVA_FPGA_REMOTE_BOARDS)"
         fi
-        configure_nova_fpga_rabbit $NOVA_FPGA_BOARD_LIST
-        # stack.sh edits nova.conf in the background meanwhile (neutron's
-        # part of it); two writers of one file lose lines
-        async_wait configure_neutron_nova
-        configure_nova_fpga_nova $NOVA_FPGA_BOARD_LIST
+        if is_service_enabled n-api n-cpu n-sch n-cond; then
+            # stack.sh edits nova.conf in the background meanwhile
+            # (neutron's part of it); two writers of one file lose lines
+            async_wait configure_neutron_nova
+            configure_nova_fpga_nova $NOVA_FPGA_BOARD_LIST
+        fi
         if is_service_enabled placement-api; then
             configure_nova_fpga_placement
         fi
         if [[ -n "$NOVA_FPGA_REGION_QUOTA" ]]; then
             configure_nova_fpga_region_quota
         fi
-        configure_nova_fpga_glance
+        if is_service_enabled g-api; then
+            configure_nova_fpga_glance
+        fi
         if is_service_enabled q-svc neutron-api; then
             configure_nova_fpga_neutron
         fi
@@ -53,7 +62,8 @@ if is_service_enabled nova-fpga; then
             start_nova_fpga_agents $NOVA_FPGA_BOARD_LIST
         fi
     elif [[ "$1" == "stack" && "$2" == "extra" ]]; then
-        if [[ "$NOVA_FPGA_SAMPLE_IMAGES" == "True" ]]; then
+        # once per cloud: where Glance's API runs
+        if [[ "$NOVA_FPGA_SAMPLE_IMAGES" == "True" ]] && is_service_enabled g-api; then
             echo_summary "Creating the FPGA flavor and sample bitstreams"
             create_nova_fpga_samples
         fi
@@ -62,6 +72,7 @@ if is_service_enabled nova-fpga; then
         stop_nova_fpga_agents $NOVA_FPGA_BOARD_LIST
     fi
     if [[ "$1" == "clean" ]]; then
-        clean_nova_fpga $NOVA_FPGA_BOARD_LIST
+        clean_nova_fpga \
+            "$(nova_fpga_merge_list $NOVA_FPGA_BOARD_LIST $NOVA_FPGA_REMOTE_BOARDS)"
     fi
 fi

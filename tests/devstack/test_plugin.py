@@ -85,7 +85,9 @@ function sudo {
     fi
 }
 
-ENABLED_SERVICES=key,g-api,n-api,n-cpu,n-sch,placement-api,q-svc
+# a controller with nova-compute, or the node TEST_SERVICES says
+all_in_one=rabbit,mysql,key,g-api,n-api,n-cpu,n-sch,n-cond,placement-api
+ENABLED_SERVICES=${TEST_SERVICES:-$all_in_one,q-svc}
 # stack.sh's order: the plugins' override-defaults, lib/neutron (its ML2
 # defaults), the plugins' settings
 source $NOVA_FPGA_DIR/devstack/override-defaults
@@ -120,8 +122,9 @@ for phase in "stack pre-install" "stack install" "stack post-config" \
         fi
     fi
 done
-assert_equal "zynq0,zynq1" "$(nova_fpga_boards)" "two emulated boards"
-is_service_enabled nova-fpga-agent-zynq1 || failed "agent service enabled"
+prefix=$NOVA_FPGA_BOARD_PREFIX
+assert_equal "${prefix}0,${prefix}1" "$(nova_fpga_boards)" "two boards"
+is_service_enabled nova-fpga-agent-${prefix}1 || failed "agent service enabled"
 report_results
 '''
 
@@ -774,3 +777,49 @@ def test_the_zuul_job_runs_devstack_checks_local_conf():
     # the multinode job is this job on two nodes
     multinode = jobs['nova-fpga-devstack-tempest-multinode']
     assert multinode['parent'] == 'nova-fpga-devstack-tempest'
+
+
+@pytest.fixture(scope='module')
+def compute_node(devstack, tmp_path_factory):
+    """The plugin on a compute/board node of a two-node DevStack: only
+    nova-compute and the plugin there (RabbitMQ, Glance, neutron-server and
+    the APIs on the controller), its boards named apart.
+    """
+    return run_plugin(devstack, tmp_path_factory.mktemp('stack-compute'), {
+        'TEST_SERVICES': 'n-cpu,placement-client',
+        'NOVA_FPGA_BOARD_PREFIX': 'node2-zynq'})
+
+
+def test_a_compute_node_configures_only_nova_compute_and_its_boards(
+        compute_node):
+    calls = compute_node['calls']
+    # RabbitMQ is the controller's: no rabbitmqctl here
+    assert not [c for c in calls if c.startswith('rabbitmqctl')], calls
+    # nor Glance's files, nor the samples (imported once, by the
+    # controller), nor ML2's
+    etc = compute_node['etc']
+    assert not (etc / 'glance' / 'glance-api.conf').read_text().count(
+        'bitstream')
+    assert not [c for c in calls if 'nova-fpga-manage' in c]
+    assert ('ml2_zynq', 'boards') not in ini(etc / 'ml2' / 'ml2_conf.ini') \
+        if (etc / 'ml2' / 'ml2_conf.ini').exists() else True
+    # nova-compute proxies this node's boards, named apart
+    nova = ini(etc / 'nova' / 'nova.conf')
+    assert nova[('zynq', 'boards')] == ['node2-zynq0,node2-zynq1']
+    for board in ('node2-zynq0', 'node2-zynq1'):
+        assert (etc / 'nova-fpga' / ('agent-%s.conf' % board)).exists()
+        assert any(c.startswith('run_process nova-fpga-agent-%s ' % board)
+                   for c in calls)
+
+
+def test_the_rabbitmq_node_makes_the_other_nodes_boards_users(devstack,
+                                                              tmp_path):
+    result = run_plugin(devstack, tmp_path, {
+        'NOVA_FPGA_REMOTE_BOARDS': 'node2-zynq0,node2-zynq1'})
+    added = [c.split()[2] for c in result['calls']
+             if c.startswith('rabbitmqctl add_user')]
+    assert added == ['nova-fpga-zynq0', 'nova-fpga-zynq1',
+                     'nova-fpga-node2-zynq0', 'nova-fpga-node2-zynq1']
+    # the controller's nova-compute proxies its own boards only
+    nova = ini(result['etc'] / 'nova' / 'nova.conf')
+    assert nova[('zynq', 'boards')] == ['zynq0,zynq1']

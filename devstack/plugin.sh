@@ -62,6 +62,9 @@ if is_service_enabled nova-fpga; then
             start_nova_fpga_agents $NOVA_FPGA_BOARD_LIST
         fi
     elif [[ "$1" == "stack" && "$2" == "extra" ]]; then
+        if [[ -z "$NOVA_FPGA_REAL_BOARDS" ]]; then
+            restart_nova_fpga_agents_merged_later $NOVA_FPGA_BOARD_LIST
+        fi
         # once per cloud: where Glance's API runs
         if [[ "$NOVA_FPGA_SAMPLE_IMAGES" == "True" ]] && is_service_enabled g-api; then
             echo_summary "Creating the FPGA flavor and sample bitstreams"

@@ -168,6 +168,7 @@ def tls_run(devstack, tmp_path_factory):
 
 
 def run_plugin(devstack, work, settings=None):
+    work.mkdir(exist_ok=True)
     etc = {name: work / 'etc' / name
            for name in ('nova', 'glance', 'ml2', 'placement')}
     for path in etc.values():
@@ -823,3 +824,29 @@ def test_the_rabbitmq_node_makes_the_other_nodes_boards_users(devstack,
     # the controller's nova-compute proxies its own boards only
     nova = ini(result['etc'] / 'nova' / 'nova.conf')
     assert nova[('zynq', 'boards')] == ['zynq0,zynq1']
+
+
+def test_agents_whose_file_local_conf_merges_restart_after_the_merge(
+        tmp_path):
+    """stack.sh merges local.conf's post-config group after the plugin's
+    post-config phase, where the agents started: an agent whose file it
+    changes is restarted in extra (after the merge), the others not.
+    """
+    with tarfile.open(SNAPSHOT) as archive:
+        archive.extractall(tmp_path, filter='data')
+    devstack = tmp_path / 'devstack'
+    (devstack / 'local.conf').write_text(
+        '[[local|localrc]]\nADMIN_PASSWORD=secret\n'
+        '[[post-config|$NOVA_FPGA_CONF_DIR/agent-zynq1.conf]]\n'
+        '[agent]\nreport_interval = 5\n'
+        '[[post-config|$NOVA_CONF]]\n[DEFAULT]\ndebug = True\n')
+    result = run_plugin(devstack, tmp_path / 'work')
+    calls = result['calls']
+    extra = calls[calls.index('phase stack extra'):
+                  calls.index('phase stack test-config')]
+    stops = [c for c in extra if c.startswith('stop_process')]
+    starts = [c for c in extra if c.startswith('run_process')]
+    assert stops == ['stop_process nova-fpga-agent-zynq1']
+    assert len(starts) == 1 and starts[0].startswith(
+        'run_process nova-fpga-agent-zynq1 ')
+    assert extra.index(stops[0]) < extra.index(starts[0])

@@ -27,12 +27,18 @@ cost counts.  Run in the board's namespace by benchmarks/rfc2544.py:
     python benchmarks/rfc2544_python_path.py IFACE INGRESS_VLAN EGRESS_VLAN
 """
 import collections
+import pathlib
 import signal
 import socket
 import struct
 import sys
 import threading
 import time
+
+from nova_fpga_agent.backends import base
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from tests.agent import simple_dma  # noqa: E402
 
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
@@ -44,31 +50,11 @@ MAX_FRAME = 65536
 SO_RCVBUFFORCE = 33
 RCVBUF = 8 * 1024 * 1024
 
-# backends/axidma.py
-MM2S_DMACR = 0x00
-MM2S_DMASR = 0x04
-MM2S_SA = 0x18
-MM2S_SA_MSB = 0x1C
-MM2S_LENGTH = 0x28
-S2MM_DMACR = 0x30
-S2MM_DMASR = 0x34
-S2MM_DA = 0x48
-S2MM_DA_MSB = 0x4C
-S2MM_LENGTH = 0x58
-DMASR_HALTED = 0x1
-DMASR_IDLE = 0x2
-DMASR_ERRORS = 0x70
-DMASR_IOC = 0x1000
-DMA_BUFFER_BYTES = 4 << 20
-HALF = DMA_BUFFER_BYTES // 2
-ANSWER_SECONDS = 0.0005
-MM2S_SECONDS = 0.1
+#: the old simple-mode AXI DMA driver (backends/axidma.py as it was) is
+#: tests/agent/simple_dma.py's, one copy for the tests and this reference
+D = simple_dma
 
 Route = collections.namedtuple('Route', 'region egress_vlan')
-
-
-class RegisterError(IOError):
-    pass
 
 
 class InstantDma:
@@ -78,79 +64,30 @@ class InstantDma:
 
     def __init__(self, buffer):
         self.regs = dict.fromkeys(range(0, 0x60, 4), 0)
-        self.regs[MM2S_DMASR] = self.regs[S2MM_DMASR] = DMASR_IDLE
+        self.regs[D.MM2S_DMASR] = self.regs[D.S2MM_DMASR] = D.DMASR_IDLE
         self.buffer = buffer
 
     def read32(self, offset):
         return self.regs[offset]
 
     def write32(self, offset, value):
-        if offset in (MM2S_DMASR, S2MM_DMASR):
+        if offset in (D.MM2S_DMASR, D.S2MM_DMASR):
             self.regs[offset] &= ~(value & 0x7000)
             return
         self.regs[offset] = value
-        if offset == MM2S_LENGTH:
+        if offset == D.MM2S_LENGTH:
             # loopback: the frame is back in the S2MM half at once
-            self.buffer.map[HALF:HALF + value] = self.buffer.map[:value]
-            self.regs[S2MM_LENGTH] = value
-            self.regs[S2MM_DMASR] |= DMASR_IOC
-            self.regs[MM2S_DMASR] |= DMASR_IOC | DMASR_IDLE
+            half = D.HALF
+            self.buffer.map[half:half + value] = self.buffer.map[:value]
+            self.regs[D.S2MM_LENGTH] = value
+            self.regs[D.S2MM_DMASR] |= D.DMASR_IOC
+            self.regs[D.MM2S_DMASR] |= D.DMASR_IOC | D.DMASR_IDLE
 
 
 class Buffer:
     def __init__(self):
-        self.map = bytearray(DMA_BUFFER_BYTES)
+        self.map = bytearray(2 * D.HALF)
         self.phys_addr = 0x1F000000
-
-
-class AxiDma:
-    """backends/axidma.py's AxiDma (start, transfer) as it was."""
-
-    def __init__(self, region, regs, buffer):
-        self.region = region
-        self.regs = regs
-        self.buffer = buffer
-
-    def _check(self, status_reg, what):
-        status = self.regs.read32(status_reg)
-        if status & DMASR_ERRORS:
-            raise RegisterError('AXI DMA of region %s: %s error (DMASR '
-                                '0x%08X)' % (self.region, what, status))
-        return status
-
-    def _arm_s2mm(self):
-        self.regs.write32(S2MM_DA, self.buffer.phys_addr + HALF)
-        self.regs.write32(S2MM_DA_MSB, 0)
-        self.regs.write32(S2MM_LENGTH, HALF)
-
-    def running(self):
-        return not self.regs.read32(MM2S_DMASR) & DMASR_HALTED
-
-    def transfer(self, frame):
-        if len(frame) > HALF:
-            raise RegisterError('frame too long')
-        if not self.running():
-            raise RegisterError('AXI DMA of region %s is stopped'
-                                % self.region)
-        self.buffer.map[:len(frame)] = frame
-        self.regs.write32(MM2S_SA, self.buffer.phys_addr)
-        self.regs.write32(MM2S_SA_MSB, 0)
-        self.regs.write32(MM2S_LENGTH, len(frame))
-        deadline = time.monotonic() + MM2S_SECONDS
-        while not self._check(MM2S_DMASR, 'MM2S') & DMASR_IDLE:
-            if time.monotonic() > deadline:
-                raise RegisterError('MM2S did not finish')
-        self.regs.write32(MM2S_DMASR, DMASR_IOC)
-        frames = []
-        deadline = time.monotonic() + ANSWER_SECONDS
-        while time.monotonic() < deadline:
-            if self._check(S2MM_DMASR, 'S2MM') & DMASR_IOC:
-                length = self.regs.read32(S2MM_LENGTH)
-                frames.append(bytes(self.buffer.map[HALF:HALF + length]))
-                self.regs.write32(S2MM_DMASR, DMASR_IOC)
-                self._arm_s2mm()
-                deadline = time.monotonic() + ANSWER_SECONDS
-        return frames
 
 
 class DataPlane:
@@ -205,7 +142,7 @@ class DataPlane:
         self._count(region, {'frames_in': 1, 'bytes_in': len(inner)})
         try:
             out = self.dma.transfer(inner)
-        except RegisterError:
+        except base.RegisterError:
             self._count(region, {'dropped': 1})
             return
         if route.egress_vlan is None:
@@ -232,7 +169,7 @@ def _with_vlan_tag(data, ancdata):
 def main():
     interface, vlan, egress = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     buffer = Buffer()
-    dma = AxiDma('r0', InstantDma(buffer), buffer)
+    dma = D.AxiDma('r0', InstantDma(buffer), buffer)
     plane = DataPlane(interface, {vlan: Route('r0', egress)}, dma)
     signal.signal(signal.SIGTERM, lambda *_: plane._stop.set())
     thread = threading.Thread(target=plane.run, daemon=True,

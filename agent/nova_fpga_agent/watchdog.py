@@ -54,14 +54,14 @@ class Watchdog:
         was_hot = self.hot
         self.hot = celsius >= (self.recover if was_hot else self.trip)
         supplies = self._outside(volts)
-        readings = '%.1f °C, supplies %s' % (celsius, ', '.join(
+        readings = '%.1f degC, supplies %s' % (celsius, ', '.join(
             '%s %.3f V' % rail for rail in volts.items()))
         if (self.hot or supplies) and not self.tripped:
             self.tripped = True
             reasons = []
             if self.hot:
-                reasons.append('overheated: %.1f °C, at or above %.1f °C; '
-                               'its regions run again below %.1f °C'
+                reasons.append('overheated: %.1f degC, at or above %.1f degC; '
+                               'its regions run again below %.1f degC'
                                % (celsius, self.trip, self.recover))
             if supplies:
                 reasons.append('supply out of range: %s' % ', '.join(
@@ -73,7 +73,7 @@ class Watchdog:
             self.manager.hold(reason)
         elif not (self.hot or supplies) and self.tripped:
             self.tripped = False
-            why = ('cooled to %.1f °C, below %.1f °C' % (celsius,
+            why = ('cooled to %.1f degC, below %.1f degC' % (celsius,
                                                          self.recover)
                    if was_hot else 'has its supplies back in range')
             LOG.warning('board %s %s: coupling the regions that ran and '
@@ -97,8 +97,8 @@ def make(conf, manager):
                     'temperature and power watchdog', conf.agent.board_name,
                     xadc.NAME, conf.agent.sysfs_root)
         return None
-    LOG.info('board %s: watchdog on %s, trips at %.1f °C, recovers below '
-             '%.1f °C, supplies within %g%% of nominal',
+    LOG.info('board %s: watchdog on %s, trips at %.1f degC, recovers below '
+             '%.1f degC, supplies within %g%% of nominal',
              conf.agent.board_name, sensor.path,
              conf.watchdog.trip_temperature,
              conf.watchdog.trip_temperature - conf.watchdog.hysteresis,

@@ -62,7 +62,7 @@ class Block:
             kind = data.get('kind', FDRI)
         except (KeyError, TypeError, ValueError) as exc:
             raise errors.FootprintError(
-                'footprint block %r is not {"far": …, "words": …}: %s'
+                'footprint block %r is not {"far": ..., "words": ...}: %s'
                 % (data, exc))
         if kind not in (FDRI, MFWR) or not 0 <= far < 2 ** 32 or words < 0:
             raise errors.FootprintError('footprint block %r is out of range'

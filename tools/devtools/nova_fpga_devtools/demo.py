@@ -283,7 +283,7 @@ def temperature(conf):
         return 1
     board = cloud.board(conf.command.board)
     board.xadc.set_temperature(conf.command.celsius)
-    print('%s\'s XADC reads %.1f °C; its agent acts at its next reading '
+    print('%s\'s XADC reads %.1f degC; its agent acts at its next reading '
           '([watchdog] poll_interval) and says so in its log (nova-fpga-demo '
           'logs %s)' % (board.name, conf.command.celsius, board.name))
     return 0

@@ -124,7 +124,10 @@ class RegionServerActionsNegativeTest(base.FpgaBaseTest):
         name = data_utils.rand_name(prefix=CONF.resource_name_prefix,
                                     name='fpga-region-snapshot')
         try:
-            body = self.servers_client.create_image(server['id'], name=name)
+            # the compute API's createImage action (tempest's compute
+            # images client)
+            body = self.compute_images_client.create_image(server['id'],
+                                                           name=name)
         except (lib_exc.BadRequest, lib_exc.Conflict) as exc:
             refusal = str(exc)
         else:

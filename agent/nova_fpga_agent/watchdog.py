@@ -73,8 +73,8 @@ class Watchdog:
             self.manager.hold(reason)
         elif not (self.hot or supplies) and self.tripped:
             self.tripped = False
-            why = ('cooled to %.1f degC, below %.1f degC' % (celsius,
-                                                         self.recover)
+            why = ('cooled to %.1f degC, below %.1f degC'
+                   % (celsius, self.recover)
                    if was_hot else 'has its supplies back in range')
             LOG.warning('board %s %s: coupling the regions that ran and '
                         'starting their modules (%s)',

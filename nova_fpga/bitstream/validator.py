@@ -180,8 +180,8 @@ class Validator:
                              _swapped(pk.SYNC_WORD)):
                 raise errors.ContainerError(
                     'not a Xilinx bitstream: starts with %s; expected a .bit '
-                    'header (00 09 0F F0 ...) or the dummy/bus-width/sync words '
-                    'of a .bin' % head[:4].hex(' ').upper(), 0)
+                    'header (00 09 0F F0 ...) or the dummy/bus-width/sync '
+                    'words of a .bin' % head[:4].hex(' ').upper(), 0)
             self._container = container.BIN_PLAIN
             self._payload_offset = 0
         self._buf_offset = self._payload_offset

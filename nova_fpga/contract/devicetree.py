@@ -53,9 +53,18 @@ DECOUPLER_CONTROL = 0x0
 DECOUPLER_STATUS = 0x8
 DECOUPLE = 0x1
 
-#: bytes of each region's u-dma-buf: first half frames to the module
-#: (MM2S), second half frames from it (S2MM); a frame is at most 16 KiB
-DMA_BUFFER_BYTES = 0x10000
+#: descriptors a direction the data mover keeps for a region
+#: (agent/datamover/src/sgdma.h: a ring is a power of two of them)
+DMA_RING_DESCRIPTORS = 128
+#: bytes of one scatter-gather descriptor (PG021: 16 words, 64-byte aligned)
+DMA_DESCRIPTOR_BYTES = 64
+#: bytes of one frame slot (sgdma.h SG_DEFAULT_SLOT: a 9,018-byte frame fits)
+DMA_SLOT_BYTES = 9216
+#: bytes of each region's u-dma-buf: both rings' descriptors and frame slots
+#: (sgdma.h's layout; 2 x 128 x (64 + 9,216) = 2,375,680 B), rounded up to a
+#: power of two.  The mover sizes its rings from the buffer it finds: a
+#: smaller one gives fewer frames in flight (64 KiB gave 2 descriptors)
+DMA_BUFFER_BYTES = 0x400000
 
 
 def region_node(region):

@@ -42,7 +42,9 @@ DMASR_IDLE = 0x2
 DMASR_ERRORS = 0x70        # DMAIntErr, DMASlvErr, DMADecErr
 DMASR_IOC = 0x1000
 
-HALF = dt.DMA_BUFFER_BYTES // 2
+#: the old driver's layout: a 64 KiB buffer (its overlay's u-dma-buf),
+#: first half frames to the module, second half frames from it
+HALF = 0x10000 // 2
 #: how long a module may take to answer a frame (a board answers in
 #: microseconds; MM2S idle means the frame went in whole)
 ANSWER_SECONDS = 0.0005

@@ -31,6 +31,7 @@ from scapy.all import Ether
 from scapy.all import Raw
 from scapy.all import sendp
 
+from nova_fpga.contract import devicetree as dt
 from nova_fpga_agent import datamover
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -151,7 +152,8 @@ def test_mover_on_veth_with_emulated_sg_dma(link, rx_ring):
     shm = '/dev/shm/nfdm-%s' % secrets.token_hex(3)
     regs, buf, irq = shm + '-regs', shm + '-buf', shm + '-irq'
     counters, control = shm + '-counters', shm + '-control'
-    size, phys = 4 << 20, 0x1F000000
+    # a board's u-dma-buf: the mover sizes its rings from it
+    size, phys = dt.DMA_BUFFER_BYTES, 0x1F000000
     engine = mover = capture = None
     try:
         engine = subprocess.Popen(
@@ -216,6 +218,8 @@ def test_mover_on_veth_with_emulated_sg_dma(link, rx_ring):
 
         ctl.stop()
         assert mover.wait(10) == 0
+        assert 'region r0: %d descriptors a direction, %d-byte slots' % (
+            dt.DMA_RING_DESCRIPTORS, dt.DMA_SLOT_BYTES) in mover.stderr.read()
     finally:
         if capture:
             capture.close()

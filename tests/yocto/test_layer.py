@@ -444,6 +444,12 @@ def test_kernel_side_for_linux_xlnx():
         # UIO, a module that takes of_id; XADC (IIO); CMA for u-dma-buf
         'CONFIG_UIO': 'y', 'CONFIG_UIO_PDRV_GENIRQ': 'm', 'CONFIG_IIO': 'y',
         'CONFIG_XILINX_XADC': 'y', 'CONFIG_DMA_CMA': 'y'})
+    # the contiguous memory the overlay's u-dma-bufs take, with room left
+    # for the kernel's own drivers (half of it at most)
+    buffers = devicetree.DMA_BUFFER_BYTES * len(
+        shell.load(shell.REFERENCE).regions)
+    assert options['CONFIG_CMA_SIZE_SEL_MBYTES'] == 'y'
+    assert int(options['CONFIG_CMA_SIZE_MBYTES']) << 20 >= 2 * buffers
     assert append['KERNEL_MODULE_PROBECONF:append:zynq'].split() == \
         ['uio_pdrv_genirq']
     assert append['module_conf_uio_pdrv_genirq:zynq'] == \

@@ -36,6 +36,7 @@ import types
 
 from oslo_log import log as logging
 
+from nova_fpga.contract import devicetree as dt
 from nova_fpga_agent.backends import uio
 from nova_fpga_agent import datamover
 from nova_fpga_agent import datapath
@@ -48,8 +49,8 @@ FABRIC_MAGIC = 0x52424146
 LOAD, AXIL_READ, AXIL_WRITE, DECOUPLE, RESET, STATUS = range(1, 7)
 _REQ = struct.Struct('<4I')
 _ANS = struct.Struct('<IiI')
-#: a region's DMA buffer: 128 descriptors a direction (agent/datamover)
-BUFFER_BYTES = 4 << 20
+#: a region's DMA buffer: the size of a board's u-dma-buf
+BUFFER_BYTES = dt.DMA_BUFFER_BYTES
 PHYS_BASE = 0x1F000000
 ENGINE_DIR = 'engines'
 

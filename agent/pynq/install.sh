@@ -13,9 +13,11 @@
 
 # install.sh - the nova-fpga board agent on a board running a PYNQ image
 # (agent/pynq/README.md): a virtualenv of its own in /opt/nova-fpga/venv
-# (never PYNQ's own), the board role pinned by constraints.txt, the systemd
-# unit, the sudoers rule for its privileged helper, udev rules for its
-# device nodes, the user nova-fpga and /etc/nova-fpga.
+# (never PYNQ's own), the board role pinned by constraints.txt, the C data
+# mover built with the board's compiler from the sources beside this script
+# (agent/datamover, in the sdist) into /opt/nova-fpga/bin, the systemd unit,
+# the sudoers rule for its privileged helper, udev rules for its device
+# nodes, the user nova-fpga and /etc/nova-fpga.
 #
 #   install.sh --source SDIST|DIR|nova-fpga==VERSION --constraints FILE
 #       [--python PYTHON] [--agent-conf FILE] [--root DIR] [--no-user]
@@ -25,6 +27,7 @@
 # scripts then name DIR's paths; for checking what the script installs).
 # --enable runs systemctl daemon-reload and enables the unit (on the board,
 # with --root /).
+# CC names the C compiler (default gcc); the build needs it and make.
 
 set -o errexit -o nounset -o pipefail
 
@@ -36,6 +39,7 @@ ROOT=/
 CREATE_USER=1
 ENABLE=0
 HERE=$(cd "$(dirname "$0")" && pwd)
+CC=${CC:-gcc}
 
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -56,6 +60,8 @@ fi
 
 PREFIX=/opt/nova-fpga
 VENV=$PREFIX/venv
+MOVER=$PREFIX/bin/nova-fpga-datamover
+MOVER_SRC=$HERE/../datamover
 ETC=/etc/nova-fpga
 USER_NAME=nova-fpga
 
@@ -68,9 +74,33 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
     exit 1
 fi
 
+# The data mover is built here, with the board's compiler, before anything
+# is installed
+if [[ ! -f "$MOVER_SRC/Makefile" ]]; then
+    echo "install.sh: no data mover sources in $MOVER_SRC: run the" \
+        "install.sh of an unpacked sdist or a checkout" >&2
+    exit 1
+fi
+MISSING=
+command -v "${CC%% *}" > /dev/null || MISSING="the C compiler $CC"
+command -v make > /dev/null || MISSING="${MISSING:+$MISSING and }make"
+if [[ -n "$MISSING" ]]; then
+    echo "install.sh: $MISSING not found, needed to build the data mover" \
+        "(agent/datamover): on a PYNQ image (Ubuntu), sudo apt install" \
+        "gcc make" >&2
+    exit 1
+fi
+
 dest() {
     echo "${ROOT%/}$1"
 }
+
+BUILD_DIR=$(mktemp -d)
+trap 'rm -rf "$BUILD_DIR"' EXIT
+echo "data mover with $CC"
+make --no-print-directory -C "$MOVER_SRC" CC="$CC" BUILD="$BUILD_DIR" \
+    "$BUILD_DIR/nova-fpga-datamover"
+install -D -m 0755 "$BUILD_DIR/nova-fpga-datamover" "$(dest $MOVER)"
 
 echo "virtualenv $(dest $VENV) with $("$PYTHON" --version)"
 "$PYTHON" -m venv "$(dest $VENV)"
@@ -86,10 +116,15 @@ sed -e "s|/usr/bin/nova-fpga-agent --config-file $ETC/agent.conf|$VENV/bin/nova-
     > "$(dest /etc/systemd/system/nova-fpga-agent.service)"
 # the privileged helper is the venv's: sudo's secure_path does not have it,
 # so the agent names it (helper_command) and the rule admits exactly that
+# and the data mover built above (read after agent.conf: this one wins)
 cat > "$(dest $ETC/pynq.conf)" <<CONF
-# written by agent/pynq/install.sh: the venv's privileged helper
+# written by agent/pynq/install.sh: the venv's privileged helper and the
+# data mover it built
 [nova_fpga_agent_privileged]
 helper_command = sudo $VENV/bin/privsep-helper --config-file $ETC/agent.conf --config-file $ETC/pynq.conf
+
+[dataplane]
+mover_binary = $MOVER
 CONF
 sed -e "s|/usr/bin/privsep-helper ^--config-file /etc/nova-fpga/agent\\\\.conf |$VENV/bin/privsep-helper ^--config-file /etc/nova-fpga/agent\\\\.conf --config-file /etc/nova-fpga/pynq\\\\.conf |" \
     "$HERE/../etc/sudoers.d/nova-fpga-agent" \
@@ -120,5 +155,5 @@ if [[ $ENABLE == 1 ]]; then
     udevadm control --reload-rules || true
     systemctl enable --now nova-fpga-agent.service
 fi
-echo "installed: $(dest $VENV)/bin/nova-fpga-agent, unit, sudoers rule," \
-    "udev rules, $(dest $ETC)"
+echo "installed: $(dest $VENV)/bin/nova-fpga-agent, $(dest $MOVER), unit," \
+    "sudoers rule, udev rules, $(dest $ETC)"

@@ -11,40 +11,55 @@
 # under the License.
 
 """The PYNQ-image path (agent/pynq/install.sh), as far as this machine
-goes: the script run against a scratch root, with this checkout's sdist,
-pinned by constraints.txt, into a clean virtualenv of its own; what it
-installs is checked file by file, the venv holds the board role only and
-its agent runs, and the unit and sudoers rule name the venv's programs.
-No board, no systemd, no PYNQ image here: what differs on one is in
-agent/pynq/README.md.
+goes: the install.sh of this checkout's sdist, unpacked as on a board, run
+against a scratch root with that sdist, pinned by constraints.txt, into a
+clean virtualenv of its own; what it installs is checked file by file, the
+venv holds the board role only and its agent runs, the data mover it built
+from the sdist's sources runs and pynq.conf names it, and the unit and
+sudoers rule name the venv's programs.  No board, no systemd, no PYNQ image
+here: what differs on one is in agent/pynq/README.md.
 """
 import configparser
+import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import time
 
+from nova_fpga_devtools import yocto
+from oslo_config import cfg
 import pytest
 
+from nova_fpga_agent import datapath
 from tests.conftest import REPORT
 from tests.conftest import ROOT
 
 SCRIPT = ROOT / 'agent' / 'pynq' / 'install.sh'
-NOT_SOURCE = ('.venv', '.git', '.build', '.state', '.tox', 'build',
-              '*.egg-info', 'dist', '__pycache__', 'sim_build')
 VENV = 'opt/nova-fpga/venv'
+MOVER = '/opt/nova-fpga/bin/nova-fpga-datamover'
+NO_COMPILER = ('needed to build the data mover (agent/datamover): on a PYNQ '
+               'image (Ubuntu), sudo apt install gcc make\n')
 
 
-def run(command, **kwargs):
+def run(command, env=None, **kwargs):
+    # the script and the venv's programs see the venv's packages only, not
+    # what a PYTHONPATH gives the tests
+    env = dict(os.environ if env is None else env)
+    env.pop('PYTHONPATH', None)
     return subprocess.run([str(c) for c in command], capture_output=True,
-                          text=True, timeout=900, **kwargs)
+                          text=True, timeout=900, env=env, **kwargs)
 
 
 @pytest.fixture(scope='module')
 def installed(tmp_path_factory):
     top = tmp_path_factory.mktemp('pynq')
-    src = top / 'src'
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*NOT_SOURCE))
+    # the sdist, unpacked as on the board: its install.sh and the sources
+    # beside it (agent/datamover) are what runs
+    sdist = yocto.build_sdist(top / 'dist')
+    with tarfile.open(sdist) as t:
+        t.extractall(top, filter='data')
+    script = next(top.glob('nova_fpga-*')) / 'agent' / 'pynq' / 'install.sh'
     root = top / 'root'
     (root / 'etc').mkdir(parents=True)
     # the image's own accounts, for useradd --root
@@ -52,11 +67,15 @@ def installed(tmp_path_factory):
         shutil.copy('/etc/%s' % name, root / 'etc' / name)
     conf = top / 'agent.conf'
     conf.write_text('[DEFAULT]\ntransport_url = rabbit://b:p@mq/v\n')
+    # where the script's build directory goes (and must not stay)
+    tmp = top / 'tmp'
+    tmp.mkdir()
     began = time.monotonic()
-    out = run([SCRIPT, '--root', root, '--python', sys.executable,
-               '--source', src, '--constraints', ROOT / 'constraints.txt',
-               '--agent-conf', conf])
+    out = run([script, '--root', root, '--python', sys.executable,
+               '--source', sdist, '--constraints', ROOT / 'constraints.txt',
+               '--agent-conf', conf], env=dict(os.environ, TMPDIR=str(tmp)))
     assert out.returncode == 0, out.stdout + out.stderr
+    assert list(tmp.iterdir()) == []
     REPORT.append('PYNQ-path install (agent/pynq/install.sh, scratch root, '
                   'pip cache warm): %.1f s' % (time.monotonic() - began))
     return root
@@ -73,6 +92,46 @@ def test_refuses_a_python_older_than_the_projects(tmp_path):
     assert not (tmp_path / 'root').exists()
 
 
+@pytest.mark.parametrize('missing', ['cc', 'make'])
+def test_refuses_without_a_compiler_or_make(tmp_path, missing):
+    """Before the venv: the data mover is built on the board."""
+    env = dict(os.environ)
+    env.pop('CC', None)
+    if missing == 'cc':
+        env['CC'] = '/nonexistent-cc'
+        named = 'the C compiler /nonexistent-cc not found, '
+    else:
+        # a PATH with the compiler and what the script runs before its
+        # checks, and no make
+        bin_dir = tmp_path / 'bin'
+        bin_dir.mkdir()
+        for name in ('dirname', 'gcc'):
+            (bin_dir / name).symlink_to(shutil.which(name))
+        env['PATH'] = str(bin_dir)
+        named = 'make not found, '
+    out = run([SCRIPT, '--root', tmp_path / 'root', '--python',
+               sys.executable, '--source', ROOT, '--constraints',
+               ROOT / 'constraints.txt'], env=env)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert out.stderr == 'install.sh: ' + named + NO_COMPILER
+    assert not (tmp_path / 'root').exists()
+
+
+def test_refuses_without_the_data_movers_sources(tmp_path):
+    """install.sh alone, without the sdist around it."""
+    script = tmp_path / 'agent' / 'pynq' / 'install.sh'
+    script.parent.mkdir(parents=True)
+    shutil.copy(SCRIPT, script)
+    out = run([script, '--root', tmp_path / 'root', '--python',
+               sys.executable, '--source', ROOT, '--constraints',
+               ROOT / 'constraints.txt'])
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert out.stderr == (
+        'install.sh: no data mover sources in %s/agent/pynq/../datamover: '
+        'run the install.sh of an unpacked sdist or a checkout\n' % tmp_path)
+    assert not (tmp_path / 'root').exists()
+
+
 def test_installs_these_files(installed):
     files = sorted(str(p.relative_to(installed)) for p in installed.rglob(
         '*') if p.is_file() and not str(p.relative_to(installed)).startswith(
@@ -82,7 +141,8 @@ def test_installs_these_files(installed):
         'etc/nova-fpga/agent.conf', 'etc/nova-fpga/agent.conf.sample',
         'etc/nova-fpga/pynq.conf', 'etc/sudoers.d/nova-fpga-agent',
         'etc/systemd/system/nova-fpga-agent.service',
-        'etc/udev/rules.d/70-nova-fpga.rules']
+        'etc/udev/rules.d/70-nova-fpga.rules',
+        'opt/nova-fpga/bin/nova-fpga-datamover']
     assert (installed / 'etc/sudoers.d/nova-fpga-agent').stat().st_mode \
         & 0o777 == 0o440
     assert (installed / 'etc/udev/rules.d/70-nova-fpga.rules').read_bytes() \
@@ -140,3 +200,22 @@ def test_the_venv_is_the_board_role_and_its_agent_runs(installed):
     out = run([installed / VENV / 'bin' / 'nova-fpga-agent', '--help'])
     assert out.returncode == 0 and '--config-file' in out.stdout
     assert (installed / VENV / 'bin' / 'privsep-helper').exists()
+
+
+def test_builds_the_data_mover_and_pynq_conf_names_it(installed):
+    mover = installed / MOVER.lstrip('/')
+    assert mover.stat().st_mode & 0o777 == 0o755
+    # the mover itself: without arguments it says how it is run
+    out = run([mover])
+    assert out.returncode == 2
+    assert out.stderr.startswith(
+        'usage: nova-fpga-datamover --interface IF --counters FILE'), \
+        out.stderr
+    # the files the unit gives the agent, read with the agent's options
+    conf = cfg.ConfigOpts()
+    datapath.register_opts(conf)
+    conf(['--config-file', str(installed / 'etc/nova-fpga/agent.conf'),
+          '--config-file', str(installed / 'etc/nova-fpga/pynq.conf')],
+         project='nova-fpga', default_config_files=[],
+         default_config_dirs=[])
+    assert conf.dataplane.mover_binary == MOVER

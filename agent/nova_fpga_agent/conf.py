@@ -148,16 +148,16 @@ def register_root_opts(conf):
     optgroups.register(conf, agent_group, ROOT_OPTS)
 
 
-def _privileged_opts():
-    """oslo.privsep's options as the agent's context sets them (the
-    context registers them; this is for the sample).
+def _privileged_opts(caps):
+    """oslo.privsep's options as one of the agent's contexts sets them,
+    with capabilities ``caps`` (the context registers them; this is for
+    the sample).
     """
     opts = copy.deepcopy(priv_context.OPTS)
     for opt in opts:
         if opt.name == 'capabilities':
             opt.sample_default = ','.join(
-                capabilities.CAPS_BYVALUE[cap]
-                for cap in privsep.CAPABILITIES)
+                capabilities.CAPS_BYVALUE[cap] for cap in caps)
     return opts
 
 
@@ -166,4 +166,7 @@ def list_opts():
     return [(agent_group, AGENT_OPTS + ROOT_OPTS),
             (datapath.datapath_group, datapath.DATAPATH_OPTS),
             (watchdog_group, WATCHDOG_OPTS),
-            (privsep.board_pctxt.cfg_section, _privileged_opts())]
+            (privsep.board_pctxt.cfg_section,
+             _privileged_opts(privsep.CAPABILITIES)),
+            (privsep.datapath_pctxt.cfg_section,
+             _privileged_opts(privsep.DATAPATH_CAPABILITIES))]

@@ -30,10 +30,17 @@ reloaded or held by the watchdog (backend ``dma_stop``), and it is coupled
 only once the module runs (``dma_start``): the mover's fresh rings then
 hold nothing of a previous holder.  Counters come from the mover's
 shared-memory file, read while it forwards.
+
+In the emulator the board's data interface lives in a network namespace
+([dataplane] netns): entering it takes CAP_SYS_ADMIN, so the agent has the
+privileged helper start the mover there (privsep.netns.start_mover; the
+helper's options are in [nova_fpga_agent_datapath_privileged]).  A board
+has no namespace: the agent starts the mover itself.
 """
 import collections
 import hashlib
 import os
+import signal
 import stat
 import subprocess
 import threading
@@ -60,8 +67,13 @@ DATAPATH_OPTS = [
                     'Ethernet on a board, a veth in the emulator). Unset: no '
                     'data path.'),
     cfg.StrOpt('netns',
-               help='Network namespace the interface lives in (emulator): '
-                    'the mover is started in it (ip netns exec).'),
+               help='Network namespace the interface lives in (the '
+                    'emulator\'s boards; a board has none): the agent\'s '
+                    'privileged helper for the data path (options in '
+                    '[nova_fpga_agent_datapath_privileged], capabilities '
+                    'CAP_SYS_ADMIN and CAP_NET_RAW) starts the mover in '
+                    'it. The sudoers rule a board installs does not admit '
+                    'that helper.'),
     cfg.StrOpt('mover_binary',
                help='The nova-fpga-datamover binary. Unset: '
                     '$NOVA_FPGA_DATAMOVER_DIR, the source tree\'s '
@@ -113,6 +125,16 @@ def list_opts():
     return [(datapath_group, DATAPATH_OPTS)]
 
 
+def counters_path(conf):
+    return conf.dataplane.counters_file or os.path.join(
+        conf.agent.state_dir, 'datamover.counters')
+
+
+def state_path(conf):
+    return conf.dataplane.state_file or os.path.join(
+        conf.agent.state_dir, 'datamover.state')
+
+
 def control_path(conf):
     if conf.dataplane.control_socket:
         return conf.dataplane.control_socket
@@ -135,10 +157,8 @@ class DataPath:
         state_dir = conf.agent.state_dir
         self.binary = conf.dataplane.mover_binary or datamover.binary()
         self.control = datamover.Control(control_path(conf))
-        self.counters_path = (conf.dataplane.counters_file or os.path.join(
-            state_dir, 'datamover.counters'))
-        self.state_path = (conf.dataplane.state_file
-                           or os.path.join(state_dir, 'datamover.state'))
+        self.counters_path = counters_path(conf)
+        self.state_path = state_path(conf)
         self.log_path = os.path.join(state_dir, 'datamover.log')
         self.regions = []
         for region in backend.datapath_regions():
@@ -181,17 +201,22 @@ class DataPath:
         except (OSError, ValueError, datamover.DataMoverError):
             return None
 
-    def command_line(self):
-        argv = [self.binary, '--interface', self.interface,
+    def arguments(self):
+        """The mover's arguments (its command line after the binary)."""
+        args = ['--interface', self.interface,
                 '--counters', self.counters_path,
                 '--control', self.control.path, '--state', self.state_path,
                 '--stall-us', str(self.conf.dataplane.ring_full_wait_us)]
         for r in self.regions:
-            argv += ['--region', '%s,regs=%s,irq=%s,buf=%s,phys=0x%x,size=%d'
+            args += ['--region', '%s,regs=%s,irq=%s,buf=%s,phys=0x%x,size=%d'
                      % (r.name, r.regs, r.irq, r.buf, r.phys, r.size)]
-        if self.netns:
-            argv = ['ip', 'netns', 'exec', self.netns] + argv
-        return argv
+        return args
+
+    def command_line(self):
+        """The mover's command line where the agent starts it (no
+        namespace: the privileged helper runs the binary it resolves).
+        """
+        return [self.binary] + self.arguments()
 
     def _spawn(self):
         os.makedirs(os.path.dirname(self.log_path), exist_ok=True)
@@ -199,25 +224,38 @@ class DataPath:
         for path in (self.state_path, self.control.path):
             if os.path.exists(path):
                 os.unlink(path)
-        with open(self.log_path, 'ab') as log:
-            proc = subprocess.Popen(self.command_line(),
-                                    stdin=subprocess.DEVNULL, stdout=log,
-                                    stderr=log, start_new_session=True)
+        if self.netns:
+            # imported here: a board (no netns) never needs it, and it
+            # imports this module (the daemon reads these options)
+            from nova_fpga_agent.privsep import netns as priv_netns
+            mover = _Started(priv_netns.start_mover(
+                self.netns, self.arguments(), self.log_path))
+        else:
+            with open(self.log_path, 'ab') as log:
+                mover = subprocess.Popen(self.command_line(),
+                                         stdin=subprocess.DEVNULL, stdout=log,
+                                         stderr=log, start_new_session=True)
         deadline = time.monotonic() + self.conf.dataplane.start_timeout
         while not self.answers():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                if proc.poll() is None:
-                    proc.kill()
+            ended = mover.poll()
+            if ended is not None or time.monotonic() > deadline:
+                if ended is None:
+                    mover.kill()
+                    ended = 'killed: no answer within %ss' % (
+                        self.conf.dataplane.start_timeout)
+                elif not isinstance(ended, str):
+                    ended = 'exit %s' % ended
                 raise RuntimeError(
-                    'nova-fpga-datamover did not start on %s (exit %s): %s'
-                    % (self.interface, proc.poll(), self._log_tail()))
+                    'nova-fpga-datamover did not start on %s (pid %d, %s): '
+                    '%s' % (self.interface, mover.pid, ended,
+                            self._log_tail()))
             time.sleep(0.02)
         # a fresh mover: no region takes frames until the agent couples it
         for r in self.regions:
             self.control.decouple(r.name)
-        self.pid = proc.pid
+        self.pid = mover.pid
         self._routes = {}
-        LOG.info('data mover (pid %d) started on %s%s', proc.pid,
+        LOG.info('data mover (pid %d) started on %s%s', mover.pid,
                  self.interface,
                  ' (netns %s)' % self.netns if self.netns else '')
 
@@ -316,6 +354,39 @@ class DataPath:
         its DMA stops and coupled after it starts.
         """
         return _MoverBackend(backend, self)
+
+
+class _Started:
+    """A mover the privileged helper started (not the agent's child):
+    poll() and kill() by its pid.
+    """
+
+    def __init__(self, pid):
+        self.pid = pid
+
+    def poll(self):
+        """None while it runs, else 'ended' (its exit status is the
+        helper's to collect).
+        """
+        return None if _running(self.pid) else 'ended'
+
+    def kill(self):
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _running(pid):
+    """Whether process pid runs (a zombie, ended but not yet reaped by
+    its parent, does not).
+    """
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            state = f.read().rpartition(')')[2].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ('Z', 'X', 'x')
 
 
 class _MoverBackend:

@@ -34,8 +34,10 @@ from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import network
 from nova_fpga.contract import reports
 from nova_fpga_agent import datamover
+from nova_fpga_agent import privsep
 from tests.agent.conftest import module_for
 from tests.agent.conftest import REFERENCE
+from tests.agent import fakekernel
 from tests.agent.processes import AgentProcess
 from tests.agent.processes import client_for
 from tests.conftest import realdata_path
@@ -85,6 +87,19 @@ def data_link():
     finally:
         subprocess.run(['ip', 'link', 'del', peer_if], capture_output=True)
         subprocess.run(['ip', 'netns', 'del', netns], capture_output=True)
+
+
+def dataplane_options(tmp_path, board_if, netns, board='dp0'):
+    """The agent's data interface in the board's namespace, where its
+    data-path privsep daemon starts the mover: privsep-helper with the
+    agent's configuration file, as the emulator starts it (no sudo: the
+    tests run as root).
+    """
+    return {('dataplane', 'interface'): board_if,
+            ('dataplane', 'netns'): netns,
+            (privsep.datapath_pctxt.cfg_section, 'helper_command'):
+                '%s --config-file %s' % (fakekernel.HELPER,
+                                         tmp_path / ('%s.conf' % board))}
 
 
 class Capture:
@@ -145,9 +160,8 @@ def test_real_captures_come_back_through_the_loopback(tmp_path, rabbitmq,
                                                       data_link, report):
     netns, board_if, peer_if = data_link
     client, transport = client_for(rabbitmq.user('cloud'))
-    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'), {
-        ('dataplane', 'interface'): board_if,
-        ('dataplane', 'netns'): netns})
+    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'),
+                         dataplane_options(tmp_path, board_if, netns))
     try:
         agent.start(client)
         instance = load(client, 'rp0')
@@ -185,9 +199,8 @@ def test_a_holder_counts_traffic_from_its_own_load(tmp_path, rabbitmq,
                                                    data_link):
     netns, board_if, peer_if = data_link
     client, transport = client_for(rabbitmq.user('cloud'))
-    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'), {
-        ('dataplane', 'interface'): board_if,
-        ('dataplane', 'netns'): netns})
+    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'),
+                         dataplane_options(tmp_path, board_if, netns))
     frame = bytes(rdpcap(str(realdata_path('pcaps', 'ndpi',
                                            'dns.pcap')))[0])
 
@@ -253,9 +266,8 @@ def test_ports_vlans_steer_in_retag_out_and_drop_the_rest(tmp_path, rabbitmq,
     """
     netns, board_if, peer_if = data_link
     client, transport = client_for(rabbitmq.user('cloud'))
-    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'), {
-        ('dataplane', 'interface'): board_if,
-        ('dataplane', 'netns'): netns})
+    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'),
+                         dataplane_options(tmp_path, board_if, netns))
     frames = [bytes(p) for p in rdpcap(str(realdata_path('pcaps', 'ndpi',
                                                          'dns.pcap')))][:8]
     port_in, port_out = str(uuid.uuid4()), str(uuid.uuid4())
@@ -422,9 +434,8 @@ def test_an_agent_restart_loses_no_frame(tmp_path, rabbitmq, data_link,
     """
     netns, board_if, peer_if = data_link
     client, transport = client_for(rabbitmq.user('cloud'))
-    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'), {
-        ('dataplane', 'interface'): board_if,
-        ('dataplane', 'netns'): netns})
+    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'),
+                         dataplane_options(tmp_path, board_if, netns))
     traffic = None
     try:
         agent.start(client)
@@ -485,9 +496,8 @@ def test_a_new_holder_never_gets_the_previous_holders_frames(
     """
     netns, board_if, peer_if = data_link
     client, transport = client_for(rabbitmq.user('cloud'))
-    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'), {
-        ('dataplane', 'interface'): board_if,
-        ('dataplane', 'netns'): netns})
+    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'),
+                         dataplane_options(tmp_path, board_if, netns))
     sender = None
     data = module_for('rp0')
     try:

@@ -56,9 +56,10 @@ def agent_options():
     return found
 
 
-#: named like one, but not a cloud's: the Unix user the privileged helper
-#: runs as (oslo.privsep's option)
-NOT_CLOUD = {('nova_fpga_agent_privileged', 'user')}
+#: named like one, but not a cloud's: the Unix user the privileged helpers
+#: run as (oslo.privsep's option)
+NOT_CLOUD = {('nova_fpga_agent_privileged', 'user'),
+             ('nova_fpga_agent_datapath_privileged', 'user')}
 
 
 def test_the_agent_has_no_option_for_a_cloud_credential():

@@ -19,6 +19,13 @@ configured in [agent], read by the daemon itself, so a compromised agent
 cannot widen them.  On a board the daemon starts on first use with
 ``sudo privsep-helper`` (agent/etc/sudoers.d/nova-fpga-agent admits exactly
 that command); options in [nova_fpga_agent_privileged].
+
+The emulator's data mover runs in the network namespace of its board's
+data interface ([dataplane] netns): a second daemon (datapath_pctxt,
+options in [nova_fpga_agent_datapath_privileged]) enters the namespace and
+starts the mover there (nova_fpga_agent.privsep.netns).  A board has no
+namespace: its agent starts the mover itself, and never starts this
+daemon (the sudoers rule admits board_pctxt alone).
 """
 from oslo_privsep import capabilities
 from oslo_privsep import priv_context
@@ -33,4 +40,16 @@ board_pctxt = priv_context.PrivContext(
     cfg_section='nova_fpga_agent_privileged',
     pypath=__name__ + '.board_pctxt',
     capabilities=CAPABILITIES,
+)
+
+#: enter a network namespace (setns(2)), and keep the packet socket's
+#: capability for the mover started there (see privsep.netns)
+DATAPATH_CAPABILITIES = (capabilities.CAP_SYS_ADMIN,
+                         capabilities.CAP_NET_RAW)
+
+datapath_pctxt = priv_context.PrivContext(
+    'nova_fpga_agent',
+    cfg_section='nova_fpga_agent_datapath_privileged',
+    pypath=__name__ + '.datapath_pctxt',
+    capabilities=DATAPATH_CAPABILITIES,
 )

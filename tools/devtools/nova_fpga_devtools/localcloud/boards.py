@@ -19,7 +19,9 @@ backend (fpga_manager, xdevcfg) over a fake kernel process with the same
 emulator behind it, its root writes through its own privsep-helper as on a
 board.  Either way its [agent] sysfs_root shows an XADC (a directory beside
 a sim board, the fake kernel's own otherwise), so its temperature watchdog
-runs and a demo can make the board overheat.
+runs and a demo can make the board overheat; its data mover runs in the
+namespace of its data interface, started there by the agent's data-path
+privsep-helper.
 """
 import json
 import os
@@ -122,6 +124,12 @@ class Board:
         else:
             conf[('agent', 'sysfs_root')] = str(self.sysfs)
         conf[('dataplane', 'ring_full_wait_us')] = EMULATED_RING_FULL_WAIT_US
+        if self.options.get(('dataplane', 'netns')):
+            # the data path's privileged helper starts the mover in the
+            # board's namespace (privsep.netns; no sudo either)
+            conf[('nova_fpga_agent_datapath_privileged', 'helper_command')] \
+                = '%s --config-file %s' % (process.BIN / 'privsep-helper',
+                                           self.conf_file)
         conf.update(self.options)
         return conf
 

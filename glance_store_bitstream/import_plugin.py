@@ -37,6 +37,7 @@ from taskflow.types import failure as taskflow_failure
 from glance_store_bitstream import inspected
 from glance_store_bitstream import policy
 from glance_store_bitstream import shells
+from glance_store_bitstream import store_route
 from nova_fpga import bitstream
 from nova_fpga.contract import shell
 from nova_fpga.contract import traits
@@ -65,12 +66,26 @@ class _InspectBitstream(task.Task):
         with self.action_wrapper as action:
             declared = action.image_extra_properties.get(
                 traits.SHELL_ID_PROPERTY)
-        if declared is None:
+        ours = store_route.bitstream_stores()
+        if declared is None and not set(self.stores) & set(ours):
             LOG.debug('image %s declares no %s: not a bitstream',
                       self.image_id, traits.SHELL_ID_PROPERTY)
             return
         self._refused = True  # until the checks pass
         self._staged = file_path.split('file://')[-1]
+        if declared is None:
+            raise BitstreamImportRefused(
+                'store %s keeps bitstream images only: an image imported '
+                'into it declares %s' % (', '.join(
+                    sorted(set(self.stores) & set(ours))),
+                    traits.SHELL_ID_PROPERTY))
+        others = sorted(set(self.stores) - set(ours))
+        if others:
+            raise BitstreamImportRefused(
+                'a bitstream image is kept in the bitstream store (%s), not '
+                'in %s: import it with --store %s, or name no store' % (
+                    ', '.join(ours) or 'none enabled', ', '.join(others),
+                    ours[0] if ours else '<a bitstream store>'))
         policy.enforce_create(self.context)
         info, manifest = self._inspect(self._staged, declared)
         props = traits.image_properties(info, manifest.shell_id)

@@ -12,13 +12,15 @@
 
 """nova-fpga's filters in glance-api's paste pipeline.
 
-Deployments add them to glance-api-paste.ini, in the pipeline they use
-(``keystone``), after authentication and just before the application:
+Deployments add them to glance-api-paste.ini, in the pipelines that
+authenticate (``keystone``, ``keystone+caching``,
+``keystone+cachemanagement``), after authentication and just before the
+application:
 they act on what an authenticated user asked::
 
     [composite:api]
     keystone = cors ... authtoken context bitstream_upload_errors \
-bitstream_snapshots rootapp
+bitstream_snapshots bitstream_store_route rootapp
 
     [filter:bitstream_upload_errors]
     paste.filter_factory = glance_store_bitstream.upload_errors:\
@@ -26,6 +28,9 @@ UploadErrors.factory
     [filter:bitstream_snapshots]
     paste.filter_factory = glance_store_bitstream.snapshots:\
 RegionSnapshots.factory
+    [filter:bitstream_store_route]
+    paste.filter_factory = glance_store_bitstream.store_route:\
+BitstreamStoreRoute.factory
 
 :func:`add_to_paste` does that to a paste file's text.
 """
@@ -36,6 +41,8 @@ FILTERS = {
         'glance_store_bitstream.upload_errors:UploadErrors.factory',
     'bitstream_snapshots':
         'glance_store_bitstream.snapshots:RegionSnapshots.factory',
+    'bitstream_store_route':
+        'glance_store_bitstream.store_route:BitstreamStoreRoute.factory',
 }
 
 
@@ -44,20 +51,31 @@ def has_filters(text):
     return all('[filter:%s]' % name in text for name in FILTERS)
 
 
-def add_to_paste(text, pipeline='keystone'):
-    """glance-api-paste.ini's text with the filters in a pipeline of its
-    [composite:api] section, before the application that ends it.
+def add_to_paste(text):
+    """glance-api-paste.ini's text with the filters in every pipeline of
+    its [composite:api] section that authenticates with keystone
+    (``keystone``, ``keystone+caching``, ``keystone+cachemanagement``:
+    ``[paste_deploy] flavor`` picks one; DevStack's is
+    keystone+cachemanagement), before the application that ends it.
     """
     lines = text.splitlines()
-    key = '%s = ' % pipeline
+    section = None
+    changed = 0
     for i, line in enumerate(lines):
-        if line.startswith(key):
-            *filters, app = line[len(key):].split()
-            lines[i] = key + ' '.join(filters + list(FILTERS) + [app])
-            break
-    else:
-        raise ValueError('no pipeline %r in the paste configuration'
-                         % pipeline)
+        stripped = line.strip()
+        if stripped.startswith('['):
+            section = stripped
+            continue
+        name, sep, value = line.partition(' = ')
+        if (section == '[composite:api]' and sep
+                and (name == 'keystone' or name.startswith('keystone+'))):
+            *filters, app = value.split()
+            lines[i] = '%s = %s' % (name, ' '.join(
+                filters + list(FILTERS) + [app]))
+            changed += 1
+    if not changed:
+        raise ValueError('no keystone pipeline in the [composite:api] '
+                         'section of the paste configuration')
     for name, factory in FILTERS.items():
         lines += ['', '[filter:%s]' % name,
                   'paste.filter_factory = %s' % factory]

@@ -29,6 +29,7 @@ import re
 
 from nova_fpga.contract import agent_api
 from nova_fpga.contract import shell
+from nova_fpga.contract import traits
 
 #: nova-fpga's rule for nova's policy.d (see the file for why)
 NOVA_POLICY = pathlib.Path(__file__).parent / 'etc' / 'nova-policy.yaml'
@@ -142,17 +143,18 @@ def neutron_ml2(boards, physnet=BOARD_PHYSNET, vlans=BOARD_VLANS,
 
 def glance(store_dir, shell_manifests, property_protections,
            allowed_devices=('xc7z020',)):
-    """glance-api.conf for bitstream images: the bitstream store as the
-    default backend, the import plugin and its shells, the property
-    protections, and SHA-256 as Glance's data hash (the boards' cache key).
+    """glance-api.conf for bitstream images: the bitstream store's
+    options, the import plugin and its shells, the property protections,
+    and SHA-256 as Glance's data hash (the boards' cache key).
     ``enabled_backends`` must also list ``fpga:bitstream``
-    (:func:`glance_backends`).
+    (:func:`glance_backends`); Glance's default backend stays the
+    deployment's (VM images), and the paste filter
+    ``bitstream_store_route`` sends bitstream images to the bitstream store.
     """
     return [
         ('DEFAULT', 'hashing_algorithm', 'sha256'),
         ('DEFAULT', 'property_protection_file', str(property_protections)),
         ('DEFAULT', 'property_protection_rule_format', 'roles'),
-        ('glance_store', 'default_backend', GLANCE_STORE),
         (GLANCE_STORE, 'filesystem_store_datadir', str(store_dir)),
         (GLANCE_STORE, 'bitstream_allowed_devices', list(allowed_devices)),
         ('image_import_opts', 'image_import_plugins',
@@ -167,9 +169,9 @@ def glance_backends(existing=''):
     backends already there ("name:type, ...").
     """
     backends = [b.strip() for b in existing.split(',') if b.strip()]
-    ours = '%s:bitstream' % GLANCE_STORE
+    ours = '%s:%s' % (GLANCE_STORE, traits.GLANCE_STORE_TYPE)
     if ours not in backends:
-        backends.insert(0, ours)
+        backends.append(ours)
     return ', '.join(backends)
 
 

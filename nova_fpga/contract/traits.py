@@ -40,6 +40,10 @@ DERIVED_PROPERTIES = (
     'fpga_tool_version',
 )
 SHELL_ID_PROPERTY = 'fpga_shell_id'
+#: The bitstream store's type in Glance's ``enabled_backends`` (its
+#: glance_store.drivers entry point): images declaring SHELL_ID_PROPERTY
+#: keep their data in a backend of this type, and only they do.
+GLANCE_STORE_TYPE = 'bitstream'
 #: Why Glance's import refused the data of a bitstream image.
 IMPORT_ERROR_PROPERTY = 'fpga_import_error'
 #: On a board's root provider: the operator drained the board

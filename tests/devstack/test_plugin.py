@@ -21,10 +21,12 @@ rabbitmqctl and nova-fpga-manage.
 """
 import json
 import pathlib
+import shutil
 import subprocess
 import sys
 import tarfile
 
+import glance
 import pytest
 import yaml
 
@@ -73,6 +75,12 @@ function openstack {
         echo "${FAKE_LIMIT_ID:-}"
     fi
 }
+# what lib/glance's configure_glance writes of other services: not this
+# test's
+function database_connection_url { echo "mysql+pymysql://root@127.0.0.1/$1"; }
+function configure_keystone_authtoken_middleware { :; }
+function iniset_rpc_backend { :; }
+function write_local_uwsgi_http_config { :; }
 function sudo {
     if [[ $1 == rabbitmqctl || $1 == update-ca-certificates ||
             $1 == update-ca-trust ||
@@ -92,6 +100,7 @@ ENABLED_SERVICES=${TEST_SERVICES:-$all_in_one,q-svc}
 # defaults), the plugins' settings
 source $NOVA_FPGA_DIR/devstack/override-defaults
 source $TOP/lib/neutron
+source $TOP/lib/glance
 # (its files' place is the test's)
 NEUTRON_CONF=$TEST_NEUTRON_CONF
 source $NOVA_FPGA_DIR/devstack/settings
@@ -100,6 +109,10 @@ assert_equal True "$GLANCE_ENABLE_MULTIPLE_STORES" "multi-store Glance"
 for phase in "stack pre-install" "stack install" "stack post-config" \
         "stack extra" "stack test-config" "unstack" "clean"; do
     if [[ $phase == "stack post-config" ]]; then
+        # what stack.sh's configure_glance writes (multiple file stores,
+        # the paste flavor, the paste file copied from glance's own), by
+        # lib/glance's own function
+        configure_glance
         # what stack.sh's configure_neutron writes of ML2 (between the
         # install and post-config phases), by lib/neutron's own functions;
         # only the file's place is the test's
@@ -179,12 +192,13 @@ def run_plugin(devstack, work, settings=None):
         '127.0.0.1/placement?charset=utf8\n')
     (etc['nova'] / 'nova.conf').write_text(
         '[DEFAULT]\ntransport_url = rabbit://stackrabbit:secret@10.0.0.5\n')
-    # as DevStack's lib/glance writes them with multiple stores
-    (etc['glance'] / 'glance-api.conf').write_text(
-        '[DEFAULT]\nenabled_backends = fast:file\n'
-        '[glance_store]\ndefault_backend = fast\n')
-    (etc['glance'] / 'glance-api-paste.ini').write_text(
-        localglance.PASTE_INI.read_text())
+    # glance's own files where DevStack's lib/glance copies them from
+    # ($GLANCE_DIR/etc: the installed glance's data files, and the image
+    # schema its tests keep, the sdist's etc/schema-image.json)
+    glance_etc = work / 'opt' / 'glance' / 'etc'
+    shutil.copytree(localglance.PASTE_INI.parent, glance_etc)
+    shutil.copy(pathlib.Path(glance.__file__).parent / 'tests' / 'etc' /
+                'schema-image.json', glance_etc)
     fake_bin = work / 'bin'
     fake_bin.mkdir()
     for tool in ('nova-fpga-config', 'nova-fpga-agent'):
@@ -387,13 +401,20 @@ def test_glance_conf_is_the_deployments(run):
         data / 'glance' / 'fpga', [deployment.REFERENCE_SHELL],
         pathlib.Path(run['env']['GLANCE_CONF_DIR']) /
         'property-protections-fpga.conf'))
+    # DevStack's file store stays Glance's default (its own image uploads,
+    # VM images); the bitstream store is one more backend
     assert ini(conf)[('DEFAULT', 'enabled_backends')] == [
-        'fpga:bitstream, fast:file']
+        'fast:file, fpga:bitstream']
+    assert ini(conf)[('glance_store', 'default_backend')] == ['fast']
     paste = (etc / 'glance-api-paste.ini').read_text()
-    keystone = [line for line in paste.splitlines()
-                if line.startswith('keystone = ')][0].split()
-    assert keystone[-3:] == ['bitstream_upload_errors',
-                             'bitstream_snapshots', 'rootapp']
+    # in the pipeline of DevStack's flavor (keystone+cachemanagement) too
+    flavor = ini(conf)[('paste_deploy', 'flavor')][0]
+    for name in ('keystone', flavor):
+        pipeline = [line for line in paste.splitlines()
+                    if line.startswith(name + ' = ')][0].split()
+        assert pipeline[-4:] == ['bitstream_upload_errors',
+                                 'bitstream_snapshots',
+                                 'bitstream_store_route', 'rootapp'], name
     assert (etc / 'policy.yaml').read_text() == \
         deployment.glance_policy(['id-of-fpga-builders'])
     assert (etc / 'property-protections-fpga.conf').read_text() == \

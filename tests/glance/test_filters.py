@@ -132,9 +132,19 @@ def test_other_images_pass(changes):
 def test_the_paste_pipeline_loads_with_the_filters(tmp_path):
     ini = tmp_path / 'glance-api-paste.ini'
     ini.write_text(paste.add_to_paste(localglance.PASTE_INI.read_text()))
-    pipeline = [line for line in ini.read_text().splitlines()
-                if line.startswith('keystone = ')][0].split()
-    assert pipeline[-3:] == list(paste.FILTERS) + ['rootapp']
+    pipelines = {line.partition(' = ')[0]: line.split()[2:]
+                 for line in ini.read_text().splitlines()
+                 if line.startswith('keystone')}
+    # every flavor that authenticates: DevStack runs keystone+cachemanagement
+    assert set(pipelines) == {'keystone', 'keystone+caching',
+                              'keystone+cachemanagement'}
+    for flavor, pipeline in pipelines.items():
+        assert pipeline[:pipeline.index('context') + 1] == [
+            f for f in pipeline if f not in paste.FILTERS][
+                :pipeline.index('context') + 1], flavor
+        assert pipeline[-len(paste.FILTERS) - 1:] == \
+            list(paste.FILTERS) + ['rootapp'], flavor
+    assert paste.has_filters(ini.read_text())
     for name in paste.FILTERS:
         factory = deploy.loadfilter('config:%s' % ini, name=name)
         assert callable(factory(accepting_glance))

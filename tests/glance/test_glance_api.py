@@ -152,15 +152,17 @@ def test_unregistered_shell_is_refused(glance, bob, tmp_path):
 def test_plain_upload_is_refused_with_the_reason_the_cli_shows(
     glance, bob, admin, tmp_path
 ):
-    """openstack image create --file (no --import): valid data is refused
-    with the command that works, invalid data with the validator's words,
-    both shown by the CLI; the SDK deletes the image it created for it.
+    """openstack image create --file --property fpga_shell_id (no
+    --import): the route filter sends the data to the bitstream store,
+    which refuses valid data with the command that works and invalid data
+    with the validator's words, both shown by the CLI; the SDK deletes the
+    image it created for it.
     """
     stored = set(glance.store_dir('fpga').iterdir())
     good = bob.run('image', 'create', 'plain-good', '--file',
                    write(tmp_path, 'good', module_for('rp1')),
                    '--disk-format', 'raw', '--container-format', 'bare',
-                   check=False)
+                   '--property', 'fpga_shell_id=%s' % SHELL, check=False)
     assert good.returncode != 0
     assert 'BadRequestException: 400' in good.stderr
     assert 'bitstreams must be uploaded with --import' in good.stderr
@@ -170,11 +172,84 @@ def test_plain_upload_is_refused_with_the_reason_the_cli_shows(
                   write(tmp_path, 'bad', mutate.flip_bit(module_for('rp1'),
                                                          99999)),
                   '--disk-format', 'raw', '--container-format', 'bare',
-                  check=False)
+                  '--property', 'fpga_shell_id=%s' % SHELL, check=False)
     assert bad.returncode != 0 and 'CRC check word' in bad.stderr
     left = admin.json('image', 'list')
     assert not [i for i in left if i['Name'].startswith('plain-')]
     assert set(glance.store_dir('fpga').iterdir()) == stored
+
+
+def test_vm_images_keep_glances_default_store(glance, bob, tmp_path):
+    """Beside the boards, a cloud's VM images: uploaded or imported
+    without fpga_shell_id, they go to Glance's default backend (a file
+    store here) untouched, and nothing of them reaches the bitstream store.
+    """
+    stored = set(glance.store_dir('fpga').iterdir())
+    disk = bytes(range(256)) * 4096     # any bytes: a disk image
+    for how in ([], ['--import']):
+        image = bob.json('image', 'create', 'vm-%s' % uuid.uuid4().hex[:6],
+                         '--file', write(tmp_path, 'disk', disk),
+                         '--disk-format', 'raw', '--container-format',
+                         'bare', *how)
+        image = bob.wait_import(image['id'])
+        assert image['status'] == 'active', image
+        assert (image.get('stores') or image['properties'].get(
+            'stores')) == 'file'
+        assert (glance.store_dir('file') / image['id']).read_bytes() == disk
+        assert not any(k.startswith('fpga_') for k in image['properties'])
+        bob.run('image', 'delete', image['id'])
+    assert set(glance.store_dir('fpga').iterdir()) == stored
+
+
+def _staged(keystone, user, name, data, shell_id=None):
+    """An image with its data staged, not yet imported (what ``openstack
+    image create`` without --file at a terminal, then ``openstack image
+    stage``, do; here through python-glanceclient: without a terminal the
+    CLI would upload its empty stdin).
+    """
+    client = glanceclient.Client('2', session=keystone.session(user))
+    props = {'fpga_shell_id': shell_id} if shell_id else {}
+    image = client.images.create(name=name, disk_format='raw',
+                                 container_format='bare', **props)
+    client.images.stage(image['id'], io.BytesIO(data))
+    return image['id']
+
+
+def test_the_import_names_the_bitstream_store_or_is_refused(
+        glance, keystone, bob):
+    """openstack image import --store: a bitstream imported into the
+    bitstream store is active there; a bitstream bound for another store,
+    and anything else bound for the bitstream store, are refused, with
+    the reason on the image and nothing left in either store.
+    """
+    data = module_for('rp0')
+    named = _staged(keystone, 'bob', 'to-fpga', data, SHELL)
+    bob.run('image', 'import', named, '--method', 'glance-direct',
+            '--store', 'fpga')
+    image = bob.wait_import(named)
+    assert image['status'] == 'active', image
+    assert (glance.store_dir('fpga') / named).read_bytes() == data
+
+    astray = _staged(keystone, 'bob', 'to-file', data, SHELL)
+    bob.run('image', 'import', astray, '--method', 'glance-direct',
+            '--store', 'file')
+    image = bob.wait_import(astray)
+    assert image['status'] == 'queued'
+    assert 'a bitstream image is kept in the bitstream store (fpga), not ' \
+        'in file: import it with --store fpga, or name no store' in \
+        image['properties'][traits.IMPORT_ERROR_PROPERTY]
+    assert stray_files(glance, astray) == []
+    assert not list(glance.store_dir('file').glob('*%s*' % astray))
+
+    disk = _staged(keystone, 'bob', 'disk-to-fpga', bytes(4096))
+    bob.run('image', 'import', disk, '--method', 'glance-direct',
+            '--store', 'fpga')
+    image = bob.wait_import(disk)
+    assert image['status'] == 'queued'
+    assert 'store fpga keeps bitstream images only: an image imported ' \
+        'into it declares fpga_shell_id' in \
+        image['properties'][traits.IMPORT_ERROR_PROPERTY]
+    assert stray_files(glance, disk) == []
 
 
 def test_a_refused_upload_keeps_glances_reason(glance, keystone, bob):
@@ -183,7 +258,8 @@ def test_a_refused_upload_keeps_glances_reason(glance, keystone, bob):
     """
     client = glanceclient.Client('2', session=keystone.session('bob'))
     image = client.images.create(name='plain-bad', disk_format='raw',
-                                 container_format='bare')
+                                 container_format='bare',
+                                 fpga_shell_id=SHELL)
     with pytest.raises(glance_exc.HTTPBadRequest) as exc:
         client.images.upload(image['id'], io.BytesIO(
             mutate.flip_bit(module_for('rp1'), 99999)))
@@ -216,7 +292,8 @@ def test_refused_uploads_always_say_why_and_leave_nothing(
     for n in range(20):
         out = alice.run('image', 'create', 'alice-plain-%d' % n, '--file',
                         path, '--disk-format', 'raw', '--container-format',
-                        'bare', check=False)
+                        'bare', '--property', 'fpga_shell_id=%s' % SHELL,
+                        check=False)
         answers.append((out.returncode, out.stderr.strip()))
     unclear = [(n, err) for n, (rc, err) in enumerate(answers)
                if rc == 0 or 'ForbiddenException: 403' not in err

@@ -70,7 +70,10 @@ class RegionImagesNegativeTest(base.FpgaBaseTest):
     @decorators.attr(type=['negative'])
     @decorators.idempotent_id('4e10d82d-494d-4c38-9ad7-3265a218d34f')
     def test_plain_upload_of_garbage_is_refused_with_a_reason(self):
-        image = self.create_admin_image()
+        # an image declaring a shell is a bitstream: glance-api sends its
+        # data to the bitstream store, which refuses this
+        image = self.create_admin_image(
+            **{base.SHELL_ID_PROPERTY: self.shell_id()})
         error = self.assertRaises(lib_exc.BadRequest,
                                   self.admin_images_client.store_image_file,
                                   image['id'], io.BytesIO(GARBAGE))
@@ -85,14 +88,11 @@ class RegionImagesNegativeTest(base.FpgaBaseTest):
             raise self.skipException('Glance\'s image import is not enabled '
                                      '([image-feature-enabled] '
                                      'import_image)')
-        shell_id = self.fpga_image.get(base.SHELL_ID_PROPERTY)
-        self.assertTrue(shell_id, '[fpga] image %s has no %s' % (
-            self.fpga_image['id'], base.SHELL_ID_PROPERTY))
         image = self.create_admin_image(
-            **{base.SHELL_ID_PROPERTY: shell_id})
+            **{base.SHELL_ID_PROPERTY: self.shell_id()})
         self.admin_images_client.stage_image_file(image['id'],
                                                   io.BytesIO(GARBAGE))
-        # the default store (the bitstream store), not every store
+        # no store named: glance-api names the bitstream store for it
         self.admin_images_client.image_import(
             image['id'], method='glance-direct', all_stores=False)
         shown = {}
@@ -108,6 +108,23 @@ class RegionImagesNegativeTest(base.FpgaBaseTest):
                 image['id'], CONF.fpga.build_timeout, shown))
         self.assertEqual('queued', shown['status'], shown)
         self.assertIn(IMPORT_REFUSAL, shown[base.IMPORT_ERROR_PROPERTY])
+
+    @decorators.idempotent_id('46de9088-af3d-4587-a472-827593bada51')
+    def test_vm_image_upload_keeps_glances_default_store(self):
+        # boards beside VMs: an image that declares no shell is a VM
+        # image, and whatever its data it goes where Glance keeps them
+        image = self.create_admin_image()
+        self.admin_images_client.store_image_file(image['id'],
+                                                  io.BytesIO(GARBAGE))
+        image = self.admin_images_client.show_image(image['id'])
+        self.assertEqual('active', image['status'], image)
+        self.assertFalse(self.image_traits(image), image)
+
+    def shell_id(self):
+        shell_id = self.fpga_image.get(base.SHELL_ID_PROPERTY)
+        self.assertTrue(shell_id, '[fpga] image %s has no %s' % (
+            self.fpga_image['id'], base.SHELL_ID_PROPERTY))
+        return shell_id
 
 
 class RegionServerActionsNegativeTest(base.FpgaBaseTest):

@@ -184,8 +184,10 @@ class Glance:
 
 
 def bitstream_glance(keystone, state_dir, builders_project, **options):
-    """glance-api as nova-fpga deploys it: the bitstream store as the
-    default backend (xc7z020 parts only), the inspection import plugin
+    """glance-api as nova-fpga deploys it: the bitstream store beside a
+    file store for VM images, the default (xc7z020 parts only; bitstream
+    images reach it through the paste filter that routes them), the
+    inspection import plugin
     with the reference shell, role-based property protections, bitstream
     creation for admins and the builders' project, the paste filters (the
     CLI shows refused uploads' reasons; snapshots of region servers are
@@ -205,7 +207,7 @@ def bitstream_glance(keystone, state_dir, builders_project, **options):
         enabled_backends=dict(backend.split(':') for backend in
                               deployment.glance_backends('file:file')
                               .split(', ')),
-        default_backend=deployment.GLANCE_STORE,
+        default_backend='file',
         import_plugins=[deployment.GLANCE_IMPORT_PLUGIN],
         extra_files={
             'property-protections.conf':

@@ -215,41 +215,33 @@ def _staged(keystone, user, name, data, shell_id=None):
     return image['id']
 
 
+@pytest.mark.parametrize('store,shell_id,refusal', [
+    ('fpga', SHELL, None),
+    ('file', SHELL, 'a bitstream image is kept in the bitstream store '
+     '(fpga), not in file: import it with --store fpga, or name no store'),
+    ('fpga', None, 'store fpga keeps bitstream images only: an image '
+     'imported into it declares fpga_shell_id'),
+])
 def test_the_import_names_the_bitstream_store_or_is_refused(
-        glance, keystone, bob):
+        glance, keystone, bob, store, shell_id, refusal):
     """openstack image import --store: a bitstream imported into the
     bitstream store is active there; a bitstream bound for another store,
     and anything else bound for the bitstream store, are refused, with
     the reason on the image and nothing left in either store.
     """
-    data = module_for('rp0')
-    named = _staged(keystone, 'bob', 'to-fpga', data, SHELL)
-    bob.run('image', 'import', named, '--method', 'glance-direct',
-            '--store', 'fpga')
-    image = bob.wait_import(named)
-    assert image['status'] == 'active', image
-    assert (glance.store_dir('fpga') / named).read_bytes() == data
-
-    astray = _staged(keystone, 'bob', 'to-file', data, SHELL)
-    bob.run('image', 'import', astray, '--method', 'glance-direct',
-            '--store', 'file')
-    image = bob.wait_import(astray)
+    data = module_for('rp0') if shell_id else bytes(4096)
+    image_id = _staged(keystone, 'bob', 'to-%s' % store, data, shell_id)
+    bob.run('image', 'import', image_id, '--method', 'glance-direct',
+            '--store', store)
+    image = bob.wait_import(image_id)
+    if refusal is None:
+        assert image['status'] == 'active', image
+        assert (glance.store_dir(store) / image_id).read_bytes() == data
+        return
     assert image['status'] == 'queued'
-    assert 'a bitstream image is kept in the bitstream store (fpga), not ' \
-        'in file: import it with --store fpga, or name no store' in \
-        image['properties'][traits.IMPORT_ERROR_PROPERTY]
-    assert stray_files(glance, astray) == []
-    assert not list(glance.store_dir('file').glob('*%s*' % astray))
-
-    disk = _staged(keystone, 'bob', 'disk-to-fpga', bytes(4096))
-    bob.run('image', 'import', disk, '--method', 'glance-direct',
-            '--store', 'fpga')
-    image = bob.wait_import(disk)
-    assert image['status'] == 'queued'
-    assert 'store fpga keeps bitstream images only: an image imported ' \
-        'into it declares fpga_shell_id' in \
-        image['properties'][traits.IMPORT_ERROR_PROPERTY]
-    assert stray_files(glance, disk) == []
+    assert refusal in image['properties'][traits.IMPORT_ERROR_PROPERTY]
+    assert stray_files(glance, image_id) == []
+    assert not list(glance.store_dir('file').glob('*%s*' % image_id))
 
 
 def test_a_refused_upload_keeps_glances_reason(glance, keystone, bob):

@@ -406,6 +406,10 @@ def test_glance_conf_is_the_deployments(run):
     assert ini(conf)[('DEFAULT', 'enabled_backends')] == [
         'fast:file, fpga:bitstream']
     assert ini(conf)[('glance_store', 'default_backend')] == ['fast']
+    # which has a directory (DevStack's lib/glance sets none: a file store
+    # without one refuses every image)
+    assert ini(conf)[('fast', 'filesystem_store_datadir')] == [
+        str(data / 'glance' / 'fast') + '/']
     paste = (etc / 'glance-api-paste.ini').read_text()
     # in the pipeline of DevStack's flavor (keystone+cachemanagement) too
     flavor = ini(conf)[('paste_deploy', 'flavor')][0]

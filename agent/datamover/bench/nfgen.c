@@ -40,9 +40,11 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/virtio_net.h>
 #include <net/if.h>
 #include <poll.h>
 #include <stdint.h>
@@ -255,8 +257,14 @@ int main(int argc, char **argv)
 		die("PACKET_VERSION TX");
 	v = 1;
 	setsockopt(tx, SOL_PACKET, PACKET_QDISC_BYPASS, &v, sizeof(v));
+	/* a virtio_net_hdr (hdr_len: the whole frame) before each frame: the
+	 * kernel copies it into the skb's linear data, as the mover does
+	 * (src/pktio.c), instead of a fragment the veth copies again */
+	unsigned vnet = 0;
+	if (!setsockopt(tx, SOL_PACKET, PACKET_VNET_HDR, &v, sizeof(v)))
+		vnet = sizeof(struct virtio_net_hdr);
 	unsigned fsize = 2048;
-	while (fsize < len + TPACKET2_HDRLEN)
+	while (fsize < len + vnet + TPACKET2_HDRLEN)
 		fsize <<= 1;
 	unsigned fnr = (4u << 20) / fsize;
 	if (fnr < 256)
@@ -271,7 +279,8 @@ int main(int argc, char **argv)
 	ll.sll_protocol = 0;
 	if (bind(tx, (struct sockaddr *)&ll, sizeof(ll)))
 		die("bind TX");
-	unsigned data_off = TPACKET2_HDRLEN - sizeof(struct sockaddr_ll);
+	unsigned vnet_off = TPACKET2_HDRLEN - sizeof(struct sockaddr_ll);
+	unsigned data_off = vnet_off + vnet;
 
 	/* the frame template */
 	uint8_t tmpl[9022];
@@ -289,8 +298,16 @@ int main(int argc, char **argv)
 		tmpl[i] = (uint8_t)(i * 7);
 	/* prime every TX slot with the template: per frame only the payload
 	 * header is written */
-	for (unsigned i = 0; i < fnr; i++)
+	for (unsigned i = 0; i < fnr; i++) {
 		memcpy(txr + (size_t)i * fsize + data_off, tmpl, len);
+		if (vnet) {
+			struct virtio_net_hdr vh = {
+				.gso_type = VIRTIO_NET_HDR_GSO_NONE,
+				.hdr_len = htole16((uint16_t)len),
+			};
+			memcpy(txr + (size_t)i * fsize + vnet_off, &vh, sizeof(vh));
+		}
+	}
 
 	uint64_t total = (uint64_t)(rate * seconds + 0.5);
 	uint64_t sent = 0, ring_full = 0, sends = 0;
@@ -317,7 +334,7 @@ int main(int argc, char **argv)
 			}
 			struct payload p = { MAGIC, trial, sent, now_real() };
 			memcpy((uint8_t *)h + data_off + 18, &p, sizeof(p));
-			h->tp_len = len;
+			h->tp_len = len + vnet;
 			__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
 			next = (next + 1) % fnr;
 			sent++;

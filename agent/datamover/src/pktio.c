@@ -14,9 +14,11 @@
 #include "pktio.h"
 
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/virtio_net.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
@@ -136,6 +138,17 @@ int pktio_open(struct pktio *p, const char *ifname, const struct pktio_conf *c,
 	setsockopt(p->tx_fd, SOL_PACKET, PACKET_QDISC_BYPASS, &v, sizeof(v));
 	/* a frame the kernel refuses is skipped, not a stop of the ring */
 	setsockopt(p->tx_fd, SOL_PACKET, PACKET_LOSS, &v, sizeof(v));
+	/* A virtio_net_hdr before each frame, its hdr_len the whole frame:
+	 * the kernel then copies the frame into the skb's linear data.
+	 * Without it, all but the Ethernet header stays in the ring's page
+	 * as a fragment, which a veth (or a NIC without scatter-gather)
+	 * copies again into a page of its own for every frame
+	 * (skb_copy_ubufs) and the ring waits for the skb's end
+	 * (packet_mmap.rst; tpacket_snd).  Before the ring is set up
+	 * (the kernel refuses it after), and optional: without it, the
+	 * fragments as before. */
+	if (!setsockopt(p->tx_fd, SOL_PACKET, PACKET_VNET_HDR, &v, sizeof(v)))
+		p->tx_vnet = sizeof(struct virtio_net_hdr);
 	struct tpacket_req req = {
 		.tp_block_size = c->tx_frame_size * 4,
 		.tp_block_nr = c->tx_frame_nr / 4,
@@ -279,7 +292,7 @@ static struct tpacket2_hdr *txframe(const struct pktio *p, unsigned i)
 
 uint8_t *pktio_tx_alloc(struct pktio *p, uint32_t len)
 {
-	if (len + p->tx_data_off > p->tx_frame_size)
+	if (len + p->tx_data_off + p->tx_vnet > p->tx_frame_size)
 		return NULL;
 	struct tpacket2_hdr *h = txframe(p, p->tx_next);
 	uint32_t st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
@@ -291,13 +304,20 @@ uint8_t *pktio_tx_alloc(struct pktio *p, uint32_t len)
 		if (st != TP_STATUS_AVAILABLE && st != TP_STATUS_WRONG_FORMAT)
 			return NULL;
 	}
-	return (uint8_t *)h + p->tx_data_off;
+	return (uint8_t *)h + p->tx_data_off + p->tx_vnet;
 }
 
 void pktio_tx_commit(struct pktio *p, uint32_t len)
 {
 	struct tpacket2_hdr *h = txframe(p, p->tx_next);
-	h->tp_len = len;
+	if (p->tx_vnet) {
+		struct virtio_net_hdr *vh =
+			(struct virtio_net_hdr *)((uint8_t *)h + p->tx_data_off);
+		memset(vh, 0, sizeof(*vh));
+		vh->gso_type = VIRTIO_NET_HDR_GSO_NONE;
+		vh->hdr_len = htole16((uint16_t)len);   /* little-endian (vio_le) */
+	}
+	h->tp_len = len + p->tx_vnet;
 	__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
 	p->tx_next = (p->tx_next + 1) % p->tx_frame_nr;
 	p->tx_pending++;

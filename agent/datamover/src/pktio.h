@@ -64,6 +64,7 @@ struct pktio {
 	size_t tx_ring_size;
 	unsigned tx_frame_size, tx_frame_nr, tx_next, tx_pending;
 	uint32_t tx_data_off;
+	uint32_t tx_vnet;     /* bytes of virtio_net_hdr before each frame (0: none) */
 };
 
 void pktio_default_conf(struct pktio_conf *c);

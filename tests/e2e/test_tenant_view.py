@@ -135,16 +135,22 @@ def test_refused_actions_tell_the_member_why_and_change_nothing(
 
 
 def test_plain_uploads_are_refused_with_the_reason(bob, tmp_path):
+    """A plain upload of an image that declares its shell goes to the
+    bitstream store, which refuses it (VM images, declaring none, go to
+    Glance's default store: tests/glance).
+    """
+    shell = '--property', 'fpga_shell_id=%s' % REFERENCE.shell_id
     bad = tmp_path / 'bad.bit'
     bad.write_bytes(b'\0' * 4096)
-    out = bob.run('image', 'create', '--file', bad, 'e2e-bad', check=False)
+    out = bob.run('image', 'create', '--file', bad, *shell, 'e2e-bad',
+                  check=False)
     assert out.returncode != 0
     assert 'not a valid bitstream: not a Xilinx bitstream' in out.stderr
     good = tmp_path / 'good.bit'
     good.write_bytes(builder.build_partial(
         PART, 'e2e_plain', catalogue.module_id('loopback'),
         REFERENCE.region('rp0').footprint))
-    out = bob.run('image', 'create', '--file', good, 'e2e-plain',
+    out = bob.run('image', 'create', '--file', good, *shell, 'e2e-plain',
                   check=False)
     assert out.returncode != 0
     assert 'bitstreams must be uploaded with --import' in out.stderr

@@ -315,6 +315,14 @@ def gunicorn(name, wsgi_app, run_dir, port, env=None, threads=1,
         # Uploads and imports of big images are single long requests.
         'timeout': 600,
         'graceful_timeout': 10,
+        # An idle keep-alive connection stays open longer than a client
+        # waits between two requests on it: with gunicorn's default (2 s)
+        # the server closed it just as `openstack server delete --wait`
+        # (a GET every 2 s) sent its next request on it, and the CLI
+        # failed with "Remote end closed connection without response"
+        # (seen in a CI run of tests/localcloud/test_stack.py).  75 s, as
+        # nginx's keepalive_timeout.
+        'keepalive': 75,
         # Else gunicorn 27 writes a control socket under ~/.gunicorn/.
         'control_socket_disable': True,
         'accesslog': '-',

@@ -139,12 +139,33 @@ def test_the_paste_pipeline_loads_with_the_filters(tmp_path):
     assert set(pipelines) == {'keystone', 'keystone+caching',
                               'keystone+cachemanagement'}
     for flavor, pipeline in pipelines.items():
-        assert pipeline[:pipeline.index('context') + 1] == [
-            f for f in pipeline if f not in paste.FILTERS][
-                :pipeline.index('context') + 1], flavor
+        # after authentication, just before the application
+        assert pipeline.index('context') < pipeline.index(
+            next(iter(paste.FILTERS))), flavor
         assert pipeline[-len(paste.FILTERS) - 1:] == \
             list(paste.FILTERS) + ['rootapp'], flavor
     assert paste.has_filters(ini.read_text())
     for name in paste.FILTERS:
         factory = deploy.loadfilter('config:%s' % ini, name=name)
         assert callable(factory(accepting_glance))
+
+
+def test_the_store_type_the_route_looks_for_is_the_stores_entry_point():
+    """deployment and the route filter name the bitstream store's type by
+    traits.GLANCE_STORE_TYPE; glance_store loads a backend of that type by
+    the glance_store.drivers entry point setup.cfg declares.
+    """
+    from importlib import metadata
+
+    from glance_store_bitstream import store
+    from glance_store_bitstream import store_route
+    from nova_fpga.contract import traits
+    from nova_fpga import deployment
+
+    drivers = metadata.entry_points(group='glance_store.drivers',
+                                    name=traits.GLANCE_STORE_TYPE)
+    assert [ep.load() for ep in drivers] == [store.Store]
+    backends = dict(b.split(':') for b in
+                    deployment.glance_backends('file:file').split(', '))
+    conf = type('Conf', (), {'enabled_backends': backends})
+    assert store_route.bitstream_stores(conf) == [deployment.GLANCE_STORE]

@@ -49,8 +49,6 @@ FABRIC_MAGIC = 0x52424146
 LOAD, AXIL_READ, AXIL_WRITE, DECOUPLE, RESET, STATUS = range(1, 7)
 _REQ = struct.Struct('<4I')
 _ANS = struct.Struct('<IiI')
-#: a region's DMA buffer: the size of a board's u-dma-buf
-BUFFER_BYTES = dt.DMA_BUFFER_BYTES
 PHYS_BASE = 0x1F000000
 ENGINE_DIR = 'engines'
 
@@ -87,8 +85,9 @@ class Engine:
         self.regs = prefix + '-regs'
         self.buf = prefix + '-buf'
         self.irq = prefix + '-irq'
-        self.size = BUFFER_BYTES
-        self.phys = PHYS_BASE + index * BUFFER_BYTES
+        # a region's DMA buffer: the size of a board's u-dma-buf
+        self.size = dt.DMA_BUFFER_BYTES
+        self.phys = PHYS_BASE + index * dt.DMA_BUFFER_BYTES
         self.pid_file = os.path.join(state_dir, ENGINE_DIR, region + '.pid')
         self._sock = None
         # one command and its answer at a time: the agent's threads share

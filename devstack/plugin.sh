@@ -38,11 +38,14 @@ if is_service_enabled nova-fpga; then
             configure_nova_fpga_rabbit \
                 "$(nova_fpga_merge_list $NOVA_FPGA_BOARD_LIST $NOVA_FPGA_REMOTE_BOARDS)"
         fi
-        if is_service_enabled n-api n-cpu n-sch n-cond; then
+        if is_service_enabled n-api n-sch n-cond; then
             # stack.sh edits nova.conf in the background meanwhile
             # (neutron's part of it); two writers of one file lose lines
             async_wait configure_neutron_nova
-            configure_nova_fpga_nova $NOVA_FPGA_BOARD_LIST
+            configure_nova_fpga_scheduler
+        fi
+        if is_service_enabled n-fpga; then
+            configure_nova_fpga_compute $NOVA_FPGA_BOARD_LIST
         fi
         if is_service_enabled placement-api; then
             configure_nova_fpga_placement
@@ -65,6 +68,11 @@ if is_service_enabled nova-fpga; then
         if [[ -z "$NOVA_FPGA_REAL_BOARDS" ]]; then
             restart_nova_fpga_agents_merged_later $NOVA_FPGA_BOARD_LIST
         fi
+        if is_service_enabled n-fpga; then
+            echo_summary "Starting the boards' nova-compute (n-fpga)"
+            start_nova_fpga_compute
+            wait_for_nova_fpga_compute $NOVA_FPGA_BOARD_LIST
+        fi
         # once per cloud: where Glance's API runs
         if [[ "$NOVA_FPGA_SAMPLE_IMAGES" == "True" ]] && is_service_enabled g-api; then
             echo_summary "Creating the FPGA flavor and sample bitstreams"
@@ -72,6 +80,7 @@ if is_service_enabled nova-fpga; then
         fi
     fi
     if [[ "$1" == "unstack" ]]; then
+        stop_nova_fpga_compute
         stop_nova_fpga_agents $NOVA_FPGA_BOARD_LIST
     fi
     if [[ "$1" == "clean" ]]; then

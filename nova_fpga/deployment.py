@@ -62,30 +62,47 @@ class Multi(tuple):
 
 def nova(boards, agents_transport_url, policy_dir, vhost_per_board=True,
          tls=None):
-    """nova.conf of the compute proxy, the scheduler and the API (one file
-    in a single-node cloud; each service reads its part).
+    """nova.conf of a single-file cloud (the demo's): the Zynq
+    nova-compute's options (:func:`nova_compute`) and the scheduler's and
+    API's (:func:`nova_scheduler`) in one file; each service reads its
+    part.
+    """
+    return nova_compute(boards, agents_transport_url,
+                        vhost_per_board=vhost_per_board, tls=tls) + \
+        nova_scheduler(policy_dir)
+
+
+def nova_compute(boards, agents_transport_url, vhost_per_board=True,
+                 tls=None):
+    """The Zynq nova-compute's options: its driver and the boards it
+    proxies.  A file of their own beside a cloud's nova-compute
+    configuration (DevStack: nova-cpu.conf, then this), so a libvirt
+    nova-compute on the same host keeps its driver.
 
     agents_transport_url: the agents' bus as nova-compute's user, on the
     agents' vhost (each board's is named after it: vhost_per_board).
     tls: a :class:`Tls` for nova-compute on the agents' bus, or None.
     """
     options = [
+        ('DEFAULT', 'compute_driver', COMPUTE_DRIVER),
+        ('zynq', 'boards', list(boards)),
+        ('zynq', 'transport_url', agents_transport_url),
         ('zynq', 'vhost_per_board', vhost_per_board)]
     if tls is not None:
         options += [('zynq', 'ssl', True),
                     ('zynq', 'ssl_ca_file', str(tls.ca_file)),
                     ('zynq', 'ssl_cert_file', str(tls.cert_file)),
                     ('zynq', 'ssl_key_file', str(tls.key_file))]
-    return _nova(boards, agents_transport_url, policy_dir) + options
+    return options
 
 
-def _nova(boards, agents_transport_url, policy_dir):
+def nova_scheduler(policy_dir):
+    """nova.conf of the scheduler, conductor and API: the Zynq filter and
+    weigher, and the policy members read refusals by.
+    """
     return [
-        ('DEFAULT', 'compute_driver', COMPUTE_DRIVER),
         # resize reaches the Zynq driver, which refuses it in words
         ('DEFAULT', 'allow_resize_to_same_host', True),
-        ('zynq', 'boards', list(boards)),
-        ('zynq', 'transport_url', agents_transport_url),
         ('filter_scheduler', 'available_filters',
          Multi(['nova.scheduler.filters.all_filters', FILTER])),
         ('filter_scheduler', 'enabled_filters',

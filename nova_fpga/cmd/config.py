@@ -15,7 +15,10 @@ glance-api.conf and a board agent's configuration (nova_fpga.deployment),
 for shell scripts such as the DevStack plugin:
 
     nova-fpga-config nova --boards B0,B1 --agents-transport-url URL \\
-        --policy-dir DIR [--shared-vhost] [TLS]
+        --policy-dir DIR [--shared-vhost] [TLS]        (one nova.conf)
+    nova-fpga-config nova-compute --boards B0,B1 --agents-transport-url URL \\
+        [--shared-vhost] [TLS]       (the Zynq nova-compute's own file)
+    nova-fpga-config nova-scheduler --policy-dir DIR  (scheduler and API)
     nova-fpga-config glance --store-dir DIR --property-protections FILE \\
         [--shell-manifest FILE ...]
     nova-fpga-config agent --board NAME --transport-url URL \\
@@ -70,16 +73,23 @@ def _parser():
     parser = argparse.ArgumentParser(
         prog='nova-fpga-config', description=__doc__.split('\n\n')[0])
     sub = parser.add_subparsers(dest='what', required=True)
-    nova = sub.add_parser('nova', help='nova.conf options')
-    nova.add_argument('--boards', required=True,
-                      help='comma-separated board names')
-    nova.add_argument('--agents-transport-url', required=True)
-    nova.add_argument('--shared-vhost', action='store_true',
-                      help='all boards on the agents\' vhost (no '
-                           'per-board vhosts)')
-    _tls_arguments(nova)
-    nova.add_argument('--policy-dir', required=True,
-                      help="a directory of nova's [oslo_policy] policy_dirs")
+    nova = sub.add_parser('nova', help='nova.conf options (all services)')
+    compute = sub.add_parser('nova-compute',
+                             help="the Zynq nova-compute's options")
+    scheduler = sub.add_parser('nova-scheduler',
+                               help="nova's scheduler and API options")
+    for each in (nova, compute):
+        each.add_argument('--boards', required=True,
+                          help='comma-separated board names')
+        each.add_argument('--agents-transport-url', required=True)
+        each.add_argument('--shared-vhost', action='store_true',
+                          help='all boards on the agents\' vhost (no '
+                               'per-board vhosts)')
+        _tls_arguments(each)
+    for each in (nova, scheduler):
+        each.add_argument('--policy-dir', required=True,
+                          help="a directory of nova's [oslo_policy] "
+                               'policy_dirs')
     sub.add_parser('placement', help='placement.conf options')
     sub.add_parser('region-limit',
                    help="the regions' resource name in keystone's unified "
@@ -161,6 +171,12 @@ def main(argv=None):
                                      args.policy_dir,
                                      vhost_per_board=not args.shared_vhost,
                                      tls=_tls(args)))
+    elif args.what == 'nova-compute':
+        _print_lines(deployment.nova_compute(
+            args.boards.split(','), args.agents_transport_url,
+            vhost_per_board=not args.shared_vhost, tls=_tls(args)))
+    elif args.what == 'nova-scheduler':
+        _print_lines(deployment.nova_scheduler(args.policy_dir))
     elif args.what == 'placement':
         _print_lines(deployment.placement())
     elif args.what == 'region-limit':

@@ -45,7 +45,7 @@ RABBIT = 'rabbit://stackrabbit:secret@10.0.0.5:5672/nova_fpga'
 #: DevStack's bashate flags (its tox.ini)
 BASHATE_FLAGS = ['-v', '-iE006', '-eE005,E042']
 SHELL_FILES = [PLUGIN / name for name in (
-    'plugin.sh', 'settings', 'override-defaults', 'lib/nova-fpga')] + [
+    'plugin.sh', 'settings', 'lib/nova-fpga')] + [
         ROOT / 'tools' / 'devstack-check']
 
 DRIVER = r'''
@@ -73,6 +73,9 @@ function openstack {
     echo "openstack $*" >> $CALLS
     if [[ "$*" == *"registered limit list"* ]]; then
         echo "${FAKE_LIMIT_ID:-}"
+    elif [[ "$*" == *"hypervisor list"* ]]; then
+        # the compute nodes nova reports: the boards, once n-fpga runs
+        echo "${FAKE_HYPERVISORS-${NOVA_FPGA_BOARD_LIST//,/$'\n'}}"
     fi
 }
 # what lib/glance's configure_glance writes of other services: not this
@@ -96,15 +99,15 @@ function sudo {
 # a controller with nova-compute, or the node TEST_SERVICES says
 all_in_one=rabbit,mysql,key,g-api,n-api,n-cpu,n-sch,n-cond,placement-api
 ENABLED_SERVICES=${TEST_SERVICES:-$all_in_one,q-svc}
-# stack.sh's order: the plugins' override-defaults, lib/neutron (its ML2
-# defaults), the plugins' settings
-source $NOVA_FPGA_DIR/devstack/override-defaults
+# stack.sh's order: lib/neutron (its ML2 defaults), the plugins' settings
+# (the plugin has no override-defaults: DevStack's n-cpu keeps its
+# VIRT_DRIVER)
 source $TOP/lib/neutron
 source $TOP/lib/glance
 # (its files' place is the test's)
 NEUTRON_CONF=$TEST_NEUTRON_CONF
 source $NOVA_FPGA_DIR/devstack/settings
-assert_equal zynq "$VIRT_DRIVER" "override-defaults sets VIRT_DRIVER"
+is_service_enabled n-fpga || failed "the boards' nova-compute enabled"
 assert_equal True "$GLANCE_ENABLE_MULTIPLE_STORES" "multi-store Glance"
 for phase in "stack pre-install" "stack install" "stack post-config" \
         "stack extra" "stack test-config" "unstack" "clean"; do
@@ -219,6 +222,10 @@ def run_plugin(devstack, work, settings=None):
                                               text=True).strip(),
         'NOVA_CONF_DIR': str(etc['nova']),
         'NOVA_CONF': str(etc['nova'] / 'nova.conf'),
+        # lib/nova's: where DevStack's start_nova_compute writes
+        # nova-compute's file, and nova's commands
+        'NOVA_CPU_CONF': str(etc['nova'] / 'nova-cpu.conf'),
+        'NOVA_BIN_DIR': str(work / 'opt' / 'bin'),
         'PLACEMENT_CONF': str(etc['placement'] / 'placement.conf'),
         'REGION_NAME': 'RegionOne',
         'GLANCE_CONF_DIR': str(etc['glance']),
@@ -282,11 +289,49 @@ def test_devstacks_own_unit_checks_pass(run):
 
 
 def test_nova_conf_is_the_deployments(run):
+    """The scheduler's and API's part in nova.conf; the Zynq
+    nova-compute's in a file of its own, read after nova-cpu.conf by the
+    n-fpga service, whose host is its own: DevStack's n-cpu (nova-cpu.conf
+    is a copy of nova.conf) keeps its driver.
+    """
     etc = run['etc'] / 'nova'
-    assert_written(etc / 'nova.conf', deployment.nova(
-        BOARDS, RABBIT, etc.parent.parent / 'etc' / 'nova' / 'policy.d'))
+    assert_written(etc / 'nova.conf', deployment.nova_scheduler(
+        etc.parent.parent / 'etc' / 'nova' / 'policy.d'))
     assert (etc / 'policy.d' / 'nova-fpga.yaml').read_text() == \
         deployment.NOVA_POLICY.read_text()
+    nova = ini(etc / 'nova.conf')
+    assert ('DEFAULT', 'compute_driver') not in nova
+    assert not [key for key in nova if key[0] == 'zynq']
+    compute = etc / 'nova-fpga-compute.conf'
+    assert_written(compute, deployment.nova_compute(BOARDS, RABBIT))
+    host = ini(compute)[('DEFAULT', 'host')]
+    assert host == [subprocess.check_output(['hostname'], text=True)
+                    .strip() + '-fpga']
+    env = run['env']
+    start = 'run_process n-fpga %s/nova-compute --config-file %s ' \
+        '--config-file %s/nova-fpga-compute.conf' % (
+            env['NOVA_BIN_DIR'], env['NOVA_CPU_CONF'], env['NOVA_CONF_DIR'])
+    calls = run['calls']
+    extra = calls[calls.index('phase stack extra'):
+                  calls.index('phase stack test-config')]
+    # started after DevStack's nova (extra), then waited for until nova
+    # lists its boards (stack.sh's discover_hosts maps them next)
+    assert start in extra
+    assert any('hypervisor list' in call
+               for call in extra[extra.index(start):])
+    assert 'stop_process n-fpga' in calls[calls.index('phase unstack'):]
+
+
+def test_a_board_nova_does_not_report_fails_stack(devstack, tmp_path):
+    """n-fpga up but a board missing from nova's compute nodes: the extra
+    phase dies saying which board and where its log is, instead of
+    stack.sh's discover_hosts leaving the board out of the cell.
+    """
+    with pytest.raises(AssertionError) as failed:
+        run_plugin(devstack, tmp_path, {'FAKE_HYPERVISORS': 'zynq0',
+                                        'NOVA_READY_TIMEOUT': '1'})
+    assert 'did not report board(s) zynq1 in 1 s' in str(failed.value)
+    assert 'devstack@n-fpga' in str(failed.value)
 
 
 def test_placement_conf_is_the_deployments(run):
@@ -299,7 +344,8 @@ def test_placement_conf_is_the_deployments(run):
 
 
 def limit_calls(run):
-    return [call for call in run['calls'] if call.startswith('openstack')]
+    return [call for call in run['calls']
+            if call.startswith('openstack') and ' limit ' in call]
 
 
 def test_no_region_quota_unless_asked(run):
@@ -333,6 +379,9 @@ function openstack {
     echo "openstack $*" >> $CALLS
     if [[ "$*" == *"registered limit list"* ]]; then
         echo "${FAKE_LIMIT_ID:-}"
+    elif [[ "$*" == *"hypervisor list"* ]]; then
+        # the compute nodes nova reports: the boards, once n-fpga runs
+        echo "${FAKE_HYPERVISORS-${NOVA_FPGA_BOARD_LIST//,/$'\n'}}"
     fi
 }
 ENABLED_SERVICES=key,n-api,placement-api
@@ -660,9 +709,9 @@ def test_tls_the_agents_bus_on_rabbitmqs_tls_listener(tls_run):
                               ca_dir / ('%s.crt' % name),
                               ca_dir / 'private' / ('%s.key' % name))
     etc = tls_run['etc']
-    assert_written(etc / 'nova' / 'nova.conf', deployment.nova(
-        BOARDS, url, etc.parent / 'etc' / 'nova' / 'policy.d',
-        tls=files('nova-fpga-compute')))
+    assert_written(etc / 'nova' / 'nova-fpga-compute.conf',
+                   deployment.nova_compute(BOARDS, url,
+                                           tls=files('nova-fpga-compute')))
     state = pathlib.Path(env['DATA_DIR']) / 'nova-fpga'
     for board in BOARDS:
         assert_written(etc / 'nova-fpga' / ('agent-%s.conf' % board),
@@ -830,7 +879,7 @@ def test_a_compute_node_configures_only_nova_compute_and_its_boards(
     assert ('ml2_zynq', 'boards') not in ini(etc / 'ml2' / 'ml2_conf.ini') \
         if (etc / 'ml2' / 'ml2_conf.ini').exists() else True
     # nova-compute proxies this node's boards, named apart
-    nova = ini(etc / 'nova' / 'nova.conf')
+    nova = ini(etc / 'nova' / 'nova-fpga-compute.conf')
     assert nova[('zynq', 'boards')] == ['node2-zynq0,node2-zynq1']
     for board in ('node2-zynq0', 'node2-zynq1'):
         assert (etc / 'nova-fpga' / ('agent-%s.conf' % board)).exists()
@@ -847,7 +896,7 @@ def test_the_rabbitmq_node_makes_the_other_nodes_boards_users(devstack,
     assert added == ['nova-fpga-zynq0', 'nova-fpga-zynq1',
                      'nova-fpga-node2-zynq0', 'nova-fpga-node2-zynq1']
     # the controller's nova-compute proxies its own boards only
-    nova = ini(result['etc'] / 'nova' / 'nova.conf')
+    nova = ini(result['etc'] / 'nova' / 'nova-fpga-compute.conf')
     assert nova[('zynq', 'boards')] == ['zynq0,zynq1']
 
 
@@ -872,6 +921,8 @@ def test_agents_whose_file_local_conf_merges_restart_after_the_merge(
     stops = [c for c in extra if c.startswith('stop_process')]
     starts = [c for c in extra if c.startswith('run_process')]
     assert stops == ['stop_process nova-fpga-agent-zynq1']
-    assert len(starts) == 1 and starts[0].startswith(
+    assert len(starts) == 2 and starts[0].startswith(
         'run_process nova-fpga-agent-zynq1 ')
     assert extra.index(stops[0]) < extra.index(starts[0])
+    # and the boards' nova-compute after it (it finds the agent answering)
+    assert starts[1].startswith('run_process n-fpga ')

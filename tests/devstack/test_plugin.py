@@ -104,6 +104,8 @@ ENABLED_SERVICES=${TEST_SERVICES:-$all_in_one,q-svc}
 # VIRT_DRIVER)
 source $TOP/lib/neutron
 source $TOP/lib/glance
+# (configure_keystoneauth: neutron's credentials in a board node's nova.conf)
+source $TOP/lib/keystone
 # (its files' place is the test's)
 NEUTRON_CONF=$TEST_NEUTRON_CONF
 source $NOVA_FPGA_DIR/devstack/settings
@@ -878,6 +880,13 @@ def test_a_compute_node_configures_only_nova_compute_and_its_boards(
     assert not [c for c in calls if 'nova-fpga-manage' in c]
     assert ('ml2_zynq', 'boards') not in ini(etc / 'ml2' / 'ml2_conf.ini') \
         if (etc / 'ml2' / 'ml2_conf.ini').exists() else True
+    # no neutron service here, yet its nova-compute asks neutron-server
+    # (on the controller) for ports: DevStack's own neutron section
+    nova = ini(etc / 'nova' / 'nova.conf')
+    assert nova[('neutron', 'auth_type')] == ['password']
+    assert nova[('neutron', 'auth_url')][0].endswith('/identity')
+    assert nova[('neutron', 'username')] == ['nova']
+    assert nova[('neutron', 'region_name')] == ['RegionOne']
     # nova-compute proxies this node's boards, named apart
     nova = ini(etc / 'nova' / 'nova-fpga-compute.conf')
     assert nova[('zynq', 'boards')] == ['node2-zynq0,node2-zynq1']

@@ -71,7 +71,7 @@ if is_service_enabled nova-fpga; then
         if is_service_enabled n-fpga; then
             echo_summary "Starting the boards' nova-compute (n-fpga)"
             start_nova_fpga_compute
-            wait_for_nova_fpga_compute $NOVA_FPGA_BOARD_LIST
+            wait_for_nova_fpga_compute
         fi
         # once per cloud: where Glance's API runs
         if [[ "$NOVA_FPGA_SAMPLE_IMAGES" == "True" ]] && is_service_enabled g-api; then

@@ -73,9 +73,6 @@ function openstack {
     echo "openstack $*" >> $CALLS
     if [[ "$*" == *"registered limit list"* ]]; then
         echo "${FAKE_LIMIT_ID:-}"
-    elif [[ "$*" == *"hypervisor list"* ]]; then
-        # the compute nodes nova reports: the boards, once n-fpga runs
-        echo "${FAKE_HYPERVISORS-${NOVA_FPGA_BOARD_LIST//,/$'\n'}}"
     fi
 }
 # what lib/glance's configure_glance writes of other services: not this
@@ -209,7 +206,13 @@ def run_plugin(devstack, work, settings=None):
     for tool in ('nova-fpga-config', 'nova-fpga-agent'):
         (fake_bin / tool).symlink_to(process.BIN / tool)
     manage = fake_bin / 'nova-fpga-manage'
-    manage.write_text('#!/bin/sh\necho "nova-fpga-manage $*" >> $CALLS\n')
+    # (board list: every board answers and is in placement, unless the
+    # test says one is not)
+    manage.write_text(
+        '#!/bin/sh\necho "nova-fpga-manage $*" >> $CALLS\n'
+        'case "$*" in *"board list"*) if [ -n "$FAKE_BOARD_MISSING" ]; then '
+        'echo "nova-fpga-manage: no full answer for $FAKE_BOARD_MISSING" '
+        '>&2; exit 1; fi;; esac\n')
     manage.chmod(0o755)
     snapshots = work / 'after-post-config'
     snapshots.mkdir()
@@ -316,23 +319,25 @@ def test_nova_conf_is_the_deployments(run):
     calls = run['calls']
     extra = calls[calls.index('phase stack extra'):
                   calls.index('phase stack test-config')]
-    # started after DevStack's nova (extra), then waited for until nova
-    # lists its boards (stack.sh's discover_hosts maps them next)
+    # started after DevStack's nova (extra), then waited for until its
+    # boards are in placement (stack.sh's discover_hosts maps them next)
     assert start in extra
-    assert any('hypervisor list' in call
-               for call in extra[extra.index(start):])
+    assert 'nova-fpga-manage --os-cloud devstack-admin board list ' \
+        '--config-file %s/nova-fpga-compute.conf' % env['NOVA_CONF_DIR'] \
+        in extra[extra.index(start):]
     assert 'stop_process n-fpga' in calls[calls.index('phase unstack'):]
 
 
 def test_a_board_nova_does_not_report_fails_stack(devstack, tmp_path):
-    """n-fpga up but a board missing from nova's compute nodes: the extra
-    phase dies saying which board and where its log is, instead of
+    """n-fpga up but a board not in placement (or its agent silent): the
+    extra phase dies saying which board and where the log is, instead of
     stack.sh's discover_hosts leaving the board out of the cell.
     """
     with pytest.raises(AssertionError) as failed:
-        run_plugin(devstack, tmp_path, {'FAKE_HYPERVISORS': 'zynq0',
+        run_plugin(devstack, tmp_path, {'FAKE_BOARD_MISSING': 'zynq1',
                                         'NOVA_READY_TIMEOUT': '1'})
-    assert 'did not report board(s) zynq1 in 1 s' in str(failed.value)
+    assert 'did not report its boards in 1 s' in str(failed.value)
+    assert 'no full answer for zynq1' in str(failed.value)
     assert 'devstack@n-fpga' in str(failed.value)
 
 
@@ -635,7 +640,8 @@ def test_phases_do_what_devstack_expects_of_them(run):
         'setup_develop %s' % ROOT, 'setup_develop %s/nova-virt-zynq' % ROOT,
         'pip_install %s/agent/emulator[hdl]' % ROOT]
     assert 'rabbitmqctl add_vhost nova_fpga' in phase['stack post-config']
-    manage = [c for c in phase['stack extra'] if 'nova-fpga-manage' in c]
+    manage = [c for c in phase['stack extra']
+              if 'nova-fpga-manage' in c and ' board list ' not in c]
     assert manage[0] == ('nova-fpga-manage --os-cloud devstack-admin flavor '
                          'create')
     assert [c.split()[5] for c in manage[1:]] == [
@@ -807,9 +813,13 @@ LAB_DISABLED = {'tempest'}
 
 def _local_conf(path):
     """(localrc {KEY: value}, disabled services, plugins) of a local.conf."""
+    return _local_conf_text(path.read_text())
+
+
+def _local_conf_text(text):
     settings, disabled, plugins = {}, set(), {}
     section = None
-    for line in path.read_text().splitlines():
+    for line in text.splitlines():
         line = line.strip()
         if line.startswith('[['):
             section = line
@@ -828,7 +838,8 @@ def _local_conf(path):
 
 
 def _zuul_text(value):
-    return {True: 'True', False: 'False'}.get(value, str(value))
+    # (not a dict lookup: 0 == False and 1 == True)
+    return str(value)
 
 
 def test_the_zuul_job_runs_devstack_checks_local_conf():
@@ -856,6 +867,43 @@ def test_the_zuul_job_runs_devstack_checks_local_conf():
     assert multinode['parent'] == 'nova-fpga-devstack-tempest'
 
 
+def _nova_fpga_settings(settings):
+    return {key: value for key, value in settings.items()
+            if key.startswith('NOVA_FPGA_')}
+
+
+def test_the_multinode_job_runs_devstack_check_multinodes_settings():
+    """The plugin's settings of `make devstack-check-multinode`'s two
+    nodes (the controller's lines after local.conf.check, the board
+    node's local.conf) are the multinode Zuul job's, node for node.
+    """
+    controller = PLUGIN / 'local.conf.check-controller'
+    # (lines appended to local.conf.check's localrc: no section of their own)
+    added, _, _ = _local_conf_text(
+        '[[local|localrc]]\n' + controller.read_text())
+    subnode, _, plugins = _local_conf(PLUGIN / 'local.conf.check-subnode')
+    assert set(plugins) == {'nova-fpga'}
+    job = {item['job']['name']: item['job']
+           for item in yaml.safe_load((ROOT / '.zuul.yaml').read_text())
+           if 'job' in item}['nova-fpga-devstack-tempest-multinode']
+    assert {key: _zuul_text(value) for key, value in
+            job['vars']['devstack_localrc'].items()} == \
+        _nova_fpga_settings(added)
+    group = job['group-vars']['subnode']
+    assert {key: _zuul_text(value) for key, value in
+            group['devstack_localrc'].items()} == \
+        _nova_fpga_settings(subnode)
+    # the board node runs the boards' nova-compute and the plugin
+    assert group['devstack_services']['n-fpga'] is True
+    assert group['devstack_services']['nova-fpga'] is True
+    # the controller has no board, so the vTC can only land on the board
+    # node's (what devstack-check-multinode checks)
+    assert added['NOVA_FPGA_EMULATED_BOARDS'] == '0'
+    assert added['NOVA_FPGA_REMOTE_BOARDS'] == ','.join(
+        '%s%d' % (subnode['NOVA_FPGA_BOARD_PREFIX'], n)
+        for n in range(int(subnode['NOVA_FPGA_EMULATED_BOARDS'])))
+
+
 @pytest.fixture(scope='module')
 def compute_node(devstack, tmp_path_factory):
     """The plugin on a compute/board node of a two-node DevStack: only
@@ -877,7 +925,8 @@ def test_a_compute_node_configures_only_nova_compute_and_its_boards(
     etc = compute_node['etc']
     assert not (etc / 'glance' / 'glance-api.conf').read_text().count(
         'bitstream')
-    assert not [c for c in calls if 'nova-fpga-manage' in c]
+    assert not [c for c in calls
+                if 'nova-fpga-manage' in c and ' board list ' not in c]
     assert ('ml2_zynq', 'boards') not in ini(etc / 'ml2' / 'ml2_conf.ini') \
         if (etc / 'ml2' / 'ml2_conf.ini').exists() else True
     # no neutron service here, yet its nova-compute asks neutron-server

@@ -11,7 +11,7 @@
 # under the License.
 
 # The two commands of the README.  Both set up what they need first.
-.PHONY: demo test setup docs bench bench-rfc2544 bench-scale timing pep8 generate devstack-check soak \
+.PHONY: demo test setup docs bench bench-rfc2544 bench-scale timing pep8 generate devstack-check devstack-check-multinode soak \
 	board-sdist board-layer board-layer-build test-chain test-faults test-beyond-ci fuzz
 
 setup:
@@ -128,6 +128,11 @@ board-layer-build: setup
 # root; a lab root under /var/tmp/devstack-lab, reused): tools/devstack-check
 devstack-check:
 	tools/devstack-check
+
+# The same on two nodes: a controller and a board node, each a lab of its
+# own, joined by a veth pair (tools/devstack-check --multinode)
+devstack-check-multinode:
+	tools/devstack-check --multinode
 
 # Every test marked beyond_ci (the chain's, the fault cases, the e2e form of
 # a silent board named by nova-fpga-manage, the vTC's whole cocotb suites

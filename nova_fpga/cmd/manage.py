@@ -181,10 +181,13 @@ def _quietly_import_bus():
 
 
 def _zynq_conf(path, timeout):
-    """nova.conf's [zynq] options (the rest of the file is ignored)."""
-    _status, zynq_conf, _agents = _quietly_import_bus()
+    """nova.conf's [zynq] options (the rest of the file is ignored), on a
+    conf that also has what oslo.messaging reads at each call.
+    """
+    _status, zynq_conf, agents = _quietly_import_bus()
     conf = cfg.ConfigOpts()
     zynq_conf.register_opts(conf)
+    agents.register_bus_opts(conf)
     conf(['--config-file', path], project='nova', default_config_files=[],
          default_config_dirs=[])
     if timeout:

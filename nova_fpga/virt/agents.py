@@ -34,6 +34,22 @@ ALLOWED_EXMODS = ['nova_fpga.contract.agent_api']
 RABBIT = 'oslo_messaging_rabbit'
 
 
+def register_bus_opts(conf):
+    """Every option oslo.messaging reads from a transport's conf, on a conf
+    of our own (not nova's global CONF, where oslo.messaging registers them
+    itself).
+
+    oslo.messaging 18 reads [oslo_messaging_metrics] and
+    [oslo_messaging_tracing] from the transport's conf at each call, but
+    registers them on the global CONF only and list_opts() leaves them
+    out: its ConfFixture is the public call that registers all its options
+    on another conf (the fixture is never set up: nothing is overridden).
+    """
+    for group, opts in messaging_opts.list_opts():
+        conf.register_opts(opts, group=group)
+    messaging_conffixture.ConfFixture(conf)
+
+
 def bus_conf(conf):
     """The configuration oslo.messaging reads for the agents' bus: nova's,
     or, with [zynq] ssl, one of its own whose [oslo_messaging_rabbit]
@@ -47,14 +63,7 @@ def bus_conf(conf):
         LOG.warning('[zynq] ssl without ssl_ca_file: the agents\' bus '
                     'server certificate is not verified')
     bus = cfg.ConfigOpts()
-    for group, opts in messaging_opts.list_opts():
-        bus.register_opts(opts, group=group)
-    # oslo.messaging 18 reads [oslo_messaging_metrics] and
-    # [oslo_messaging_tracing] from the transport's conf, but registers them
-    # on the global CONF only and list_opts() leaves them out: its
-    # ConfFixture is the public call that registers all its options on a
-    # conf of our own (the fixture is never set up: nothing is overridden)
-    messaging_conffixture.ConfFixture(bus)
+    register_bus_opts(bus)
     bus([], project='nova-fpga-agents-bus', default_config_files=[],
         default_config_dirs=[])
     bus.set_override('ssl', True, group=RABBIT)

@@ -19,6 +19,7 @@ import ast
 from oslo_config import cfg
 import oslo_messaging  # noqa: F401 (registers its global-only groups)
 from oslo_messaging import opts as messaging_opts
+import pytest
 
 from nova_fpga import conf as nova_conf
 from nova_fpga.virt import agents
@@ -84,3 +85,24 @@ def test_no_private_oslo_config_attribute_is_read():
     read = {node.attr for node in ast.walk(tree)
             if isinstance(node, ast.Attribute)}
     assert read & private == set()
+
+
+def test_manage_reaches_an_agent_with_its_own_conf(tmp_path):
+    """nova-fpga-manage board list/show/drain read nova-compute's file into
+    a conf of their own: a call to an agent goes out (on oslo.messaging's
+    fake driver, and times out, no agent being there) instead of failing
+    on an option oslo.messaging reads but registers on the global CONF
+    only (found by devstack-check: every board listed as "error: no such
+    option oslo_messaging_tracing in group [DEFAULT]").
+    """
+    from nova_fpga.cmd import manage
+    path = tmp_path / 'nova-fpga-compute.conf'
+    path.write_text('[zynq]\nboards = b0\ntransport_url = fake://\n'
+                    'vhost_per_board = False\n')
+    conf = manage._zynq_conf(str(path), 1)
+    clients = agents.make_client(conf)
+    try:
+        with pytest.raises(oslo_messaging.MessagingTimeout):
+            clients.describe({}, 'b0')
+    finally:
+        clients.cleanup()

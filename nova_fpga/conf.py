@@ -97,6 +97,15 @@ ZYNQ_OPTS = [
                help='Seconds to wait for an agent\'s answer to describe, '
                     'power, unload and stats calls. A board that does not '
                     'answer is reported down and its regions reserved.'),
+    cfg.IntOpt('report_timeout', default=25, min=0,
+               help='Seconds without a state report or an answer from a '
+                    'board\'s agent (agents report every [agent] '
+                    'report_interval, 10 s by default) after which '
+                    'nova-compute counts the board silent: a server '
+                    'created on it is rescheduled at once, and a load '
+                    'waiting on it is given up as soon as the reports '
+                    'stop, instead of after load_timeout; the board goes '
+                    'down at the next resource update. 0: not watched.'),
     cfg.IntOpt('load_timeout', default=120, min=1,
                help='Seconds to wait for a load (download excluded): the '
                     'configuration port writes at about 128 MB/s, so this '

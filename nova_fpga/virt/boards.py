@@ -50,6 +50,12 @@ ANSWER_FRESH_SECONDS = 1.0
 UNREACHABLE = (messaging.MessagingTimeout, messaging.MessageDeliveryFailure)
 
 
+class Silent(Exception):
+    """A call given up because the board's agent fell silent meanwhile
+    (its state reports stopped): the message says since when.
+    """
+
+
 class Board:
     """One board: its node name, UUIDs and the agent's last description."""
 
@@ -71,6 +77,8 @@ class Board:
         self._lock = threading.Lock()
         #: region name -> when the agent last answered an operation on it
         self._answered = {}
+        #: when the agent was last heard (a report kept, or an answer)
+        self._heard = None
 
     def take(self, report, answered):
         """Keep a BoardReport when it is newer than the cache's.
@@ -86,6 +94,7 @@ class Board:
                           report.sequence, report.boot_id)
                 return False
             self.last = report
+            self._heard = time.monotonic()
             return True
 
     def take_region(self, region):
@@ -98,8 +107,27 @@ class Board:
                 self.last, boot_id=region.boot_id, sequence=region.sequence,
                 regions=[region if r.name == region.name else r
                          for r in self.last.regions])
-            self._answered[region.name] = time.monotonic()
+            self._answered[region.name] = self._heard = time.monotonic()
             return True
+
+    def silent_for(self):
+        """Seconds since the agent was last heard (a state report kept or
+        an answer); None when it never was.
+        """
+        with self._lock:
+            heard = self._heard
+        return None if heard is None else time.monotonic() - heard
+
+    def silence(self, timeout):
+        """Why the board counts as silent (its agent unheard for more than
+        timeout seconds), or None (heard lately, never heard of, or
+        timeout 0: not watched).
+        """
+        silent = self.silent_for()
+        if not timeout or silent is None or silent <= timeout:
+            return None
+        return ('board %s does not answer: no state report from its agent '
+                'for %d s' % (self.name, silent))
 
     def answered_now(self, region):
         """Whether the agent answered an operation on the region within
@@ -211,7 +239,8 @@ class Boards:
         if board.up or board.last is None:
             LOG.warning('board %s: agent does not answer (%s); its '
                         'regions are reserved', board.name,
-                        type(exc).__name__)
+                        exc if isinstance(exc, (str, Silent))
+                        else type(exc).__name__)
         board.up = False
         board.problem = 'the agent does not answer'
         return board

@@ -26,6 +26,7 @@ load gives the agent those VLANs (network.py).
 """
 import hashlib
 import io
+import threading
 import time
 
 from keystoneauth1 import exceptions as ks_exceptions
@@ -66,6 +67,38 @@ from nova_fpga.virt import unsupported
 
 LOG = logging.getLogger(__name__)
 CONF = nova_fpga.conf.CONF
+#: how often a long agent call looks at its board's reports
+SILENCE_CHECK_SECONDS = 1.0
+
+
+def _while_heard(board, call, *args, **kwargs):
+    """call(*args, **kwargs) (an agent call that may take long, a load),
+    given up with boards.Silent as soon as the board's agent falls silent
+    ([zynq] report_timeout) instead of after the call's own timeout: the
+    call runs in a thread of its own, which ends with it.
+    """
+    if not CONF.zynq.report_timeout:
+        return call(*args, **kwargs)
+    outcome = {}
+    done = threading.Event()
+
+    def run():
+        try:
+            outcome['result'] = call(*args, **kwargs)
+        except Exception as exc:
+            outcome['error'] = exc
+        finally:
+            done.set()
+    threading.Thread(target=run, name='agent-call-%s' % board.name,
+                     daemon=True).start()
+    while not done.wait(SILENCE_CHECK_SECONDS):
+        silence = board.silence(CONF.zynq.report_timeout)
+        if silence:
+            raise zboards.Silent(silence)
+    if 'error' in outcome:
+        raise outcome['error']
+    return outcome['result']
+
 
 #: the digest a board caches and checks bitstreams by; Glance hashing with
 #: it too (glance-api.conf [DEFAULT] hashing_algorithm) lets a board load
@@ -148,6 +181,9 @@ class ZynqDriver(driver.ComputeDriver):
         self._catalogue = catalogue.load(CONF.zynq.module_catalogue_dirs)
         self._reports = None
         self._started = time.time()
+        #: instances whose spawn was turned away before any load was sent
+        #: (their board silent): nothing of theirs to unload anywhere
+        self._never_loaded = set()
         LOG.info('Zynq driver: boards %s, shell %s, agents on topic %s',
                  ', '.join(CONF.zynq.boards) or '(none)',
                  CONF.zynq.shell_manifest, CONF.zynq.topic)
@@ -411,6 +447,14 @@ class ZynqDriver(driver.ComputeDriver):
         except catalogue.SettingError as exc:
             raise exception.BuildAbortException(
                 instance_uuid=instance.uuid, reason=str(exc))
+        silence = board.silence(CONF.zynq.report_timeout)
+        if silence:
+            # the agent's reports stopped: no load call to wait on, and
+            # another board may well take the server (nova reschedules
+            # once destroy has found nothing to unload)
+            zboards.Boards.lost(board, silence)
+            self._never_loaded.add(instance.uuid)
+            raise exception.ComputeResourcesUnavailable(reason=silence)
         try:
             self._load(context, instance, board, region, network, image,
                        settings)
@@ -419,6 +463,9 @@ class ZynqDriver(driver.ComputeDriver):
             # another board (or region) may well take it: reschedule
             raise exception.ComputeResourcesUnavailable(
                 reason=zboards.agent_error_text(exc))
+        except zboards.Silent as exc:
+            zboards.Boards.lost(board, exc)
+            raise exception.ComputeResourcesUnavailable(reason=str(exc))
         except zboards.UNREACHABLE:
             raise exception.ComputeResourcesUnavailable(
                 reason='board %s did not answer the load of region %s '
@@ -514,11 +561,11 @@ class ZynqDriver(driver.ComputeDriver):
         result = None
         if sha256 in board.cached() and client.can_load_cached():
             try:
-                result = client.load(
-                    agents.rpc_context(context), board.name, region,
-                    instance.uuid, instance.image_ref, sha256, None,
-                    timeout=CONF.zynq.load_timeout, network=network,
-                    settings=settings)
+                result = _while_heard(
+                    board, client.load, agents.rpc_context(context),
+                    board.name, region, instance.uuid, instance.image_ref,
+                    sha256, None, timeout=CONF.zynq.load_timeout,
+                    network=network, settings=settings)
                 LOG.info('board %s loaded image %s from its cache',
                          board.name, instance.image_ref, instance=instance)
             except agent_api.NotCached:
@@ -529,9 +576,9 @@ class ZynqDriver(driver.ComputeDriver):
             data, sha256 = self._download(context, instance, algorithm,
                                           glance_hash)
             transfer = time.monotonic() - started
-            result = client.load(
-                agents.rpc_context(context), board.name, region,
-                instance.uuid, instance.image_ref, sha256, data,
+            result = _while_heard(
+                board, client.load, agents.rpc_context(context), board.name,
+                region, instance.uuid, instance.image_ref, sha256, data,
                 timeout=CONF.zynq.load_timeout, network=network,
                 settings=settings)
         board.take_region(reports.RegionReport.from_dict(result))
@@ -583,6 +630,10 @@ class ZynqDriver(driver.ComputeDriver):
 
     def destroy(self, context, instance, network_info, block_device_info=None,
                 destroy_disks=True, destroy_secrets=True):
+        if instance.uuid in self._never_loaded:
+            # spawn sent no load: the board holds nothing of it
+            self._never_loaded.discard(instance.uuid)
+            return
         board = self._boards[instance.node]
         region, _ = board.region_of(instance.uuid)
         if region is None or not board.up:

@@ -34,6 +34,7 @@ placement; ``drain`` and ``undrain`` change placement only
 """
 import argparse
 import json
+import os
 import sys
 import time
 import warnings
@@ -51,6 +52,10 @@ from nova_fpga import conventions
 
 EXIT_OK, EXIT_FAILED = 0, 1
 NOVA_CONF = '/etc/nova/nova.conf'
+#: where board list/show look for nova-compute's nova.conf when no
+#: --config-file is given (before NOVA_CONF); the demo cloud's openrc
+#: exports it
+NOVA_CONF_VARIABLE = 'NOVA_FPGA_NOVA_CONF'
 
 
 class ConventionError(Exception):
@@ -152,9 +157,10 @@ def _board_parser(sub):
         command = board_sub.add_parser(action, help=text)
         if action == 'show':
             command.add_argument('board')
-        command.add_argument('--config-file', default=NOVA_CONF,
+        command.add_argument('--config-file',
                              help='nova-compute\'s nova.conf ([zynq]: the '
-                             'boards and their bus)')
+                             'boards and their bus; default $%s, else %s)'
+                             % (NOVA_CONF_VARIABLE, NOVA_CONF))
         command.add_argument('--timeout', type=int,
                              help='seconds to wait for each agent '
                              '(default [zynq] rpc_timeout)')
@@ -178,6 +184,12 @@ def _quietly_import_bus():
         from nova_fpga import conf as zynq_conf
         from nova_fpga.virt import agents
     return status, zynq_conf, agents
+
+
+def nova_conf_path(args):
+    """--config-file, else $NOVA_FPGA_NOVA_CONF, else /etc/nova/nova.conf."""
+    return (args.config_file or os.environ.get(NOVA_CONF_VARIABLE)
+            or NOVA_CONF)
 
 
 def _zynq_conf(path, timeout):
@@ -224,7 +236,7 @@ def board_command(conn, args):
             'traits ([compute] resource_provider_association_refresh)')
             if was else 'was not drained'))
         return EXIT_OK
-    conf = _zynq_conf(args.config_file, args.timeout)
+    conf = _zynq_conf(nova_conf_path(args), args.timeout)
     names = [args.board] if args.action == 'show' else conf.zynq.boards
     found = [b.to_dict() for b in board_status(conn, conf, names)]
     status = _quietly_import_bus()[0]

@@ -69,7 +69,16 @@ CLI_OPTS = [
 
 
 def _add_commands(subparsers):
-    subparsers.add_parser('up', help='start or resume the cloud')
+    # up also takes the first up's options after its name
+    # (``nova-fpga-demo up --vm-host``, as the guide writes it)
+    up = subparsers.add_parser('up', help='start or resume the cloud')
+    up.add_argument('--boards', type=int, default=None, dest='up_boards',
+                    help='as nova-fpga-demo --boards')
+    up.add_argument('--vm-host', action='store_true', default=None,
+                    dest='up_vm_host', help='as nova-fpga-demo --vm-host')
+    up.add_argument('--board-backend', action='append', default=None,
+                    dest='up_board_backend', metavar='BOARD=BACKEND',
+                    help='as nova-fpga-demo --board-backend')
     subparsers.add_parser('status', help='each service and board')
     down = subparsers.add_parser('down', help='stop what up started')
     down.add_argument('--purge', action='store_true',
@@ -113,14 +122,25 @@ def parse(argv):
     return conf
 
 
+def _option(conf, name):
+    """An option of the first up: given after up's name, or before it."""
+    value = getattr(conf.command, 'up_' + name, None)
+    return getattr(conf, name) if value is None else value
+
+
 def _stack(conf):
     from nova_fpga_devtools.localcloud import stack
+    boards = _option(conf, 'boards')
+    if boards is not None and not 1 <= boards <= 16:
+        raise SystemExit('nova-fpga-demo: --boards %d: 1 to 16 boards'
+                         % boards)
     backends = dict(item.partition('=')[::2]
-                    for item in conf.board_backend)
+                    for item in _option(conf, 'board_backend'))
     return stack.Stack(conf.state_dir or stack.DEFAULT_STATE_DIR,
                        database_url=conf.database_url,
-                       transport_url=conf.transport_url, boards=conf.boards,
-                       board_backends=backends, vm_host=conf.vm_host)
+                       transport_url=conf.transport_url, boards=boards,
+                       board_backends=backends,
+                       vm_host=_option(conf, 'vm_host'))
 
 
 def warn_overriding_variables(cloud, out=None):

@@ -41,6 +41,11 @@ DAEMONS = ('nova-conductor', 'nova-scheduler', 'nova-compute')
 
 
 class Nova:
+    @staticmethod
+    def conf_file_in(state_dir):
+        """The cloud's nova.conf (nova-compute's, the boards' proxy)."""
+        return pathlib.Path(state_dir) / 'nova' / 'etc' / 'nova.conf'
+
     def __init__(self, keystone, state_dir, databases, transport_url,
                  boards, agents_transport_url, port, host='127.0.0.1',
                  die_with_parent=True, agents_bus=None,
@@ -55,7 +60,7 @@ class Nova:
         self.keystone = keystone
         self.dir = pathlib.Path(state_dir) / 'nova'
         self.conf_dir = self.dir / 'etc'
-        self.conf_file = self.conf_dir / 'nova.conf'
+        self.conf_file = self.conf_file_in(state_dir)
         self.databases = databases
         self.transport_url = transport_url
         self.boards = list(boards)

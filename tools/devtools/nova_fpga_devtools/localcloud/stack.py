@@ -39,6 +39,7 @@ from oslo_config import cfg
 import oslo_messaging as messaging
 from oslo_messaging import conffixture as messaging_conffixture
 
+from nova_fpga.cmd import manage
 from nova_fpga import conf as nova_fpga_conf
 from nova_fpga.contract import reports
 from nova_fpga import deployment
@@ -765,8 +766,13 @@ class Stack:
         user's cloud in clouds.yaml (written by up).
         """
         self.require_state()
-        return {'OS_CLIENT_CONFIG_FILE': str(self.clouds_file()),
-                'OS_CLOUD': self.cloud_name(user)}
+        env = {'OS_CLIENT_CONFIG_FILE': str(self.clouds_file()),
+               'OS_CLOUD': self.cloud_name(user)}
+        if user == 'admin':
+            # nova-fpga-manage board list/show: the boards' nova.conf
+            env[manage.NOVA_CONF_VARIABLE] = str(
+                localnova.Nova.conf_file_in(self.dir))
+        return env
 
     # -- status, down, logs ------------------------------------------------
 

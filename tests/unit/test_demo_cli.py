@@ -1,0 +1,76 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""nova-fpga-demo's command line as the guide writes it: the first up's
+options after ``up`` as well as before it (issue 33: ``nova-fpga-demo up
+--vm-host`` was 'unrecognized arguments')."""
+import pytest
+
+from nova_fpga_devtools import demo
+from nova_fpga_devtools.localcloud import stack
+
+
+@pytest.fixture
+def stacks(monkeypatch):
+    made = []
+    monkeypatch.setattr(stack, 'Stack',
+                        lambda state_dir, **kwargs: made.append(kwargs))
+    return made
+
+
+@pytest.mark.parametrize('argv', [
+    ['up', '--vm-host', '--boards', '3', '--board-backend',
+     'board1=fpga_manager'],
+    ['--vm-host', '--boards', '3', '--board-backend', 'board1=fpga_manager',
+     'up'],
+])
+def test_up_takes_its_options_after_or_before_its_name(argv, stacks):
+    demo._stack(demo.parse(argv))
+    (made,) = stacks
+    assert (made['vm_host'], made['boards'], made['board_backends']) == (
+        True, 3, {'board1': 'fpga_manager'})
+
+
+def test_defaults_and_other_commands(stacks):
+    demo._stack(demo.parse(['status']))
+    demo._stack(demo.parse(['up']))
+    assert [(m['vm_host'], m['boards'], m['board_backends'])
+            for m in stacks] == [(False, 2, {})] * 2
+
+
+def test_too_many_boards_after_up_is_refused(stacks):
+    with pytest.raises(SystemExit, match='1 to 16 boards'):
+        demo._stack(demo.parse(['up', '--boards', '40']))
+
+
+def test_manage_finds_the_demo_clouds_nova_conf(monkeypatch, tmp_path):
+    """nova-fpga-manage board list/show read $NOVA_FPGA_NOVA_CONF when no
+    --config-file is given, and the demo's admin openrc exports it: the
+    cloud's nova.conf (issue 33: 'Failed to find some config files:
+    /etc/nova/nova.conf' on the demo cloud).
+    """
+    from nova_fpga.cmd import manage
+    from nova_fpga_devtools.localcloud import nova as localnova
+
+    def path(*argv):
+        return manage.nova_conf_path(manage._parser().parse_args(argv))
+    monkeypatch.delenv(manage.NOVA_CONF_VARIABLE, raising=False)
+    assert path('board', 'list') == manage.NOVA_CONF
+    monkeypatch.setenv(manage.NOVA_CONF_VARIABLE, '/x/nova.conf')
+    assert path('board', 'show', 'b0') == '/x/nova.conf'
+    assert path('board', 'list', '--config-file', '/y.conf') == '/y.conf'
+    cloud = stack.Stack(tmp_path)
+    monkeypatch.setattr(cloud, 'require_state', lambda: None)
+    env = cloud.cloud_env('admin')
+    assert env[manage.NOVA_CONF_VARIABLE] == str(
+        localnova.Nova.conf_file_in(tmp_path))
+    assert manage.NOVA_CONF_VARIABLE not in cloud.cloud_env('alice')

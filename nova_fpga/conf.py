@@ -101,11 +101,13 @@ ZYNQ_OPTS = [
                help='Seconds without a state report or an answer from a '
                     'board\'s agent (agents report every [agent] '
                     'report_interval, 10 s by default) after which '
-                    'nova-compute counts the board silent: a server '
-                    'created on it is rescheduled at once, and a load '
-                    'waiting on it is given up as soon as the reports '
-                    'stop, instead of after load_timeout; the board goes '
-                    'down at the next resource update. 0: not watched.'),
+                    'nova-compute counts the board silent: a server the '
+                    'scheduler still sends there is turned away at once '
+                    '(rescheduled to another board, or ERROR naming the '
+                    'board) instead of waiting load_timeout for a load the '
+                    'agent cannot answer; the board goes down at the next '
+                    'resource update. A load already sent is waited for: '
+                    'the agent may still apply it. 0: not watched.'),
     cfg.IntOpt('load_timeout', default=120, min=1,
                help='Seconds to wait for a load (download excluded): the '
                     'configuration port writes at about 128 MB/s, so this '

@@ -50,12 +50,6 @@ ANSWER_FRESH_SECONDS = 1.0
 UNREACHABLE = (messaging.MessagingTimeout, messaging.MessageDeliveryFailure)
 
 
-class Silent(Exception):
-    """A call given up because the board's agent fell silent meanwhile
-    (its state reports stopped): the message says since when.
-    """
-
-
 class Board:
     """One board: its node name, UUIDs and the agent's last description."""
 
@@ -239,7 +233,7 @@ class Boards:
         if board.up or board.last is None:
             LOG.warning('board %s: agent does not answer (%s); its '
                         'regions are reserved', board.name,
-                        exc if isinstance(exc, (str, Silent))
+                        exc if isinstance(exc, str)
                         else type(exc).__name__)
         board.up = False
         board.problem = 'the agent does not answer'

@@ -26,7 +26,6 @@ load gives the agent those VLANs (network.py).
 """
 import hashlib
 import io
-import threading
 import time
 
 from keystoneauth1 import exceptions as ks_exceptions
@@ -67,39 +66,6 @@ from nova_fpga.virt import unsupported
 
 LOG = logging.getLogger(__name__)
 CONF = nova_fpga.conf.CONF
-#: how often a long agent call looks at its board's reports
-SILENCE_CHECK_SECONDS = 1.0
-
-
-def _while_heard(board, call, *args, **kwargs):
-    """call(*args, **kwargs) (an agent call that may take long, a load),
-    given up with boards.Silent as soon as the board's agent falls silent
-    ([zynq] report_timeout) instead of after the call's own timeout: the
-    call runs in a thread of its own, which ends with it.
-    """
-    if not CONF.zynq.report_timeout:
-        return call(*args, **kwargs)
-    outcome = {}
-    done = threading.Event()
-
-    def run():
-        try:
-            outcome['result'] = call(*args, **kwargs)
-        except Exception as exc:
-            outcome['error'] = exc
-        finally:
-            done.set()
-    threading.Thread(target=run, name='agent-call-%s' % board.name,
-                     daemon=True).start()
-    while not done.wait(SILENCE_CHECK_SECONDS):
-        silence = board.silence(CONF.zynq.report_timeout)
-        if silence:
-            raise zboards.Silent(silence)
-    if 'error' in outcome:
-        raise outcome['error']
-    return outcome['result']
-
-
 #: the digest a board caches and checks bitstreams by; Glance hashing with
 #: it too (glance-api.conf [DEFAULT] hashing_algorithm) lets a board load
 #: from its cache without a download
@@ -463,9 +429,6 @@ class ZynqDriver(driver.ComputeDriver):
             # another board (or region) may well take it: reschedule
             raise exception.ComputeResourcesUnavailable(
                 reason=zboards.agent_error_text(exc))
-        except zboards.Silent as exc:
-            zboards.Boards.lost(board, exc)
-            raise exception.ComputeResourcesUnavailable(reason=str(exc))
         except zboards.UNREACHABLE:
             raise exception.ComputeResourcesUnavailable(
                 reason='board %s did not answer the load of region %s '
@@ -561,11 +524,11 @@ class ZynqDriver(driver.ComputeDriver):
         result = None
         if sha256 in board.cached() and client.can_load_cached():
             try:
-                result = _while_heard(
-                    board, client.load, agents.rpc_context(context),
-                    board.name, region, instance.uuid, instance.image_ref,
-                    sha256, None, timeout=CONF.zynq.load_timeout,
-                    network=network, settings=settings)
+                result = client.load(
+                    agents.rpc_context(context), board.name, region,
+                    instance.uuid, instance.image_ref, sha256, None,
+                    timeout=CONF.zynq.load_timeout, network=network,
+                    settings=settings)
                 LOG.info('board %s loaded image %s from its cache',
                          board.name, instance.image_ref, instance=instance)
             except agent_api.NotCached:
@@ -576,9 +539,9 @@ class ZynqDriver(driver.ComputeDriver):
             data, sha256 = self._download(context, instance, algorithm,
                                           glance_hash)
             transfer = time.monotonic() - started
-            result = _while_heard(
-                board, client.load, agents.rpc_context(context), board.name,
-                region, instance.uuid, instance.image_ref, sha256, data,
+            result = client.load(
+                agents.rpc_context(context), board.name, region,
+                instance.uuid, instance.image_ref, sha256, data,
                 timeout=CONF.zynq.load_timeout, network=network,
                 settings=settings)
         board.take_region(reports.RegionReport.from_dict(result))

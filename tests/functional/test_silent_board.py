@@ -10,11 +10,12 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""A board whose agent fell silent (its state reports stopped) through
-nova's real scheduler and compute manager: a create the scheduler still
-sends there is rescheduled to another board at once, without waiting for
-the load call's timeout ([zynq] load_timeout), and with no other board
-left it ends in ERROR saying which board does not answer (issue 33).
+"""A board whose agent fell silent (its state reports stopped for longer
+than [zynq] report_timeout) through nova's real scheduler and compute
+manager: a create the scheduler still sends there is rescheduled to
+another board at once, with no load call to wait [zynq] load_timeout for,
+and with no other board left it ends in ERROR saying which board does not
+answer (issue 33).
 """
 import time
 

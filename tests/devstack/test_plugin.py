@@ -101,8 +101,13 @@ ENABLED_SERVICES=${TEST_SERVICES:-$all_in_one,q-svc}
 # VIRT_DRIVER)
 source $TOP/lib/neutron
 source $TOP/lib/glance
-# (configure_keystoneauth: neutron's credentials in a board node's nova.conf)
+# (configure_keystoneauth and configure_placement_nova_compute: neutron's
+# and placement's credentials in a board node's nova.conf)
 source $TOP/lib/keystone
+# (lib/nova sets its paths outright: the test's are kept)
+_paths=$(declare -p NOVA_CONF_DIR NOVA_CONF NOVA_CPU_CONF NOVA_BIN_DIR)
+source $TOP/lib/nova
+eval "$_paths"
 # (its files' place is the test's)
 NEUTRON_CONF=$TEST_NEUTRON_CONF
 source $NOVA_FPGA_DIR/devstack/settings
@@ -911,7 +916,7 @@ def compute_node(devstack, tmp_path_factory):
     the APIs on the controller), its boards named apart.
     """
     return run_plugin(devstack, tmp_path_factory.mktemp('stack-compute'), {
-        'TEST_SERVICES': 'n-cpu,placement-client',
+        'TEST_SERVICES': 'placement-client',
         'NOVA_FPGA_BOARD_PREFIX': 'node2-zynq'})
 
 
@@ -936,6 +941,10 @@ def test_a_compute_node_configures_only_nova_compute_and_its_boards(
     assert nova[('neutron', 'auth_url')][0].endswith('/identity')
     assert nova[('neutron', 'username')] == ['nova']
     assert nova[('neutron', 'region_name')] == ['RegionOne']
+    # nor n-cpu or n-sch, yet its nova-compute reports the boards to
+    # placement: DevStack's own placement section
+    assert nova[('placement', 'auth_type')] == ['password']
+    assert nova[('placement', 'username')] == ['nova']
     # nova-compute proxies this node's boards, named apart
     nova = ini(etc / 'nova' / 'nova-fpga-compute.conf')
     assert nova[('zynq', 'boards')] == ['node2-zynq0,node2-zynq1']

@@ -195,7 +195,11 @@ def server_violations(servers, described, allocations):
             if not (server.get('fault') or {}).get('message'):
                 found.append('server %s: ERROR with no fault' % server_id)
         elif status in ('ACTIVE', 'SHUTOFF'):
-            found += _placed_server(server, held, allocations)
+            if server['OS-EXT-SRV-ATTR:hypervisor_hostname'] in described:
+                found += _placed_server(server, held, allocations)
+            # else a VM on an ordinary compute host (the VM host): no
+            # region of it to check (issue 33: it was reported as "ACTIVE
+            # with region allocations []")
         else:
             found.append('server %s: unexpected status %s' % (
                 server_id, status))

@@ -152,3 +152,18 @@ def test_an_error_server_without_a_fault_and_a_stuck_one_are_caught():
     found = invariants.server_violations(servers, {'board0': {}}, {})
     assert found == ['server a: ERROR with no fault',
                      'server b: still BUILD (task spawning)']
+
+
+def test_a_vm_on_an_ordinary_compute_host_is_no_violation():
+    """A VM-host server holds no region: the board rules are not its
+    (a VM booted beside the boards was reported as "ACTIVE with region
+    allocations []"); a board's ACTIVE server without a region still is.
+    """
+    base = {'OS-EXT-STS:task_state': None, 'status': 'ACTIVE'}
+    servers = {
+        'vm': dict(base, id='vm',
+                   **{'OS-EXT-SRV-ATTR:hypervisor_hostname': 'vm-host'}),
+        'r': dict(base, id='r',
+                  **{'OS-EXT-SRV-ATTR:hypervisor_hostname': 'board0'})}
+    found = invariants.server_violations(servers, {'board0': {}}, {})
+    assert found == ['server r: ACTIVE with region allocations []']

@@ -66,6 +66,7 @@ from nova_fpga.virt import unsupported
 
 LOG = logging.getLogger(__name__)
 CONF = nova_fpga.conf.CONF
+
 #: the digest a board caches and checks bitstreams by; Glance hashing with
 #: it too (glance-api.conf [DEFAULT] hashing_algorithm) lets a board load
 #: from its cache without a download

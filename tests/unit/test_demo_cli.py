@@ -74,3 +74,49 @@ def test_manage_finds_the_demo_clouds_nova_conf(monkeypatch, tmp_path):
     assert env[manage.NOVA_CONF_VARIABLE] == str(
         localnova.Nova.conf_file_in(tmp_path))
     assert manage.NOVA_CONF_VARIABLE not in cloud.cloud_env('alice')
+
+
+def test_a_scenario_that_fails_half_way_deletes_its_server(
+        tmp_path, monkeypatch):
+    """The scenario's server is deleted when a later step fails (issue 33:
+    a scenario that crashed on a --vm-host cloud left vtc1 running).
+    """
+    from nova_fpga_devtools.localcloud import scenario as localscenario
+
+    class Cloud:
+        dir = tmp_path
+
+        @staticmethod
+        def clouds_file():
+            return tmp_path / 'clouds.yaml'
+
+        @staticmethod
+        def credentials_file():
+            return tmp_path / 'openrc'
+
+        @staticmethod
+        def cloud_env(user):
+            return {}
+
+        @staticmethod
+        def region_holding(board, server):
+            raise localscenario.ScenarioError('no such interface')
+    (tmp_path / 'clouds.yaml').write_text('{}')
+    (tmp_path / 'capture.pcap').write_bytes(b'')
+    played = localscenario.Scenario(Cloud(), pcaps=tmp_path,
+                                    out=lambda text: None)
+    commands = []
+
+    def run(*argv, check=True, quiet=False):
+        commands.append(' '.join(str(a) for a in argv))
+    monkeypatch.setattr(played, 'run', run)
+    monkeypatch.setattr(played, 'json', lambda *argv: (
+        [] if argv[2] == 'list' else
+        {'id': 's1', 'OS-EXT-SRV-ATTR:hypervisor_hostname': 'board0'}))
+    monkeypatch.setattr(played, 'build', lambda *a: tmp_path / 'x.bit')
+    monkeypatch.setattr(played, 'import_image', lambda *a, **k: None)
+    with pytest.raises(localscenario.ScenarioError, match='no such'):
+        played.play()
+    created = commands.index(next(c for c in commands
+                                  if c.startswith('openstack server create')))
+    assert 'openstack server delete --wait vtc1' in commands[created:]

@@ -129,6 +129,19 @@ class Scenario:
         self.run('openstack', 'server', 'create', '--image', 'vtc-bitstream',
                  '--flavor', conventions.FLAVOR_NAME, '--nic', 'none',
                  SERVER, '--wait', quiet=True)
+        try:
+            self.run_server(captures)
+        except BaseException:
+            # a scenario that failed half-way leaves no server behind
+            self.out('The scenario failed: deleting %s' % SERVER)
+            self.run('openstack', 'server', 'delete', '--wait', SERVER,
+                     check=False)
+            raise
+
+    def run_server(self, captures):
+        """The vTC server's part: where it runs, real traffic (captures)
+        through it, what it classified, its delete.
+        """
         self.run('openstack', 'server', 'show', SERVER, '-c', 'status', '-c',
                  'OS-EXT-SRV-ATTR:hypervisor_hostname', '-c', 'flavor',
                  '-c', 'image')

@@ -60,3 +60,20 @@ def test_one_process_serves_many_boards(tmp_path):
         assert cloud.client.describe({}, 'b0')['board'] == 'b0'
     finally:
         cloud.close()
+
+
+def test_the_connection_pools_hold_a_connection_a_board():
+    """One transport of each kind carries every board's reports and
+    answers: its pool is as large as the fleet (oslo.messaging's default
+    of 30 made a 200-board fleet log "Connection pool limit exceeded"),
+    never smaller than that default, and a transport made after keeps it.
+    """
+    for boards, expected in ((200, 200), (5, 30)):
+        conf = cfg.ConfigOpts()
+        fleet.size_connection_pool(conf, boards)
+        conf([], default_config_files=[], default_config_dirs=[])
+        transport = messaging.get_rpc_transport(conf, url='fake:/')
+        try:
+            assert conf.oslo_messaging_rabbit.rpc_conn_pool_size == expected
+        finally:
+            transport.cleanup()

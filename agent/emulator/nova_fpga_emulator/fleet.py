@@ -28,6 +28,7 @@ import threading
 from oslo_config import cfg
 from oslo_log import log as logging
 import oslo_messaging as messaging
+from oslo_messaging import opts as messaging_opts
 
 from nova_fpga.contract import agent_api as api
 from nova_fpga import optgroups
@@ -36,6 +37,7 @@ from nova_fpga_agent import service
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
+RABBIT_GROUP = 'oslo_messaging_rabbit'
 
 fleet_group = cfg.OptGroup('fleet', title='Emulated boards of one process')
 
@@ -55,6 +57,21 @@ def register_opts(conf):
 def list_opts():
     """For oslo-config-generator (entry point oslo.config.opts)."""
     return [(fleet_group, FLEET_OPTS)]
+
+
+def size_connection_pool(conf, boards):
+    """Every board publishes its state reports (and answers its calls) on
+    the process's one transport of each kind: the transports' connection
+    pools hold one connection a board, not oslo.messaging's default 30
+    (the 200-board fleet logged "Connection pool limit exceeded" under its
+    reports).  Before the transports are made.
+    """
+    for group, opts in messaging_opts.list_opts():
+        if group == RABBIT_GROUP:
+            conf.register_opts(opts, group=group)
+    default = conf[RABBIT_GROUP].rpc_conn_pool_size
+    conf.set_default('rpc_conn_pool_size', max(default, boards),
+                     group=RABBIT_GROUP)
 
 
 def board_names(conf):
@@ -118,6 +135,7 @@ def main(argv=None):
     logging.register_options(CONF)
     CONF(args, project='nova-fpga', prog='nova-fpga-board-fleet')
     logging.setup(CONF, 'nova-fpga-board-fleet')
+    size_connection_pool(CONF, CONF.fleet.boards)
     fleet = Fleet(args, board_names(CONF), CONF.agent.state_dir,
                   messaging.get_rpc_transport(CONF),
                   messaging.get_notification_transport(CONF))

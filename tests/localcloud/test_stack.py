@@ -28,11 +28,13 @@ import pytest
 
 from nova_fpga.bitstream import builder
 from nova_fpga import catalogue
+from nova_fpga.cmd import manage
 from nova_fpga.contract import placement
 from nova_fpga.contract import shell
 from nova_fpga import deployment
 from nova_fpga_devtools.localcloud import keystone as localkeystone
 from nova_fpga_devtools.localcloud import mariadb
+from nova_fpga_devtools.localcloud import nova as localnova
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_devtools.localcloud import rabbitmq
 from tests.conftest import REPORT
@@ -150,12 +152,16 @@ def test_each_openrc_clears_the_shell_and_selects_its_user(cloud, tmp_path):
             user), tmp_path) == (user, localkeystone.USERS[user][0])
     rc = cloud.credentials_file().read_text()
     assert rc == cloud.credentials_file('admin').read_text()
-    # only a cloud's name and where clouds.yaml is, no password
+    # only a cloud's name and where clouds.yaml is, no password; and
+    # where the boards' nova.conf is, for nova-fpga-manage board list/show
     exported = [line for line in rc.splitlines()
                 if line.startswith('export ')]
+    nova_conf = localnova.Nova.conf_file_in(cloud.dir)
     assert exported == [
         'export OS_CLIENT_CONFIG_FILE=%s' % cloud.clouds_file(),
-        'export OS_CLOUD=nova-fpga-admin'], rc
+        'export OS_CLOUD=nova-fpga-admin',
+        'export %s=%s' % (manage.NOVA_CONF_VARIABLE, nova_conf)], rc
+    assert nova_conf.is_file()
     env = _shell(cloud, '. %s; env' % cloud.credentials_file('alice'),
                  tmp_path, env=dict(os.environ, OS_TOKEN='stale',
                                     OS_SOMETHING_ELSE='x'))

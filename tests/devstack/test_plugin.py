@@ -993,3 +993,24 @@ def test_agents_whose_file_local_conf_merges_restart_after_the_merge(
     assert extra.index(stops[0]) < extra.index(starts[0])
     # and the boards' nova-compute after it (it finds the agent answering)
     assert starts[1].startswith('run_process n-fpga ')
+
+
+def test_devstack_checks_multinode_constants_are_its_local_confs():
+    """tools/devstack-check's node addresses and the board node's board
+    prefix (which its scenario checks the vTC against) are the local.conf
+    files' values.
+    """
+    script = dict(
+        line.split('=', 1) for line in
+        (ROOT / 'tools' / 'devstack-check').read_text().splitlines()
+        if line.split('=', 1)[0] in ('CONTROLLER_IP', 'SUBNODE_IP',
+                                     'SUBNODE_BOARD_PREFIX'))
+    controller, _, _ = _local_conf_text(
+        '[[local|localrc]]\n'
+        + (PLUGIN / 'local.conf.check-controller').read_text())
+    subnode, _, _ = _local_conf(PLUGIN / 'local.conf.check-subnode')
+    assert script == {'CONTROLLER_IP': controller['HOST_IP'],
+                      'SUBNODE_IP': subnode['HOST_IP'],
+                      'SUBNODE_BOARD_PREFIX':
+                      subnode['NOVA_FPGA_BOARD_PREFIX']}
+    assert subnode['SERVICE_HOST'] == controller['HOST_IP']

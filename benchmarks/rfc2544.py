@@ -163,9 +163,14 @@ def nice(value):
 
 
 class Link:
-    """The board's namespace and the veth pair, removed by name."""
+    """The board's namespace and the veth pair, removed by name.  Its MTU
+    carries the largest frame of the run and no more (at least 1,500), as
+    a board's interface would be set: a veth takes an XDP program in its
+    driver (native mode) only up to an MTU of about 3,500.
+    """
 
-    def __init__(self):
+    def __init__(self, mtu=9000):
+        self.mtu = str(mtu)
         tag = secrets.token_hex(3)
         self.netns = 'nfb-%s' % tag
         self.board_if, self.peer_if = 'nfb%sb' % tag, 'nfb%sp' % tag
@@ -183,8 +188,8 @@ class Link:
                                 'net.ipv6.conf.%s.disable_ipv6=1' % iface],
                                capture_output=True)
             ip('netns', 'exec', self.netns, 'ip', 'link', 'set',
-               self.board_if, 'mtu', '9000', 'up')
-            ip('link', 'set', self.peer_if, 'mtu', '9000', 'up')
+               self.board_if, 'mtu', self.mtu, 'up')
+            ip('link', 'set', self.peer_if, 'mtu', self.mtu, 'up')
         except BaseException:
             self.__exit__()
             raise
@@ -211,6 +216,7 @@ class Mover:
             shm + '-irq'
         self.counters, self.control = shm + '-counters', shm + '-control'
         self.engine = self.proc = None
+        self.forwarding = None
 
     def __enter__(self):
         try:
@@ -258,6 +264,12 @@ class Mover:
     def __exit__(self, *exc):
         stop(self.proc)
         stop(self.engine)
+        if self.proc is not None:
+            # what the mover says it runs on ("forwarding on ...: AF_XDP
+            # queue 0, native mode, copy" or "RX ring TPACKET_V3")
+            for line in self.proc.stderr.read().splitlines():
+                if 'forwarding on' in line:
+                    self.forwarding = line.split(': ', 1)[-1]
         for path in (self.regs, self.buf, self.irq, self.counters,
                      self.control, self.counters + '.tmp'):
             if os.path.exists(path):
@@ -513,7 +525,8 @@ def main(run=None):
     loads = [loadavg()]
     results = {}
     notes = {}
-    with Link() as link:
+    # the frame size counts the 802.1Q tag, the Ethernet header and FCS
+    with Link(max(1500, max(sizes) - 22)) as link:
         runner = Runner(link, args)
         for engine in engines:
             print('engine %s ...' % engine, flush=True)
@@ -542,6 +555,8 @@ def main(run=None):
                     print('  ' + fmt_row(
                         engine, size, results[engine][size],
                         None, hz), flush=True)
+            if getattr(path, 'forwarding', None):
+                notes.setdefault(engine, 'mover: %s' % path.forwarding)
     finished = datetime.datetime.now(datetime.timezone.utc)
     report(args, sizes, engines, results, notes, hz, perf, started, finished,
            loads, run)

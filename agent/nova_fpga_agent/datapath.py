@@ -102,6 +102,24 @@ DATAPATH_OPTS = [
                     'beat a cycle, so a full ring is overload and a short '
                     'wait is right; the emulator\'s simulated modules are '
                     'thousands of times slower and wait longer.'),
+    cfg.StrOpt('packet_io', default='af_packet',
+               choices=[('af_packet', 'AF_PACKET memory-mapped rings '
+                         '(TPACKET_V3 in, TPACKET_V2 out): any driver, frames '
+                         'up to 9,018 bytes'),
+                        ('af_xdp', 'an AF_XDP socket both ways, steered by '
+                         'an XDP program of the mover\'s own (in the '
+                         'driver where it has XDP, else in the stack): '
+                         'frames up to 3,840 bytes, no block timer')],
+               help='How the mover reads and writes the data interface. '
+                    'Measured on the emulated board (benchmarks/rfc2544.py, '
+                    '64-byte frames): af_packet forwards the most frames '
+                    'but a frame may wait for its receive block\'s 1 ms '
+                    'timer; af_xdp has the lower latency. af_xdp needs '
+                    'CAP_NET_ADMIN, CAP_BPF and CAP_IPC_LOCK besides '
+                    'CAP_NET_RAW (on a board: the agent unit\'s '
+                    'AmbientCapabilities), no other XDP program on the '
+                    'interface, and VLAN stripping off (ethtool -K IF '
+                    'rxvlan off).'),
     cfg.FloatOpt('start_timeout', default=10.0, min=0.1,
                  help='Seconds a newly started mover may take to answer on '
                       'its control socket.'),
@@ -207,6 +225,8 @@ class DataPath:
                 '--counters', self.counters_path,
                 '--control', self.control.path, '--state', self.state_path,
                 '--stall-us', str(self.conf.dataplane.ring_full_wait_us)]
+        if self.conf.dataplane.packet_io == 'af_xdp':
+            args += ['--io', 'xdp']
         for r in self.regions:
             args += ['--region', '%s,regs=%s,irq=%s,buf=%s,phys=0x%x,size=%d'
                      % (r.name, r.regs, r.irq, r.buf, r.phys, r.size)]

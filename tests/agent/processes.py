@@ -64,6 +64,12 @@ class AgentProcess:
     def log_text(self):
         return self.log.read_text() if self.log.exists() else ''
 
+    def datamover_log(self):
+        """What the agent's data mover logged (it writes its own log in
+        [agent] state_dir, DataPath.log_path)."""
+        path = self.state_dir / 'datamover.log'
+        return path.read_text() if path.exists() else ''
+
     def wait_dead(self, timeout=30):
         return self.process.wait(timeout)
 

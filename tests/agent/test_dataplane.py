@@ -429,18 +429,20 @@ def settled(client, instance):
     raise AssertionError('the counters never settled: %s' % now)
 
 
+@pytest.mark.parametrize('packet_io', ['af_packet', 'af_xdp'])
 def test_an_agent_restart_loses_no_frame(tmp_path, rabbitmq, data_link,
-                                         report):
+                                         report, packet_io):
     """The data mover and the emulated engines outlive the agent: with
     traffic at a tenth of the path's throughput (measured first, in this
     run, on this region), every frame sent all through an agent restart
     comes back, in order, and the region's counters go on from where they
-    were.
+    were; with either of the mover's packet I/Os.
     """
     netns, board_if, peer_if = data_link
     client, transport = client_for(rabbitmq.user('cloud'))
-    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'),
-                         dataplane_options(tmp_path, board_if, netns))
+    options = dataplane_options(tmp_path, board_if, netns)
+    options[('dataplane', 'packet_io')] = packet_io
+    agent = AgentProcess(tmp_path, 'dp0', rabbitmq.user('dp0'), options)
     traffic = None
     try:
         agent.start(client)
@@ -471,6 +473,8 @@ def test_an_agent_restart_loses_no_frame(tmp_path, rabbitmq, data_link,
         assert (agent.state_dir / 'datamover.counters').read_bytes()[
             12:16] == mover
         assert 'adopted' in agent.log_text()
+        assert ('AF_XDP queue 0' in agent.datamover_log()) == (
+            packet_io == 'af_xdp')
         assert got['sent'] >= rate * 19
         counted = {key: after[key] - before[key] for key in after}
         assert got['received'] == got['sent'], (got, counted)
@@ -481,10 +485,10 @@ def test_an_agent_restart_loses_no_frame(tmp_path, rabbitmq, data_link,
         assert after[reports.FRAMES_OUT] - before[reports.FRAMES_OUT] == \
             got['sent']
         assert after[reports.DROPPED] == before[reports.DROPPED]
-        report('data path: %d frames at %d frames/s (a tenth of the %.0f '
-               'frames/s this region forwarded under overload, 128 B) '
+        report('data path (%s): %d frames at %d frames/s (a tenth of the '
+               '%.0f frames/s this region forwarded under overload, 128 B) '
                'through an agent restart: none lost or reordered, counters '
-               'continuous' % (got['sent'], rate, throughput))
+               'continuous' % (packet_io, got['sent'], rate, throughput))
     finally:
         if traffic:
             traffic.kill()

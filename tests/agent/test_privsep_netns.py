@@ -158,6 +158,40 @@ def test_the_mover_runs_in_the_namespace_with_net_raw_alone(board):
     _wait_for(lambda: not os.path.exists('/proc/%d' % pid), 'the reaping')
 
 
+def test_an_af_xdp_mover_keeps_what_its_socket_and_program_need(board):
+    """[dataplane] packet_io = af_xdp: the mover gets CAP_NET_ADMIN,
+    CAP_BPF and CAP_IPC_LOCK besides CAP_NET_RAW, and nothing else; it
+    runs on its AF_XDP socket, and its XDP program goes with it.
+    """
+    pid = netns.start_mover(board.netns, arguments(board, **{'--io': 'xdp'}),
+                            log_path(board))
+    control = datamover.Control(datapath.control_path(_conf(board)))
+    try:
+        _wait_for(lambda: os.path.exists(control.path) or
+                  not datapath._running(pid), 'the mover')
+        log = (board.state_dir / 'datamover.log').read_text()
+        assert datapath._running(pid), log
+        control.ping()
+        status = _status(pid)
+        assert int(status['CapEff'], 16) == int(status['CapPrm'], 16) == (
+            1 << capabilities.CAP_NET_RAW | 1 << capabilities.CAP_NET_ADMIN
+            | 1 << capabilities.CAP_BPF | 1 << capabilities.CAP_IPC_LOCK)
+        assert status['NoNewPrivs'] == '1'
+        assert 'forwarding on %s (AF_XDP queue 0' % board.interface in log
+        shown = subprocess.run(
+            ['ip', 'netns', 'exec', board.netns, 'ip', 'link', 'show',
+             board.interface], check=True, capture_output=True, text=True)
+        assert 'xdp' in shown.stdout
+    finally:
+        if datapath._running(pid):
+            control.stop()
+    _wait_for(lambda: not os.path.exists('/proc/%d' % pid), 'the reaping')
+    shown = subprocess.run(
+        ['ip', 'netns', 'exec', board.netns, 'ip', 'link', 'show',
+         board.interface], check=True, capture_output=True, text=True)
+    assert 'xdp' not in shown.stdout
+
+
 @pytest.fixture
 def no_window():
     """An empty register file where the engines' are: a region the
@@ -191,7 +225,8 @@ def test_the_agent_says_why_a_mover_it_had_started_did_not_start(
     conf.dataplane = types.SimpleNamespace(
         interface=board.interface, netns=board.netns, mover_binary=None,
         control_socket=None, counters_file=None, state_file=None,
-        ring_full_wait_us=2000, start_timeout=10.0)
+        ring_full_wait_us=2000, start_timeout=10.0,
+        packet_io='af_packet')
     backend = types.SimpleNamespace(datapath_regions=lambda: [
         base.DmaRegion('rp0', str(bad), r.irq, r.buf, r.phys, r.size)])
     path = datapath.DataPath(conf, backend)
@@ -229,9 +264,10 @@ def test_refuses_a_log_outside_the_state_dir(board, where):
     {'--region': 'rp0,regs=/dev/null,buf=/dev/zero,phys=0x0,size=4096'},
     {'--region': 'rp0,regs=/etc/passwd,buf=/etc/passwd,phys=0x0,size=4096'},
     {'--region': 'rp0,regs=/dev/shm/x,mode=y'},
+    {'--io': 'dpdk'},
 ], ids=['counters-elsewhere', 'state-elsewhere', 'control-elsewhere',
         'other-option', 'no-interface', 'device-node', 'not-an-engine-file',
-        'unknown-key'])
+        'unknown-key', 'unknown-io'])
 def test_refuses_arguments_other_than_the_daemons_own(board, changed):
     with pytest.raises(netns.Refused):
         netns.start_mover(board.netns, arguments(board, **changed),
@@ -246,4 +282,6 @@ def test_a_daemon_context_of_its_own(board):
     assert privsep.datapath_pctxt.cfg_section != \
         privsep.board_pctxt.cfg_section
     assert set(privsep.DATAPATH_CAPABILITIES) == {
-        capabilities.CAP_SYS_ADMIN, capabilities.CAP_NET_RAW}
+        capabilities.CAP_SYS_ADMIN, capabilities.CAP_NET_RAW,
+        capabilities.CAP_NET_ADMIN, capabilities.CAP_BPF,
+        capabilities.CAP_IPC_LOCK}

@@ -55,7 +55,7 @@ def test_c_unit_tests():
     assert result.returncode == 0, result.stdout + result.stderr
     assert ', 0 failed' in result.stdout
     for name in ('ring_wraparound', 'descriptor_errors', 'oversize_and_jumbo',
-                 'unknown_vlan', 'ring_full'):
+                 'unknown_vlan', 'ring_full', 'xsk_rings'):
         assert 'ok   %s' % name in result.stdout
 
 
@@ -144,10 +144,28 @@ def _retagged(frame, vlan, prio):
     return frame[:14] + struct.pack('>H', tci) + frame[16:]
 
 
+#: the mover's packet I/O: AF_PACKET with either RX ring, or AF_XDP in the
+#: veth's driver (native: an MTU a veth takes XDP at) or in the stack
+#: (generic: any MTU; a frame longer than an AF_XDP chunk is the kernel's
+#: drop)
+IO_ARGS = {
+    'v3': ['--rx-ring', 'v3'],
+    'v2': ['--rx-ring', 'v2'],
+    'xdp-native': ['--io', 'xdp', '--xdp-mode', 'native'],
+    'xdp-generic': ['--io', 'xdp', '--xdp-mode', 'generic'],
+}
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason='network namespaces need root')
-@pytest.mark.parametrize('rx_ring', ['v3', 'v2'])
+@pytest.mark.parametrize('rx_ring', list(IO_ARGS))
 def test_mover_on_veth_with_emulated_sg_dma(link, rx_ring):
     netns, board_if, peer_if = link
+    xdp = rx_ring.startswith('xdp')
+    if rx_ring == 'xdp-native':
+        ip_ = ['ip', 'link', 'set', 'dev']
+        subprocess.run(['ip', 'netns', 'exec', netns, *ip_, board_if, 'mtu',
+                        '1500'], check=True)
+        subprocess.run([*ip_, peer_if, 'mtu', '1500'], check=True)
     subprocess.run(['make', '-C', str(SRC)], check=True, capture_output=True)
     shm = '/dev/shm/nfdm-%s' % secrets.token_hex(3)
     regs, buf, irq = shm + '-regs', shm + '-buf', shm + '-irq'
@@ -167,7 +185,7 @@ def test_mover_on_veth_with_emulated_sg_dma(link, rx_ring):
              '--counters', counters, '--control', control,
              '--region', 'r0,regs=%s,buf=%s,phys=%s,size=%d,irq=%s'
              % (regs, buf, hex(phys), size, irq),
-             '--route', '100:r0:200', '--rx-ring', rx_ring],
+             '--route', '100:r0:200', *IO_ARGS[rx_ring]],
             stderr=subprocess.PIPE, text=True)
         _wait_for(lambda: os.path.exists(control) or mover.poll() is not None,
                   'the mover')
@@ -177,10 +195,12 @@ def test_mover_on_veth_with_emulated_sg_dma(link, rx_ring):
         assert ctl.routes() == {100: ('r0', 200)}
         capture = Capture(peer_if)
 
-        sizes = [64, 128, 1518, 9018, 512]
+        sizes = [64, 128, 1518, 512] if xdp else [64, 128, 1518, 9018, 512]
         frames = [_frame(100, 5, n, i) for i, n in enumerate(sizes)]
         unknown = [_frame(300, 1, 64, 9) for _ in range(3)]
-        sendp([Ether(f) for f in frames + unknown], iface=peer_if,
+        # AF_XDP: a jumbo frame is longer than a UMEM chunk
+        jumbo = [_frame(100, 5, 9018, 3)] if rx_ring == 'xdp-generic' else []
+        sendp([Ether(f) for f in frames + unknown + jumbo], iface=peer_if,
               verbose=False)
         got = capture.wait(len(frames))
         time.sleep(0.3)
@@ -196,6 +216,10 @@ def test_mover_on_veth_with_emulated_sg_dma(link, rx_ring):
         assert r0['bytes_out'] == sum(sizes)
         assert stats['global']['drop_no_route'] >= len(unknown)
         assert r0['drop_dma_error'] == r0['dma_resets'] == 0
+        if jumbo:
+            # read from the socket's statistics once a second
+            _wait_for(lambda: datamover.Counters(counters).read()['global']
+                      ['kernel_drops'] == len(jumbo), 'the kernel\'s drop')
 
         # the controller goes away mid-conversation; forwarding goes on
         raw = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -218,8 +242,17 @@ def test_mover_on_veth_with_emulated_sg_dma(link, rx_ring):
 
         ctl.stop()
         assert mover.wait(10) == 0
+        log = mover.stderr.read()
         assert 'region r0: %d descriptors a direction, %d-byte slots' % (
-            dt.DMA_RING_DESCRIPTORS, dt.DMA_SLOT_BYTES) in mover.stderr.read()
+            dt.DMA_RING_DESCRIPTORS, dt.DMA_SLOT_BYTES) in log
+        if xdp:
+            assert 'AF_XDP queue 0, %s mode' % rx_ring[4:] in log
+            # the steering program went with the mover: the interface is
+            # the stack's again
+            shown = subprocess.run(
+                ['ip', 'netns', 'exec', netns, 'ip', 'link', 'show',
+                 board_if], check=True, capture_output=True, text=True)
+            assert 'xdp' not in shown.stdout
     finally:
         if capture:
             capture.close()
@@ -229,3 +262,19 @@ def test_mover_on_veth_with_emulated_sg_dma(link, rx_ring):
         for path in (regs, buf, irq, counters, control):
             if os.path.exists(path):
                 os.unlink(path)
+
+
+def test_af_xdp_refuses_frames_longer_than_its_chunk():
+    """--io xdp cannot carry a 9,018-byte frame (no AF_XDP multi-buffer):
+    asked to, the mover says so and does not start.
+    """
+    subprocess.run(['make', '-C', str(SRC)], check=True, capture_output=True)
+    result = subprocess.run(
+        [str(BUILD / 'nova-fpga-datamover'), '--interface', 'lo',
+         '--counters', '/nonexistent/c', '--control', '/nonexistent/s',
+         '--region', 'r0,regs=/nonexistent,buf=/nonexistent,phys=0,'
+         'size=4194304', '--io', 'xdp', '--max-frame', '9018'],
+        capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert ('--io xdp carries frames up to 3840 bytes (one AF_XDP chunk); '
+            '--max-frame 9018 needs --io packet') in result.stderr

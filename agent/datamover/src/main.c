@@ -84,7 +84,9 @@ static void usage(void)
 		"         [--max-frame BYTES] [--spin-us US] [--stall-us US]\n"
 		"         [--rx-ring v2|v3] [--rx-frames N] [--rx-frame-size BYTES]\n"
 		"         [--rx-block-size BYTES] [--rx-blocks N] [--rx-tov-ms MS]\n"
-		"         [--tx-frames N]\n");
+		"         [--tx-frames N]\n"
+		"         [--io packet|xdp] [--xdp-mode auto|native|generic] [--xdp-queue N]\n"
+		"         [--xdp-frames N]\n");
 }
 
 struct region_arg {
@@ -311,6 +313,7 @@ int main(int argc, char **argv)
 	const char *routes[256];
 	int nroutes = 0;
 	unsigned max_frame = 9018, spin_us = 50, stall_us = 2000;
+	int max_frame_given = 0;
 	struct pktio_conf pc;
 	pktio_default_conf(&pc);
 	for (int i = 1; i < argc; i++) {
@@ -335,8 +338,10 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--route") && nroutes < 256)
 			routes[nroutes++] = v;
-		else if (!strcmp(a, "--max-frame"))
+		else if (!strcmp(a, "--max-frame")) {
 			max_frame = (unsigned)strtoul(v, NULL, 0);
+			max_frame_given = 1;
+		}
 		else if (!strcmp(a, "--stall-us"))
 			stall_us = (unsigned)strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--spin-us"))
@@ -359,6 +364,28 @@ int main(int argc, char **argv)
 			pc.rx_tov_ms = (unsigned)strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--tx-frames"))
 			pc.tx_frame_nr = (unsigned)strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--io")) {
+			if (strcmp(v, "packet") && strcmp(v, "xdp")) {
+				usage();
+				return 2;
+			}
+			if (!strcmp(v, "xdp"))
+				pc.rx_version = PKTIO_XDP;
+		} else if (!strcmp(a, "--xdp-mode")) {
+			if (!strcmp(v, "auto"))
+				pc.xdp_mode = XSK_MODE_AUTO;
+			else if (!strcmp(v, "native"))
+				pc.xdp_mode = XSK_MODE_NATIVE;
+			else if (!strcmp(v, "generic"))
+				pc.xdp_mode = XSK_MODE_GENERIC;
+			else {
+				usage();
+				return 2;
+			}
+		} else if (!strcmp(a, "--xdp-queue"))
+			pc.xdp_queue = (unsigned)strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--xdp-frames"))
+			pc.xdp_frames = (unsigned)strtoul(v, NULL, 0);
 		else {
 			usage();
 			return 2;
@@ -367,6 +394,16 @@ int main(int argc, char **argv)
 	if (!ifname || !counters || !control || !nra) {
 		usage();
 		return 2;
+	}
+	if (pc.rx_version == PKTIO_XDP) {
+		/* a frame is one UMEM chunk (no AF_XDP multi-buffer) */
+		if (max_frame_given && max_frame > XSK_MAX_FRAME) {
+			logmsg("--io xdp carries frames up to %u bytes (one AF_XDP chunk); "
+			       "--max-frame %u needs --io packet", XSK_MAX_FRAME, max_frame);
+			return 2;
+		}
+		if (max_frame > XSK_MAX_FRAME)
+			max_frame = XSK_MAX_FRAME;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -463,8 +500,14 @@ int main(int argc, char **argv)
 		epoll_ctl(d.epfd, EPOLL_CTL_ADD, d.m.region[r].irq_fd, &e);
 	}
 	rename(tmp, counters);
-	logmsg("forwarding on %s (RX ring TPACKET_V%u); control %s; counters %s", ifname,
-	       d.io.rx_version, control, counters);
+	if (d.io.xsk)
+		logmsg("forwarding on %s (AF_XDP queue %u, %s mode, %s, frames up to %u bytes); "
+		       "control %s; counters %s", ifname, pc.xdp_queue,
+		       d.io.xsk->mode == XSK_MODE_NATIVE ? "native" : "generic",
+		       d.io.xsk->zerocopy ? "zero-copy" : "copy", max_frame, control, counters);
+	else
+		logmsg("forwarding on %s (RX ring TPACKET_V%u); control %s; counters %s", ifname,
+		       d.io.rx_version, control, counters);
 
 	uint64_t *g = ctr->g;
 	uint64_t last_work = now_ns(), next_second = last_work + 1000000000ull;

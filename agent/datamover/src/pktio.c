@@ -21,6 +21,7 @@
 #include <linux/virtio_net.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -47,6 +48,10 @@ void pktio_default_conf(struct pktio_conf *c)
 	c->rx_tov_ms = 1;
 	c->tx_frame_size = 1u << 14;
 	c->tx_frame_nr = 256;
+	c->xdp_mode = XSK_MODE_AUTO;
+	c->xdp_queue = 0;
+	/* 4 MiB a direction: 1,024 frames in flight each way */
+	c->xdp_frames = 1024;
 }
 
 static int fail(char *err, size_t errlen, const char *what)
@@ -60,6 +65,17 @@ int pktio_open(struct pktio *p, const char *ifname, const struct pktio_conf *c,
 {
 	memset(p, 0, sizeof(*p));
 	p->rx_fd = p->tx_fd = -1;
+	if (c->rx_version == PKTIO_XDP) {
+		p->xsk = malloc(sizeof(*p->xsk));
+		if (!p->xsk)
+			return fail(err, errlen, "AF_XDP");
+		p->rx_version = PKTIO_XDP;
+		if (xsk_open(p->xsk, ifname, c->xdp_queue, c->xdp_mode, c->xdp_frames,
+			     err, errlen))
+			return -1;
+		p->rx_fd = p->xsk->fd;
+		return 0;
+	}
 	unsigned ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return fail(err, errlen, ifname);
@@ -177,6 +193,12 @@ int pktio_open(struct pktio *p, const char *ifname, const struct pktio_conf *c,
 
 void pktio_close(struct pktio *p)
 {
+	if (p->xsk) {
+		xsk_close(p->xsk);
+		free(p->xsk);
+		p->xsk = NULL;
+		p->rx_fd = -1;   /* the socket's, closed with it */
+	}
 	if (p->rx_ring)
 		munmap(p->rx_ring, p->rx_ring_size);
 	if (p->tx_ring)
@@ -201,6 +223,8 @@ static struct tpacket2_hdr *rxframe(const struct pktio *p, unsigned i)
 
 int pktio_rx_ready(const struct pktio *p)
 {
+	if (p->xsk)
+		return xsk_rx_ready(p->xsk);
 	if (p->rx_version == PKTIO_RX_V2)
 		return (__atomic_load_n(&rxframe(p, p->rx_next)->tp_status, __ATOMIC_ACQUIRE) &
 			TP_STATUS_USER) != 0;
@@ -244,8 +268,23 @@ static unsigned rx_v2(struct pktio *p, unsigned max_frames, pktio_rx_fn fn, void
 	return frames;
 }
 
+struct xdp_rx_ctx {
+	pktio_rx_fn fn;
+	void *ctx;
+};
+
+static int xdp_deliver(void *c, const uint8_t *frame, uint32_t len)
+{
+	const struct xdp_rx_ctx *x = c;
+	return x->fn(x->ctx, frame, len, -1, len);
+}
+
 unsigned pktio_rx(struct pktio *p, unsigned max_blocks, pktio_rx_fn fn, void *ctx)
 {
+	if (p->xsk) {
+		struct xdp_rx_ctx x = { fn, ctx };
+		return xsk_rx(p->xsk, max_blocks * PKTIO_V2_BATCH, xdp_deliver, &x);
+	}
 	if (p->rx_version == PKTIO_RX_V2)
 		return rx_v2(p, max_blocks * PKTIO_V2_BATCH, fn, ctx);
 	unsigned frames = 0;
@@ -292,6 +331,8 @@ static struct tpacket2_hdr *txframe(const struct pktio *p, unsigned i)
 
 uint8_t *pktio_tx_alloc(struct pktio *p, uint32_t len)
 {
+	if (p->xsk)
+		return xsk_tx_alloc(p->xsk, len);
 	if (len + p->tx_data_off + p->tx_vnet > p->tx_frame_size)
 		return NULL;
 	struct tpacket2_hdr *h = txframe(p, p->tx_next);
@@ -309,6 +350,10 @@ uint8_t *pktio_tx_alloc(struct pktio *p, uint32_t len)
 
 void pktio_tx_commit(struct pktio *p, uint32_t len)
 {
+	if (p->xsk) {
+		xsk_tx_commit(p->xsk, len);
+		return;
+	}
 	struct tpacket2_hdr *h = txframe(p, p->tx_next);
 	if (p->tx_vnet) {
 		struct virtio_net_hdr *vh =
@@ -325,6 +370,10 @@ void pktio_tx_commit(struct pktio *p, uint32_t len)
 
 void pktio_tx_flush(struct pktio *p)
 {
+	if (p->xsk) {
+		xsk_tx_flush(p->xsk);
+		return;
+	}
 	if (!p->tx_pending)
 		return;
 	/* one system call for the whole batch */
@@ -335,6 +384,8 @@ void pktio_tx_flush(struct pktio *p)
 
 unsigned pktio_kernel_drops(struct pktio *p)
 {
+	if (p->xsk)
+		return xsk_kernel_drops(p->xsk);
 	struct tpacket_stats_v3 st;
 	socklen_t l = sizeof(st);
 	if (getsockopt(p->rx_fd, SOL_PACKET, PACKET_STATISTICS, &st, &l))

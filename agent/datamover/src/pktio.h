@@ -30,6 +30,8 @@
  * The kernel may take the 802.1Q tag off a received frame and report it in
  * tp_vlan_tci with TP_STATUS_VLAN_VALID (veth and most drivers do): the
  * callback gets the tag either way.
+ * With PKTIO_XDP, both directions go through one AF_XDP socket instead
+ * (xsk.h); the tag is then always in the data.
  */
 #ifndef NOVA_FPGA_PKTIO_H
 #define NOVA_FPGA_PKTIO_H
@@ -37,11 +39,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "xsk.h"
+
 #define PKTIO_RX_V2 2
 #define PKTIO_RX_V3 3
+/* AF_XDP both ways instead of the AF_PACKET rings (xsk.h) */
+#define PKTIO_XDP   4
 
 struct pktio_conf {
-	unsigned rx_version;      /* PKTIO_RX_V3 (default) or PKTIO_RX_V2 */
+	unsigned rx_version;      /* PKTIO_RX_V3 (default), PKTIO_RX_V2 or PKTIO_XDP */
 	unsigned rx_frame_size;   /* V2: bytes per frame (>= 9,018 + headers) */
 	unsigned rx_frame_nr;     /* V2: frames in the ring */
 	unsigned rx_block_size;   /* V3: bytes (multiple of the page size) */
@@ -49,6 +55,9 @@ struct pktio_conf {
 	unsigned rx_tov_ms;       /* retire_blk_tov */
 	unsigned tx_frame_size;   /* bytes per TX frame (>= 9,018 + header) */
 	unsigned tx_frame_nr;
+	int xdp_mode;             /* XSK_MODE_* */
+	unsigned xdp_queue;       /* the interface's RX queue to bind */
+	unsigned xdp_frames;      /* UMEM chunks a direction (power of two) */
 };
 
 struct pktio {
@@ -65,6 +74,7 @@ struct pktio {
 	unsigned tx_frame_size, tx_frame_nr, tx_next, tx_pending;
 	uint32_t tx_data_off;
 	uint32_t tx_vnet;     /* bytes of virtio_net_hdr before each frame (0: none) */
+	struct xsk *xsk;      /* PKTIO_XDP: the AF_XDP socket (rx_fd is its fd) */
 };
 
 void pktio_default_conf(struct pktio_conf *c);

@@ -26,6 +26,8 @@
 #include "../src/ctl.h"
 #include "../src/mover.h"
 #include "../src/pktio.h"
+#include "../src/xsk.h"
+#include <linux/if_xdp.h>
 
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
@@ -745,6 +747,140 @@ static uint32_t v2_status(struct pktio *p, unsigned i)
 	return ((struct tpacket2_hdr *)(p->rx_ring + (size_t)i * p->rx_frame_size))->tp_status;
 }
 
+/* An AF_XDP socket's four rings in plain memory, the kernel's side played
+ * here: wrap-around of RX and FILL, a refused frame kept, TX chunks running
+ * out and coming back through COMPLETION. */
+struct fake_ring {
+	uint32_t prod, cons, flags;
+};
+
+static void fake_xsk_ring(struct xsk_ring *r, struct fake_ring *f, void *desc, uint32_t n)
+{
+	memset(f, 0, sizeof(*f));
+	r->producer = &f->prod;
+	r->consumer = &f->cons;
+	r->flags = &f->flags;
+	r->desc = desc;
+	r->size = n;
+	r->mask = n - 1;
+	r->cached = 0;
+}
+
+static int xsk_cb(void *ctx, const uint8_t *frame, uint32_t len)
+{
+	return rx_cb(ctx, frame, len, -1, len);
+}
+
+static void test_xsk_rings(void)
+{
+	enum { N = 4 };
+	struct xsk x;
+	memset(&x, 0, sizeof(x));
+	x.fd = x.map_fd = x.prog_fd = x.link_fd = -1;
+	x.frames = N;
+	x.zerocopy = 1;      /* no kick needed: fd -1 is never used */
+	x.umem_len = (size_t)XSK_CHUNK * N * 2;
+	x.umem = aligned_alloc(4096, x.umem_len);
+	struct xdp_desc rxd[N], txd[N];
+	uint64_t filld[N], compd[N];
+	struct fake_ring frx, ftx, ffill, fcomp;
+	fake_xsk_ring(&x.rx, &frx, rxd, N);
+	fake_xsk_ring(&x.tx, &ftx, txd, N);
+	fake_xsk_ring(&x.fill, &ffill, filld, N);
+	fake_xsk_ring(&x.comp, &fcomp, compd, N);
+	/* what xsk_open lends: every receive chunk in FILL */
+	for (unsigned i = 0; i < N; i++)
+		filld[i] = (uint64_t)i * XSK_CHUNK;
+	x.fill.cached = ffill.prod = N;
+	uint64_t txfree[N];
+	for (unsigned i = 0; i < N; i++)
+		txfree[i] = (uint64_t)(N + i) * XSK_CHUNK;
+	x.tx_free = txfree;
+	x.tx_nfree = N;
+
+	struct rxrec r = { .refuse_at = ~0u };
+	CHECK(!xsk_rx_ready(&x));
+	/* the kernel takes chunks from FILL and writes 3 frames (256 bytes of
+	 * headroom into each chunk) */
+	unsigned k = 0;   /* the kernel's FILL consumer */
+	for (; k < 3; k++) {
+		uint64_t a = filld[k % N] + 256;
+		memset(x.umem + a, 0xC0 + (int)k, 60);
+		rxd[frx.prod % N] = (struct xdp_desc){ .addr = a, .len = 60 + k };
+		frx.prod++;
+	}
+	ffill.cons = k;
+	CHECK(xsk_rx_ready(&x));
+	r.refuse_at = 2;
+	CHECK_EQ(xsk_rx(&x, 16, xsk_cb, &r), 2);      /* the third refused */
+	CHECK_EQ(frx.cons, 2);
+	CHECK_EQ(r.first[0], 0xC0);
+	CHECK_EQ(r.len[1], 61);
+	CHECK_EQ(r.tci[1], -1);
+	/* both chunks back in FILL, at their base */
+	CHECK_EQ(ffill.prod, N + 2);
+	CHECK_EQ(filld[N % N], 0 * XSK_CHUNK);
+	CHECK_EQ(filld[(N + 1) % N], 1 * XSK_CHUNK);
+	CHECK(xsk_rx_ready(&x));
+	r.refuse_at = ~0u;
+	/* two more frames: the RX ring wraps */
+	for (; k < 5; k++) {
+		uint64_t a = filld[k % N] + 256;
+		memset(x.umem + a, 0xC0 + (int)k, 60);
+		rxd[frx.prod % N] = (struct xdp_desc){ .addr = a, .len = 60 };
+		frx.prod++;
+	}
+	ffill.cons = k;
+	CHECK_EQ(xsk_rx(&x, 16, xsk_cb, &r), 3);
+	CHECK_EQ(r.n, 5);     /* the refused one first */
+	CHECK_EQ(r.first[2], 0xC2);
+	CHECK_EQ(r.first[3], 0xC3);
+	CHECK_EQ(r.first[4], 0xC4);
+	CHECK_EQ(frx.cons, 5);
+	CHECK_EQ(ffill.prod, N + 5);
+	CHECK(!xsk_rx_ready(&x));
+	/* the budget */
+	for (unsigned i = 0; i < 3; i++, k++) {
+		rxd[frx.prod % N] = (struct xdp_desc){ .addr = filld[k % N] + 256, .len = 60 };
+		frx.prod++;
+	}
+	CHECK_EQ(xsk_rx(&x, 2, xsk_cb, &r), 2);
+	CHECK_EQ(xsk_rx(&x, 2, xsk_cb, &r), 1);
+
+	/* send: every TX chunk used, then none until the kernel completes */
+	uint8_t *bufs[N];
+	for (unsigned i = 0; i < N; i++) {
+		bufs[i] = xsk_tx_alloc(&x, 64);
+		CHECK(bufs[i] != NULL);
+		CHECK(bufs[i] >= x.umem + N * XSK_CHUNK);    /* a send chunk */
+		xsk_tx_commit(&x, 64 + i);
+	}
+	CHECK(xsk_tx_alloc(&x, XSK_CHUNK + 1) == NULL);
+	CHECK_EQ(ftx.prod, 0);      /* nothing published before a flush */
+	/* out of chunks: what is pending is published (kicked) first */
+	CHECK(xsk_tx_alloc(&x, 64) == NULL);
+	CHECK_EQ(ftx.prod, N);
+	xsk_tx_flush(&x);
+	CHECK_EQ(ftx.prod, N);
+	CHECK_EQ(txd[3].len, 67);
+	CHECK_EQ(txd[0].addr, (uint64_t)(bufs[0] - x.umem));
+	/* the kernel sends two and completes them: two chunks free again */
+	ftx.cons = 2;
+	compd[fcomp.prod++ % N] = txd[0].addr;
+	compd[fcomp.prod++ % N] = txd[1].addr;
+	uint8_t *again = xsk_tx_alloc(&x, 64);
+	CHECK(again == bufs[1]);
+	CHECK_EQ(fcomp.cons, 2);
+	xsk_tx_commit(&x, 64);
+	CHECK(xsk_tx_alloc(&x, 64) == bufs[0]);
+	xsk_tx_commit(&x, 64);
+	CHECK(xsk_tx_alloc(&x, 64) == NULL);
+	xsk_tx_flush(&x);
+	CHECK_EQ(ftx.prod, N + 2);   /* the TX ring wrapped */
+	CHECK_EQ(txd[(N + 1) % N].addr, (uint64_t)(bufs[0] - x.umem));
+	free(x.umem);
+}
+
 static void test_rx_ring_v2(void)
 {
 	struct pktio p;
@@ -825,6 +961,7 @@ int main(void)
 		{ "control", test_control },
 		{ "module_behind_dma", test_module_behind_dma },
 		{ "rx_ring_v2", test_rx_ring_v2 },
+		{ "xsk_rings", test_xsk_rings },
 	};
 	for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		int before = failures;

@@ -43,9 +43,14 @@ board_pctxt = priv_context.PrivContext(
 )
 
 #: enter a network namespace (setns(2)), and keep the packet socket's
-#: capability for the mover started there (see privsep.netns)
+#: capabilities for the mover started there (see privsep.netns: with
+#: [dataplane] packet_io = af_xdp it keeps CAP_NET_ADMIN, CAP_BPF and
+#: CAP_IPC_LOCK too, which a child can keep only if the daemon has them)
 DATAPATH_CAPABILITIES = (capabilities.CAP_SYS_ADMIN,
-                         capabilities.CAP_NET_RAW)
+                         capabilities.CAP_NET_RAW,
+                         capabilities.CAP_NET_ADMIN,
+                         capabilities.CAP_BPF,
+                         capabilities.CAP_IPC_LOCK)
 
 datapath_pctxt = priv_context.PrivContext(
     'nova_fpga_agent',

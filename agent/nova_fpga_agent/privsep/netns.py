@@ -24,7 +24,9 @@ and a log file below [agent] state_dir.  It runs only the mover binary the
 daemon resolves itself ([dataplane] mover_binary, or datamover.binary()).
 
 The mover's child enters the namespace with setns(2), keeps only
-CAP_NET_RAW (its packet socket) and sets no_new_privs before the exec:
+CAP_NET_RAW (its packet socket; with --io xdp also what its AF_XDP socket
+and XDP program need, XDP_MOVER_CAPABILITIES) and sets no_new_privs before
+the exec:
 a child of a root daemon would otherwise get root's full capabilities
 back at the exec.  It starts in a session of its own, so it outlives the
 agent and this daemon; a thread of the daemon reaps it, so an ended mover
@@ -56,7 +58,9 @@ _INTERFACE = re.compile(r'[^/\s]{1,15}')
 #: the mover's options DataPath passes, each with one value
 _FILE_ARGS = ('--counters', '--control', '--state')
 _REQUIRED_ARGS = ('--interface',) + _FILE_ARGS
-_ONCE_ARGS = _REQUIRED_ARGS + ('--stall-us',)
+_ONCE_ARGS = _REQUIRED_ARGS + ('--stall-us', '--io')
+#: the mover's packet I/O ([dataplane] packet_io)
+_IO = ('packet', 'xdp')
 _REGION_FILES = ('regs', 'buf', 'irq')
 _REGION_KEYS = _REGION_FILES + ('phys', 'size')
 #: where the emulated engines' register files, buffers and interrupt
@@ -70,6 +74,12 @@ PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_RAISE = 2
 #: what the mover keeps: its AF_PACKET socket
 MOVER_CAPABILITIES = [capabilities.CAP_NET_RAW]
+#: with --io xdp: its AF_XDP socket (CAP_NET_RAW), its XDP program and
+#: XSKMAP (CAP_BPF), the program attached to the interface (CAP_NET_ADMIN),
+#: and its UMEM pinned past RLIMIT_MEMLOCK (CAP_IPC_LOCK)
+XDP_MOVER_CAPABILITIES = MOVER_CAPABILITIES + [
+    capabilities.CAP_NET_ADMIN, capabilities.CAP_BPF,
+    capabilities.CAP_IPC_LOCK]
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
@@ -175,6 +185,9 @@ def _arguments(args):
             if not _INTERFACE.fullmatch(value) or value in ('.', '..'):
                 raise Refused('--interface %r: not an interface name'
                               % value)
+        elif flag == '--io':
+            if value not in _IO:
+                raise Refused('--io %r: one of %s' % (value, ', '.join(_IO)))
         elif flag == '--stall-us':
             if not value.isdigit():
                 raise Refused('--stall-us %r: microseconds' % value)
@@ -196,18 +209,17 @@ def _check(result):
         raise OSError(err, os.strerror(err))
 
 
-def _in_namespace(fd):
+def _in_namespace(fd, caps):
     """The mover's child, before the exec: into the namespace, with the
-    packet socket's capability alone.
+    packet socket's capabilities alone.
     """
     def enter():
         _check(_libc.setns(fd, CLONE_NEWNET))
-        capabilities.drop_all_caps_except(
-            MOVER_CAPABILITIES, MOVER_CAPABILITIES, MOVER_CAPABILITIES)
+        capabilities.drop_all_caps_except(caps, caps, caps)
         if os.getuid() != 0:
             # a daemon of another user ([..._privileged] user): the
             # capability survives the exec as an ambient one
-            for cap in MOVER_CAPABILITIES:
+            for cap in caps:
                 _check(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE,
                                    cap, 0, 0))
         # uid 0: the exec would give every capability of the bounding set
@@ -223,6 +235,9 @@ def start_mover(netns, args, log_path):
     """
     _options()
     args = _arguments(args)
+    caps = (XDP_MOVER_CAPABILITIES
+            if dict(zip(args[::2], args[1::2])).get('--io') == 'xdp'
+            else MOVER_CAPABILITIES)
     log_path = fpga._confined(log_path, 'state_dir')
     binary = _binary()
     fd = _namespace(netns)
@@ -235,7 +250,7 @@ def start_mover(netns, args, log_path):
                 stderr=log, close_fds=True, start_new_session=True,
                 # the daemon's umask is 0: the mover's files as the
                 # agent's would be
-                umask=0o022, preexec_fn=_in_namespace(fd))
+                umask=0o022, preexec_fn=_in_namespace(fd, caps))
         except subprocess.SubprocessError as exc:
             raise OSError('nova-fpga-datamover not started in network '
                           'namespace %s: %s' % (netns, exc)) from None

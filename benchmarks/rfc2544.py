@@ -269,7 +269,8 @@ class Mover:
             # queue 0, native mode, copy" or "RX ring TPACKET_V3")
             for line in self.proc.stderr.read().splitlines():
                 if 'forwarding on' in line:
-                    self.forwarding = line.split(': ', 1)[-1]
+                    self.forwarding = line.split(': ', 1)[-1].split(
+                        '; control')[0]
         for path in (self.regs, self.buf, self.irq, self.counters,
                      self.control, self.counters + '.tmp'):
             if os.path.exists(path):

@@ -163,11 +163,22 @@ def warn_overriding_variables(cloud, out=None):
 
 
 def up(conf):
+    from nova_fpga import conventions
+    from nova_fpga_devtools.localcloud import scenario as demo_scenario
     cloud = _stack(conf)
     print('Demo cloud in %s' % cloud.dir)
     cloud.up()
     print('Up in %.0f s; its processes use %.0f MB of memory.' % (
         cloud.timings['total'], cloud.memory_kib() / 1024))
+    # what a tenant needs to create a server: the flavor and the images
+    if demo_scenario.samples(cloud):
+        return 1
+    print('\nThe flavor %s and the images %s are there: e.g.\n'
+          '    openstack server create --image vtc-bitstream --flavor %s '
+          '--nic none vtc1 --wait' % (
+              conventions.FLAVOR_NAME, ', '.join(
+                  name for name, _, _ in demo_scenario.SAMPLES),
+              conventions.FLAVOR_NAME))
     print('Credentials in %s: clouds.yaml (clouds nova-fpga-admin, '
           'nova-fpga-alice, nova-fpga-bob) and openrc-admin (also as '
           'openrc), openrc-alice, openrc-bob; each openrc unsets every '

@@ -41,6 +41,13 @@ REALDATA_BITSTREAMS = nova_fpga_devtools.REALDATA / 'bitstreams'
 #: the files the demo replays from a --pcaps directory (the reader takes both)
 CAPTURE_PATTERNS = ('*.pcap', '*.pcapng')
 SERVER = 'vtc1'
+#: the sample bitstream images: (name, module built for the region, the
+#: region) or (name, None, a real partial's path in the project's data)
+SAMPLES = (
+    ('vtc-bitstream', 'vtc', 'rp1'),
+    ('loopback-bitstream', 'loopback', 'rp0'),
+    ('pr0-add-bitstream', None, 'royforu_pynq_pr/pr_0_add.bit'),
+)
 
 
 class ScenarioError(RuntimeError):
@@ -101,21 +108,7 @@ class Scenario:
         self.out('Captures from %s (--pcaps DIR for another directory)'
                  % self.pcaps)
         self.clean_up_earlier_run()
-
-        self.say('The FPGA region flavor')
-        self.run('nova-fpga-manage', 'flavor', 'create')
-
-        self.say('Bitstreams, built for the reference shell\'s regions as a '
-                 'shell build would produce them')
-        vtc = self.build('vtc', 'rp1', catalogue.module_id('vtc'))
-        loopback = self.build('loopback', 'rp0',
-                              catalogue.module_id('loopback'))
-        self.say('Glance inspects each bitstream on import and derives its '
-                 'properties and placement traits')
-        self.import_image('vtc-bitstream', vtc)
-        self.import_image('loopback-bitstream', loopback)
-        self.import_image('pr0-add-bitstream', REALDATA_BITSTREAMS
-                          / 'royforu_pynq_pr' / 'pr_0_add.bit')
+        self.samples()
         self.run('openstack', 'image', 'show', 'vtc-bitstream', '-c',
                  'properties', '-f', 'yaml')
 
@@ -171,6 +164,38 @@ class Scenario:
         self.out('\nDone: %s was ACTIVE in %s/%s, classified the captures '
                  'and left the region free.' % (SERVER, board, region))
 
+    def samples(self, keep=False):
+        """The FPGA region flavor and the sample bitstream images (the
+        vTC, the loopback, a real partial of another design), as an
+        operator makes them; what ``nova-fpga-demo up`` leaves on a new
+        cloud.  keep: an image of that name already active stays (a cloud
+        resumed by up), else it is imported.
+        """
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.say('The FPGA region flavor')
+        self.run('nova-fpga-manage', 'flavor', 'create')
+        active = {image['Name'] for image in self.json(
+            'openstack', 'image', 'list', '--status', 'active')} \
+            if keep else set()
+        wanted = [name for name, _, _ in SAMPLES if name not in active]
+        if not wanted:
+            self.out('The sample bitstream images are there: %s'
+                     % ', '.join(name for name, _, _ in SAMPLES))
+            return
+        built = {}
+        self.say('Bitstreams, built for the reference shell\'s regions as a '
+                 'shell build would produce them')
+        for name, module, region in SAMPLES:
+            if name in wanted and module:
+                built[name] = self.build(module, region,
+                                         catalogue.module_id(module))
+            elif name in wanted:
+                built[name] = REALDATA_BITSTREAMS / region
+        self.say('Glance inspects each bitstream on import and derives its '
+                 'properties and placement traits')
+        for name in wanted:
+            self.import_image(name, built[name])
+
     def clean_up_earlier_run(self):
         servers = self.json('openstack', 'server', 'list', '--name',
                             '^%s$' % SERVER)
@@ -225,6 +250,17 @@ class Scenario:
 
 def _quote(arg):
     return "'%s'" % arg if any(c in arg for c in ' ;&|*') else arg
+
+
+def samples(stack):
+    """``nova-fpga-demo up``'s last step: the flavor and sample images."""
+    try:
+        Scenario(stack).samples(keep=True)
+    except (ScenarioError, process.ServiceError) as exc:
+        print('demo: the flavor and sample images: %s' % exc,
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 def main(stack, pcaps):

@@ -24,6 +24,7 @@ test_every_documented_command_is_checked fails.
 """
 import json
 import os
+import pty
 import re
 import shutil
 import subprocess
@@ -121,9 +122,16 @@ class Runner:
         env['PATH'] = '%s:%s' % (process.BIN, env.get('PATH', ''))
         script = '. %s\n%s' % (self.cloud.dir / ('openrc-%s' % user),
                                self.text(command))
-        out = subprocess.run(['bash', '-e', '-c', script], cwd=self.work,
-                             env=env, capture_output=True, text=True,
-                             timeout=600)
+        # a terminal on stdin, as a reader has: without one, openstack
+        # image create (no --file) would upload its empty stdin
+        primary, terminal = pty.openpty()
+        try:
+            out = subprocess.run(['bash', '-e', '-c', script], cwd=self.work,
+                                 env=env, stdin=terminal,
+                                 capture_output=True, text=True, timeout=600)
+        finally:
+            os.close(terminal)
+            os.close(primary)
         assert out.returncode == 0 or not check, (
             '%s (as %s) exited %d:\n%s%s' % (
                 command, user, out.returncode, out.stdout, out.stderr))
@@ -234,12 +242,13 @@ def _fresh_region_limits(run):
     """The demo registered the region limits itself: the documented
     creates make them anew.
     """
+    # keystone keeps a registered limit while a project's limit uses it
+    for limit in run.json('openstack limit list --resource-name '
+                          'class:CUSTOM_FPGA_REGION'):
+        run('openstack limit delete %s' % limit['ID'])
     for limit in run.json('openstack registered limit list --resource-name '
                           'class:CUSTOM_FPGA_REGION'):
         run('openstack registered limit delete %s' % limit['ID'])
-    for limit in run.json('openstack limit list --resource-name '
-                          'class:CUSTOM_FPGA_REGION --project demo'):
-        run('openstack limit delete %s' % limit['ID'])
 
 
 VTC = '0x%08X' % catalogue.module_id('vtc')

@@ -206,6 +206,7 @@ class Scenario:
                 self.run('openstack', 'image', 'delete', image['ID'])
 
     def build(self, name, region, module_id):
+        self.work.mkdir(parents=True, exist_ok=True)
         footprint = self.work / ('%s.footprint.json' % region)
         footprint.write_text(json.dumps(
             self.manifest.region(region).footprint.to_dict()))

@@ -13,13 +13,17 @@
 """nova-fpga-bitstream: inspect, verify, convert and build Xilinx bitstreams.
 
 An operator's tool: it gives the same verdict Glance gives at upload and
-the board agent gives before a load, because it is the same library.
+the board agent gives before a load, because it is the same library.  And
+a tenant's: wait-import waits for Glance's verdict on an import, which
+``openstack image create --import`` does not (it returns before the import
+runs, exit 0 whatever its outcome).
 """
 import argparse
 import json
 import os
 import sys
 import tempfile
+import time
 
 from nova_fpga.bitstream import builder
 from nova_fpga.bitstream import container
@@ -140,6 +144,52 @@ def cmd_build(args):
     return EXIT_OK
 
 
+def cmd_wait_import(args):
+    """Wait until the image's import has ended: 0 if active, 1 if Glance
+    refused it (the reason printed) or it is still importing at the
+    timeout.
+    """
+    try:
+        import openstack
+    except ImportError:
+        print('FAILED: wait-import needs openstacksdk (the openstack CLI '
+              'installs it)', file=sys.stderr)
+        return EXIT_INVALID
+    from nova_fpga.contract import traits
+    conn = openstack.connect(cloud=args.os_cloud)
+    try:
+        image = conn.image.find_image(args.image, ignore_missing=False)
+    except openstack.exceptions.SDKException as exc:
+        print('FAILED: image %s: %s' % (args.image, exc), file=sys.stderr)
+        return EXIT_INVALID
+    deadline = time.monotonic() + args.timeout
+    while True:
+        image = conn.image.get_image(image.id)
+        props = dict(image.properties or {})
+        refusal = props.get(traits.IMPORT_ERROR_PROPERTY)
+        failed = props.get('os_glance_failed_import')
+        if image.status == 'active':
+            derived = ', '.join('%s=%s' % (k, props[k]) for k in sorted(props)
+                                if k.startswith('fpga_') and
+                                k != traits.IMPORT_ERROR_PROPERTY)
+            print('%s (%s): active%s' % (
+                image.name, image.id, ': ' + derived if derived else ''))
+            return EXIT_OK
+        if image.status == 'queued' and (refusal or failed):
+            print('%s (%s): import refused: %s' % (
+                image.name, image.id,
+                refusal or 'failed in store(s) %s' % failed))
+            return EXIT_FAILED
+        if image.status in ('killed', 'deleted', 'pending_delete'):
+            print('%s (%s): %s' % (image.name, image.id, image.status))
+            return EXIT_FAILED
+        if time.monotonic() > deadline:
+            print('%s (%s): still %s after %d s' % (
+                image.name, image.id, image.status, args.timeout))
+            return EXIT_FAILED
+        time.sleep(args.interval)
+
+
 def _hex32(text):
     value = int(text, 0)
     if not 0 <= value <= 0xFFFFFFFF:
@@ -187,6 +237,19 @@ def parser():
     s.add_argument('-o', '--output', required=True,
                    help='.bit, or .bin for header-less big-endian words')
     s.set_defaults(func=cmd_build)
+
+    s = sub.add_parser('wait-import',
+                       help='wait for Glance\'s verdict on an image\'s '
+                            'import: exit 0 if active, 1 if refused (with '
+                            'the reason)')
+    s.add_argument('image', help='name or ID')
+    s.add_argument('--timeout', type=int, default=300, help='seconds')
+    s.add_argument('--interval', type=float, default=1.0,
+                   help=argparse.SUPPRESS)
+    s.add_argument('--os-cloud', default=os.environ.get('OS_CLOUD'),
+                   help='the cloud in clouds.yaml (default: $OS_CLOUD; '
+                        'else the OS_* variables, as the openstack CLI)')
+    s.set_defaults(func=cmd_wait_import)
     return p
 
 

@@ -14,6 +14,7 @@
 store as default backend, the import plugin, property protections, the
 create policy), driven with the real openstack CLI."""
 import io
+import subprocess
 import uuid
 
 import glanceclient
@@ -27,6 +28,7 @@ from nova_fpga.bitstream import footprint as fp
 from nova_fpga import catalogue
 from nova_fpga.contract import shell
 from nova_fpga.contract import traits
+from nova_fpga_devtools.localcloud.process import BIN
 from tests.agent.conftest import module_for
 from tests.unit.bitstream import mutate
 from tests.unit.bitstream import realfiles
@@ -139,6 +141,36 @@ def test_bad_imports_are_refused_and_leave_nothing(glance, bob, tmp_path,
     assert not any(k.startswith('trait:') for k in image['properties'])
     assert 'fpga_footprint' not in image['properties']
     assert stray_files(glance, image['id']) == []
+
+
+def test_wait_import_ends_with_glances_verdict_and_its_exit_status(
+        glance, bob, tmp_path):
+    """openstack image create --import returns before the import runs, exit
+    0 either way; nova-fpga-bitstream wait-import, with the same
+    credentials, waits for the verdict: exit 0 and the derived properties
+    for a bitstream Glance took, exit 1 and Glance's reason for one it
+    refused.
+    """
+    wait = [str(BIN / 'nova-fpga-bitstream'), 'wait-import', '--timeout',
+            '120']
+    for name, data, status, shown in (
+            ('good', module_for('rp0'), 0, 'active: fpga_bitstream=partial'),
+            ('7z010', module_for('rp0', part='7z010clg400'), 1,
+             'import refused: bitstream for xc7z010, but shell %s is on '
+             'xc7z020' % SHELL)):
+        name = 'wait-%s-%s' % (name, uuid.uuid4().hex[:6])
+        created = bob.run(
+            'image', 'create', name, '--file', write(tmp_path, name, data),
+            '--disk-format', 'raw', '--container-format', 'bare', '--import',
+            '--property', 'fpga_shell_id=%s' % SHELL)
+        assert created.returncode == 0     # whatever Glance will decide
+        out = subprocess.run(wait + [name], env=bob.env, capture_output=True,
+                             text=True, timeout=180)
+        assert out.returncode == status, out.stdout + out.stderr
+        assert shown in out.stdout, out.stdout
+    out = subprocess.run(wait + ['no-such-image'], env=bob.env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and 'no-such-image' in out.stderr
 
 
 def test_unregistered_shell_is_refused(glance, bob, tmp_path):

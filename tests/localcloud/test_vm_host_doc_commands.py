@@ -291,7 +291,8 @@ STEPS = [
     Doc('openstack image create vtc-bitstream --file vtc_rp1.bit '
         '--disk-format raw --container-format bare --import --property '
         'fpga_shell_id=SHELL_UUID', BOB),
-    _wait_import('vtc-bitstream'),
+    Doc('nova-fpga-bitstream wait-import vtc-bitstream', BOB,
+        expect=r'vtc-bitstream \(.*\): active: fpga_bitstream=partial'),
     Doc('openstack image show vtc-bitstream -c status -c properties', BOB,
         expect='active'),
     _delete_images('vtc-bitstream', BOB),

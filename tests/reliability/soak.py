@@ -12,8 +12,9 @@
 
 """The soak: create/delete cycles, several at a time, mixed images (one in
 ten the bad image, whose servers must fail cleanly), then the invariant
-checker, and every long-running process's resident memory before and
-after.
+checker, and every long-running process's resident memory: sampled every
+SAMPLE_EVERY cycles, its growth after the first WARM_UP cycles as a slope
+(least squares, MB per 100 cycles) against the goal of MAX_SLOPE_MB.
 
 ``make soak`` runs 500 cycles, 10 at a time, on a cloud of its own with
 five boards (ten regions); tests/reliability/test_soak.py a short one on
@@ -43,6 +44,28 @@ MIX = ['rel-loopback-rp0', 'rel-loopback-rp1', 'rel-vtc-rp1',
        'rel-loopback-rp0', 'rel-loopback-rp1', 'rel-vtc-rp1',
        'rel-loopback-rp0', 'rel-loopback-rp1', 'rel-vtc-rp1', workload.BAD]
 NO_HOST = 'No valid host was found'
+#: resident memory sampled every this many finished cycles
+SAMPLE_EVERY = 50
+#: cycles before a process's growth counts (caches, pools, imports)
+WARM_UP = 100
+#: the goal: growth per 100 cycles after warm-up, per process, MB
+MAX_SLOPE_MB = 1.0
+
+
+def slope(samples):
+    """Least-squares slope of [(cycle, KiB)], in MB per 100 cycles (None
+    with fewer than two samples).
+    """
+    if len(samples) < 2:
+        return None
+    n = len(samples)
+    mx = sum(c for c, _ in samples) / n
+    my = sum(k for _, k in samples) / n
+    sxx = sum((c - mx) ** 2 for c, _ in samples)
+    if not sxx:
+        return None
+    sxy = sum((c - mx) * (k - my) for c, k in samples)
+    return sxy / sxx * 100 / 1024
 
 
 class Soak:
@@ -60,6 +83,10 @@ class Soak:
         self.outcomes = {}
         self.problems = []
         self._lock = threading.Lock()
+        self._done = 0
+        self._checker = None
+        #: [(cycles finished, {process: KiB})]
+        self.samples = []
 
     def _count(self, key):
         with self._lock:
@@ -101,10 +128,19 @@ class Soak:
             with self._lock:
                 self.problems.append('cycle %d (%s): %s: %s' % (
                     index, image, type(exc).__name__, exc))
+        with self._lock:
+            self._done += 1
+            done = self._done
+        if done % SAMPLE_EVERY == 0:
+            rss = self._checker.rss_kib()
+            with self._lock:
+                self.samples.append((done, rss))
 
     def run(self, checker):
         """{figure: value} of the soak; checker's invariants at the end."""
         before = checker.rss_kib()
+        self._checker = checker
+        self.samples = [(0, before)]
         began = time.monotonic()
         plan = zip(range(self.cycles), itertools.cycle(MIX))
         with concurrent.futures.ThreadPoolExecutor(self.concurrency) as pool:
@@ -116,7 +152,18 @@ class Soak:
                 'seconds': seconds, 'outcomes': self.outcomes,
                 'problems': self.problems, 'violations': violations,
                 'rss_kib': {name: (before.get(name, 0), after.get(name, 0))
-                            for name in sorted(set(before) | set(after))}}
+                            for name in sorted(set(before) | set(after))},
+                'rss_samples': sorted(self.samples, key=lambda s: s[0])}
+
+
+def slopes(figures):
+    """{process: MB per 100 cycles after WARM_UP} from the samples (None
+    where fewer than two samples are past warm-up).
+    """
+    names = sorted({n for _, rss in figures['rss_samples'] for n in rss})
+    return {name: slope([(c, rss[name]) for c, rss in figures['rss_samples']
+                         if c >= WARM_UP and name in rss])
+            for name in names}
 
 
 def summary(figures):
@@ -141,13 +188,32 @@ def summary(figures):
     lines.append('    %-36s %7.1f -> %7.1f (%+.1f)' % (
         'all', total[0] / 1024, total[1] / 1024,
         (total[1] - total[0]) / 1024 * 100 / cycles))
+    found = slopes(figures)
+    lines.append('  RSS growth after the first %d cycles (sampled every %d; '
+                 'least squares), MB per 100 cycles; goal <= %.1f:' % (
+                     WARM_UP, SAMPLE_EVERY, MAX_SLOPE_MB))
+    for name, value in found.items():
+        if value is None:
+            shown = 'too few samples'
+        else:
+            shown = '%+.2f' % value
+            if value > MAX_SLOPE_MB:
+                shown += '  OVER THE GOAL'
+        lines.append('    %-36s %s' % (name, shown))
     return lines
+
+
+def over_goal(figures):
+    """The processes whose growth after warm-up is over the goal."""
+    return sorted(name for name, value in slopes(figures).items()
+                  if value is not None and value > MAX_SLOPE_MB)
 
 
 def main(argv=None):
     """make soak: a cloud of its own (private MariaDB and RabbitMQ, boards
     boards), the soak, its figures; the cloud stopped and purged after.
-    Exits 1 when a cycle failed uncleanly or an invariant was violated.
+    Exits 1 when a cycle failed uncleanly, an invariant was violated or a
+    process grew more than the goal after warm-up.
     """
     from nova_fpga_devtools.localcloud import stack as localstack
     from tests.reliability import conftest
@@ -172,7 +238,8 @@ def main(argv=None):
         finally:
             cloud.down(purge=True)
     print('\n'.join(summary(figures)))
-    return 1 if figures['problems'] or figures['violations'] else 0
+    return 1 if figures['problems'] or figures['violations'] or \
+        over_goal(figures) else 0
 
 
 if __name__ == '__main__':

@@ -27,3 +27,29 @@ def test_a_short_soak_leaks_nothing(fault_cloud, checker, images, report):
     assert not figures['problems'], figures['problems']
     assert not figures['violations'], figures['violations']
     assert sum(figures['outcomes'].values()) == CYCLES, figures['outcomes']
+
+
+def test_growth_is_the_slope_after_warm_up():
+    """A process that grows during warm-up and then stays is within the
+    goal; one that grows 1 MiB every 50 cycles after it (2 MB per 100) is
+    over it; the summary says which.
+    """
+    mib = 1024
+    samples = [(0, {'agent': 60 * mib, 'api': 100 * mib})]
+    for cycle in range(50, 501, 50):
+        samples.append((cycle, {
+            'agent': (70 if cycle >= 100 else 65) * mib,
+            'api': 100 * mib + (cycle - 100) // 50 * mib + (
+                200 if cycle == 300 else 0)}))
+    figures = {'cycles': 500, 'concurrency': 10, 'seconds': 1.0,
+               'outcomes': {}, 'problems': [], 'violations': [],
+               'rss_kib': {n: (samples[0][1][n], samples[-1][1][n])
+                           for n in ('agent', 'api')},
+               'rss_samples': samples}
+    found = soak.slopes(figures)
+    assert found['agent'] == 0
+    assert 1.9 < found['api'] < 2.1
+    assert soak.over_goal(figures) == ['api']
+    text = '\n'.join(soak.summary(figures))
+    assert 'OVER THE GOAL' in text.split('api')[-1]
+    assert soak.slope([(100, 5)]) is None

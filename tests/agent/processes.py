@@ -66,7 +66,8 @@ class AgentProcess:
 
     def datamover_log(self):
         """What the agent's data mover logged (it writes its own log in
-        [agent] state_dir, DataPath.log_path)."""
+        [agent] state_dir, DataPath.log_path).
+        """
         path = self.state_dir / 'datamover.log'
         return path.read_text() if path.exists() else ''
 

@@ -41,6 +41,10 @@ REALDATA_BITSTREAMS = nova_fpga_devtools.REALDATA / 'bitstreams'
 #: the files the demo replays from a --pcaps directory (the reader takes both)
 CAPTURE_PATTERNS = ('*.pcap', '*.pcapng')
 SERVER = 'vtc1'
+#: on a --vm-host cloud the vTC server's networks: (name, subnet), in
+#: first; and the switch port the scenario's traffic enters by
+NETWORKS = (('scenario-in', '10.78.0.0/24'), ('scenario-out', '10.78.1.0/24'))
+SOURCE_PORT = 'scenario-src'
 #: the sample bitstream images: (name, module built for the region, the
 #: region) or (name, None, a real partial's path in the project's data)
 SAMPLES = (
@@ -117,10 +121,11 @@ class Scenario:
                           / 'pynq_atk_2.5.6' / 'ov5640_lcd_7010.bit',
                           expect_refusal=True)
 
+        nics = self.server_nics()
         self.say('The vTC as a server: placement and the scheduler pick a '
                  'board with a free, compatible region')
         self.run('openstack', 'server', 'create', '--image', 'vtc-bitstream',
-                 '--flavor', conventions.FLAVOR_NAME, '--nic', 'none',
+                 '--flavor', conventions.FLAVOR_NAME, *nics,
                  SERVER, '--wait', quiet=True)
         try:
             self.run_server(captures)
@@ -145,11 +150,15 @@ class Scenario:
                  % (SERVER, server['status'], board, region))
         self.run('nova-fpga-demo', '--state-dir', self.stack.dir, 'status')
 
-        self.say('Real traffic into board %s\'s data interface, VLAN %d '
-                 '(region %s)' % (board, self.manifest.region(region).vlan,
-                                  region))
-        replayed = self.run('nova-fpga-demo', '--state-dir', self.stack.dir,
-                            'replay', board, region, *captures)
+        if self.stack.vm_host_name:
+            replayed = self.replay_through_switch(board, captures)
+        else:
+            self.say('Real traffic into board %s\'s data interface, VLAN %d '
+                     '(region %s)' % (board, self.manifest.region(region).vlan,
+                                      region))
+            replayed = self.run('nova-fpga-demo', '--state-dir',
+                                self.stack.dir, 'replay', board, region,
+                                *captures)
         sent = int(re.search(r'sent (\d+) frames', replayed.stdout).group(1))
         self.say('What the vTC classified')
         self.stack.wait_for_frames(board, region, server['id'], sent)
@@ -195,6 +204,49 @@ class Scenario:
                  'properties and placement traits')
         for name in wanted:
             self.import_image(name, built[name])
+
+    def server_nics(self):
+        """The vTC server's --nic options: none where each board's data
+        interface is a veth the scenario replays into; on a --vm-host
+        cloud, where frames reach a board only through the top-of-rack
+        switch on a tenant VLAN, the networks in and out (made once).
+        """
+        if not self.stack.vm_host_name:
+            return ['--nic', 'none']
+        self.say('Two networks for the vTC: on this cloud frames reach a '
+                 'board through the top-of-rack switch, on the VLAN of a '
+                 'network its server has a port on')
+        existing = {network['Name'] for network in self.json(
+            'openstack', 'network', 'list')}
+        for name, cidr in NETWORKS:
+            if name not in existing:
+                self.run('openstack', 'network', 'create', name)
+                self.run('openstack', 'subnet', 'create', '--network', name,
+                         '--subnet-range', cidr, '--no-dhcp', name)
+        return [arg for name, _ in NETWORKS
+                for arg in ('--nic', 'net-id=%s' % name)]
+
+    def replay_through_switch(self, board, captures):
+        """The captures into an access port of the network in on the
+        switch (a namespace of its own, removed after), to the broadcast
+        address; the switch carries them to the board on in's VLAN.
+        """
+        network = self.json('openstack', 'network', 'show', NETWORKS[0][0])
+        vlan = network['provider:segmentation_id']
+        switch = self.stack.tor()
+        space = 'nfpga-%s-src' % self.stack._tag()
+        self.say('Real traffic into an access port of network %s (VLAN %d) '
+                 'on the top-of-rack switch, which carries it to board %s'
+                 % (NETWORKS[0][0], vlan, board))
+        interface = switch.add_port(SOURCE_PORT, netns=space)
+        try:
+            switch.allow_vlan(SOURCE_PORT, vlan, untagged=True)
+            return self.run('ip', 'netns', 'exec', space, sys.executable,
+                            '-m', 'nova_fpga_devtools.localcloud.traffic',
+                            '--broadcast', interface, *captures)
+        finally:
+            switch.remove_port(SOURCE_PORT)
+            subprocess.run(['ip', 'netns', 'del', space], check=False)
 
     def clean_up_earlier_run(self):
         servers = self.json('openstack', 'server', 'list', '--name',

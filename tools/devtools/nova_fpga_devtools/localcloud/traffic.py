@@ -19,6 +19,7 @@ frames, exactly as a switch port in VLAN mode would deliver it.  Captures
 are read as the Ethernet frames a board receives (nova_fpga_devtools.captures:
 loopback, raw IP and cooked captures included).
 """
+import argparse
 import collections
 import struct
 
@@ -46,12 +47,44 @@ def send(frames, interface, vlan=None):
            for f in frames], iface=interface, verbose=False)
 
 
-def replay(paths, interface, vlan):
-    """Send every frame of the captures, tagged with vlan, out of
-    interface.
+BROADCAST = b'\xff' * 6
+
+
+def replay(paths, interface, vlan, broadcast=False):
+    """Send every frame of the captures, tagged with vlan (None: as they
+    are), out of interface; broadcast: to the Ethernet broadcast address
+    (into a learning switch's access port: a capture holds both ends of its
+    flows, so the switch would keep frames to its addresses at the source's
+    own port).
     """
     read = [captures.read_capture(path) for path in paths]
     frames = [frame for capture in read for frame in capture.frames]
+    if broadcast:
+        frames = [BROADCAST + frame[6:] for frame in frames]
     send(frames, interface, vlan)
     return Replayed(len(frames), sum(len(f) for f in frames),
                     [c.cut_short for c in read if c.cut_short])
+
+
+def main(argv=None):
+    """python -m nova_fpga_devtools.localcloud.traffic INTERFACE CAPTURE...:
+    the captures out of an interface of this namespace (the demo scenario
+    runs it in a switch port's namespace on a --vm-host cloud).
+    """
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument('interface')
+    parser.add_argument('captures', nargs='+')
+    parser.add_argument('--vlan', type=int, default=None)
+    parser.add_argument('--broadcast', action='store_true')
+    args = parser.parse_args(argv)
+    replayed = replay(args.captures, args.interface, args.vlan,
+                      args.broadcast)
+    for cut_short in replayed.cut_short:
+        print(cut_short)
+    print('sent %d frames (%d bytes) of %d capture(s) out of %s' % (
+        replayed.frames, replayed.bytes, len(args.captures), args.interface))
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

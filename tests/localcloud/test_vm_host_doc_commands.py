@@ -33,6 +33,7 @@ import time
 import pytest
 
 from nova_fpga import catalogue
+from nova_fpga.contract import placement
 from nova_fpga.contract import shell
 from nova_fpga_devtools.localcloud import keystone as localkeystone
 from nova_fpga_devtools.localcloud import process
@@ -42,6 +43,8 @@ from tests.conftest import ROOT
 from tests.localcloud.demo_cloud import demo
 
 REFERENCE = shell.load(shell.REFERENCE)
+#: the region's resource class, as the quota guide's commands name it
+REGION_RC = placement.REGION_RESOURCE_CLASS
 
 #: the synopsis lines of the demo cloud's page (a literal block, no prompt)
 SYNOPSIS = re.compile(r'^\s+(nova-fpga-demo \S.*?)(?:\s{2,}#.*)?$')
@@ -244,10 +247,10 @@ def _fresh_region_limits(run):
     """
     # keystone keeps a registered limit while a project's limit uses it
     for limit in run.json('openstack limit list --resource-name '
-                          'class:CUSTOM_FPGA_REGION'):
+                          'class:%s' % REGION_RC):
         run('openstack limit delete %s' % limit['ID'])
     for limit in run.json('openstack registered limit list --resource-name '
-                          'class:CUSTOM_FPGA_REGION'):
+                          'class:%s' % REGION_RC):
         run('openstack registered limit delete %s' % limit['ID'])
 
 
@@ -348,9 +351,9 @@ STEPS = [
     Doc('nova-fpga-manage board undrain board0'),
     _fresh_region_limits,
     Doc('openstack registered limit create --service nova --region '
-        'RegionOne --default-limit 10 class:CUSTOM_FPGA_REGION'),
+        'RegionOne --default-limit 10 class:%s' % REGION_RC),
     Doc('openstack limit create --service nova --region RegionOne '
-        '--project demo --resource-limit 1 class:CUSTOM_FPGA_REGION'),
+        '--project demo --resource-limit 1 class:%s' % REGION_RC),
     # installing a board: the shell's device tree overlay
     Doc('nova-fpga-dt nova_fpga/contract/shells/reference_xc7z020.json -o '
         'shell.dtso'),

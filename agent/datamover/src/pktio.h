@@ -88,8 +88,8 @@ void pktio_close(struct pktio *p);
  * next pktio_rx() (its destination is full for now: the RX ring holds it). */
 typedef int (*pktio_rx_fn)(void *ctx, const uint8_t *frame, uint32_t len,
 			    int tci, uint32_t wire_len);
-/* Process up to max_blocks ready blocks (V2: max_blocks x PKTIO_V2_BATCH
- * frames); returns frames seen. */
+/* Process up to max_blocks ready blocks (V2 and XDP: max_blocks x
+ * PKTIO_V2_BATCH frames); returns frames seen. */
 #define PKTIO_V2_BATCH 32
 unsigned pktio_rx(struct pktio *p, unsigned max_blocks, pktio_rx_fn fn, void *ctx);
 /* a ready block is waiting (no system call) */
@@ -98,7 +98,7 @@ int pktio_rx_ready(const struct pktio *p);
 uint8_t *pktio_tx_alloc(struct pktio *p, uint32_t len);
 void pktio_tx_commit(struct pktio *p, uint32_t len);
 void pktio_tx_flush(struct pktio *p);
-/* PACKET_STATISTICS: drops since the last call */
+/* drops since the last call (PACKET_STATISTICS; XDP_STATISTICS) */
 unsigned pktio_kernel_drops(struct pktio *p);
 
 #endif

@@ -74,6 +74,8 @@ int xsk_open(struct xsk *x, const char *ifname, unsigned queue, int mode,
 	     unsigned frames, char *err, size_t errlen);
 void xsk_close(struct xsk *x);
 
+/* pktio.h's interface for one AF_XDP socket (pktio.c dispatches to it);
+ * the frame callback has no tag argument: XDP leaves the tag in the data */
 typedef int (*xsk_rx_fn)(void *ctx, const uint8_t *frame, uint32_t len);
 /* up to max frames; a nonzero return of fn stops there and the frame is
  * offered again next time */

@@ -120,6 +120,21 @@ DATAPATH_OPTS = [
                     'AmbientCapabilities), no other XDP program on the '
                     'interface, and VLAN stripping off (ethtool -K IF '
                     'rxvlan off).'),
+    cfg.StrOpt('rx_ring', default='v3',
+               choices=[('v3', 'TPACKET_V3: 128 blocks of 32 KiB, each '
+                         'handed over full or after 1 ms; the most frames '
+                         'a second, but a slow sender fills a block with a '
+                         'few frames, so a stalled ring holds about 128 ms '
+                         'of its traffic'),
+                        ('v2', 'TPACKET_V2: 2,048 slots of one frame each '
+                         '(20 MiB): holds 2,048 frames at any pace')],
+               help='The af_packet receive ring. While a region\'s DMA ring '
+                    'is full (see ring_full_wait_us) the data interface\'s '
+                    'receive ring holds what arrives; once it is full the '
+                    'kernel drops frames (the mover\'s kernel_drops '
+                    'counter). v3 suits a board at line rate; v2 suits '
+                    'bursts into slow (emulated) modules. Ignored with '
+                    'packet_io = af_xdp.'),
     cfg.FloatOpt('start_timeout', default=10.0, min=0.1,
                  help='Seconds a newly started mover may take to answer on '
                       'its control socket.'),
@@ -227,6 +242,8 @@ class DataPath:
                 '--stall-us', str(self.conf.dataplane.ring_full_wait_us)]
         if self.conf.dataplane.packet_io == 'af_xdp':
             args += ['--io', 'xdp']
+        else:
+            args += ['--rx-ring', self.conf.dataplane.rx_ring]
         for r in self.regions:
             args += ['--region', '%s,regs=%s,irq=%s,buf=%s,phys=0x%x,size=%d'
                      % (r.name, r.regs, r.irq, r.buf, r.phys, r.size)]

@@ -102,6 +102,7 @@ def dataplane_options(tmp_path, board_if, netns, board='dp0'):
             # simulation speed, on a host the tests share
             ('dataplane', 'ring_full_wait_us'):
                 localboards.EMULATED_RING_FULL_WAIT_US,
+            ('dataplane', 'rx_ring'): localboards.EMULATED_RX_RING,
             (privsep.datapath_pctxt.cfg_section, 'helper_command'):
                 '%s --config-file %s' % (fakekernel.HELPER,
                                          tmp_path / ('%s.conf' % board))}

@@ -101,7 +101,7 @@ def arguments(board, **changed):
              '--counters': datapath.counters_path(conf),
              '--control': datapath.control_path(conf),
              '--state': datapath.state_path(conf),
-             '--stall-us': '2000',
+             '--stall-us': '2000', '--rx-ring': 'v3',
              '--region': 'rp0,regs=%s,irq=%s,buf=%s,phys=0x%x,size=%d' % (
                  r.regs, r.irq, r.buf, r.phys, r.size)}
     given.update(changed)
@@ -226,7 +226,7 @@ def test_the_agent_says_why_a_mover_it_had_started_did_not_start(
         interface=board.interface, netns=board.netns, mover_binary=None,
         control_socket=None, counters_file=None, state_file=None,
         ring_full_wait_us=2000, start_timeout=10.0,
-        packet_io='af_packet')
+        packet_io='af_packet', rx_ring='v3')
     backend = types.SimpleNamespace(datapath_regions=lambda: [
         base.DmaRegion('rp0', str(bad), r.irq, r.buf, r.phys, r.size)])
     path = datapath.DataPath(conf, backend)
@@ -265,9 +265,10 @@ def test_refuses_a_log_outside_the_state_dir(board, where):
     {'--region': 'rp0,regs=/etc/passwd,buf=/etc/passwd,phys=0x0,size=4096'},
     {'--region': 'rp0,regs=/dev/shm/x,mode=y'},
     {'--io': 'dpdk'},
+    {'--rx-ring': 'v1'},
 ], ids=['counters-elsewhere', 'state-elsewhere', 'control-elsewhere',
         'other-option', 'no-interface', 'device-node', 'not-an-engine-file',
-        'unknown-key', 'unknown-io'])
+        'unknown-key', 'unknown-io', 'unknown-rx-ring'])
 def test_refuses_arguments_other_than_the_daemons_own(board, changed):
     with pytest.raises(netns.Refused):
         netns.start_mover(board.netns, arguments(board, **changed),

@@ -19,10 +19,12 @@ decoupler).
 import contextlib
 import os
 import secrets
+import signal
 import socket
 import struct
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -59,17 +61,20 @@ def _library(module):
 
 
 @contextlib.contextmanager
-def _path(link, module, axil=(), stall_us=2000):
+def _path(link, module, axil=(), stall_us=2000, rx_ring='v3',
+          engines=None, size=16 << 20):
     """nova-fpga-sgemu --module behind the mover in the board namespace;
     stall_us: the mover's --stall-us (how long a frame waits for a full
-    region ring before the region's frames are dropped).
+    region ring before the region's frames are dropped); rx_ring: its
+    --rx-ring; engines: a list the engine's process is put in; size: the
+    region's DMA buffer (16 MiB: 512 descriptors a ring).
     """
     netns, board_if, peer_if = link
     subprocess.run(['make', '-C', str(SRC)], check=True, capture_output=True)
     shm = '/dev/shm/nfdv-%s' % secrets.token_hex(3)
     regs, buf, irq = shm + '-regs', shm + '-buf', shm + '-irq'
     counters, control = shm + '-counters', shm + '-control'
-    size, phys = 16 << 20, 0x1F000000
+    phys = 0x1F000000
     engine = mover = capture = None
     try:
         engine = subprocess.Popen(
@@ -79,6 +84,8 @@ def _path(link, module, axil=(), stall_us=2000):
              *[a for address, value in axil
                for a in ('--axil', '0x%x=0x%x' % (address, value))]],
             stderr=subprocess.PIPE, text=True)
+        if engines is not None:
+            engines.append(engine)
         _wait_for(lambda: os.path.exists(irq) or engine.poll() is not None,
                   'the emulated engine', 60)
         assert engine.poll() is None, engine.stderr.read()
@@ -89,7 +96,7 @@ def _path(link, module, axil=(), stall_us=2000):
              '--region', 'r0,regs=%s,buf=%s,phys=%s,size=%d,irq=%s'
              % (regs, buf, hex(phys), size, irq),
              '--route', '%d:r0:%d' % (INGRESS, EGRESS),
-             '--stall-us', str(stall_us)],
+             '--stall-us', str(stall_us), '--rx-ring', rx_ring],
             stderr=subprocess.PIPE, text=True)
         _wait_for(lambda: os.path.exists(control) or mover.poll() is not None,
                   'the mover')
@@ -180,6 +187,47 @@ def test_a_full_ring_without_waiting_drops_and_counts_every_frame(link):
         r0 = datamover.Counters(counters).read()['regions']['r0']
         assert r0['drop_ring_full'] > 0
         assert r0['frames_out'] == r0['frames_in'] == len(capture.frames)
+
+
+@pytest.mark.parametrize('rx_ring', ['v2', 'v3'])
+def test_a_slow_burst_into_a_stalled_region_waits_in_a_v2_ring(link,
+                                                               rx_ring):
+    """The receive ring that holds a burst while the region's ring is
+    full ([dataplane] rx_ring; the emulated boards take v2): frames at a
+    replay's pace (one every 1.5 ms), the engine stopped.  A V2 ring's
+    2,048 slots hold all 600; a V3 block is handed over after 1 ms with
+    the one or two frames it got, so its 128 blocks fill and the kernel
+    drops the rest (counted: kernel_drops), the demo's 50 lost frames.
+    """
+    frames = [_frame(INGRESS, PRIO, 200, seed) for seed in range(600)]
+    engines = []
+    # a 1 MiB buffer: 32 descriptors a ring, so the region takes 31
+    with _path(link, LOOPBACK, stall_us=60000000, rx_ring=rx_ring,
+               engines=engines, size=1 << 20) as (sock, capture, counters):
+        engines[0].send_signal(signal.SIGSTOP)
+        try:
+            for frame in frames:
+                sock.send(frame)
+                time.sleep(0.0015)
+        finally:
+            engines[0].send_signal(signal.SIGCONT)
+
+        def settled():
+            state = datamover.Counters(counters).read()
+            r0 = state['regions']['r0']
+            return (r0['frames_in'] + state['global']['kernel_drops']
+                    == len(frames) and len(capture.frames) == r0['frames_in']
+                    == r0['frames_out'])
+        _wait_for(settled, 'the burst to settle', 120)
+        state = datamover.Counters(counters).read()
+        assert state['regions']['r0']['drop_ring_full'] == 0
+        drops = state['global']['kernel_drops']
+        if rx_ring == 'v2':
+            assert drops == 0
+            assert capture.frames == [_retagged(f, EGRESS, PRIO)
+                                      for f in frames]
+        else:
+            assert drops > 0
 
 
 def test_jumbo_frame_through_the_verilated_loopback(link):

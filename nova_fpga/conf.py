@@ -95,8 +95,12 @@ ZYNQ_OPTS = [
                     'board keeps its providers while its agent is silent.'),
     cfg.IntOpt('rpc_timeout', default=10, min=1,
                help='Seconds to wait for an agent\'s answer to describe, '
-                    'power, unload and stats calls. A board that does not '
-                    'answer is reported down and its regions reserved.'),
+                    'power, unload and stats calls, and to the health call '
+                    'a create makes before its load (unless the agent '
+                    'answered within the last second). A board that does '
+                    'not answer is reported down and its regions reserved; '
+                    'a create it does not answer is rescheduled to another '
+                    'board.'),
     cfg.IntOpt('report_timeout', default=25, min=0,
                help='Seconds without a state report or an answer from a '
                     'board\'s agent (agents report every [agent] '

@@ -414,7 +414,8 @@ class ZynqDriver(driver.ComputeDriver):
         except catalogue.SettingError as exc:
             raise exception.BuildAbortException(
                 instance_uuid=instance.uuid, reason=str(exc))
-        silence = board.silence(CONF.zynq.report_timeout)
+        silence = board.silence(CONF.zynq.report_timeout) or \
+            self._unanswered(context, board)
         if silence:
             # the agent's reports stopped: no load call to wait on, and
             # another board may well take the server (nova reschedules
@@ -444,6 +445,24 @@ class ZynqDriver(driver.ComputeDriver):
                  instance.image_ref, board.name, region, instance=instance)
         if not power_on:
             self._power(instance, False)
+
+    def _unanswered(self, context, board):
+        """Why the board's agent cannot take a load now, or None: unless
+        it answered within the last second, a health call (no lock of the
+        agent's, a few milliseconds) with [zynq] rpc_timeout.  An agent
+        that died since its last report is found here, in rpc_timeout,
+        not by the load's [zynq] load_timeout.
+        """
+        silent = board.silent_for()
+        if silent is not None and silent < zboards.ANSWER_FRESH_SECONDS:
+            return None
+        try:
+            self._boards.client.health(agents.rpc_context(context),
+                                       board.name)
+        except zboards.UNREACHABLE:
+            return ('board %s does not answer: no answer from its agent '
+                    'within %d s' % (board.name, CONF.zynq.rpc_timeout))
+        return None
 
     def _allocated_region(self, context, instance, allocations):
         """(board, region name) of the region placement allocated to the

@@ -15,7 +15,9 @@ than [zynq] report_timeout) through nova's real scheduler and compute
 manager: a create the scheduler still sends there is rescheduled to
 another board at once, with no load call to wait [zynq] load_timeout for,
 and with no other board left it ends in ERROR saying which board does not
-answer (issue 33).
+answer (issue 33).  A create sent there before its silence shows (the agent
+died since its last report) is turned away by the health call before the
+load, in [zynq] rpc_timeout.
 """
 import time
 
@@ -75,6 +77,29 @@ class SilentBoardTest(base.ZynqTestBase):
         # without a load call
         self.assertIn('board %s does not answer: no state report from its '
                       'agent for' % silent, self.stdlog.logger.output)
+
+    def test_a_create_right_after_the_agent_died_goes_elsewhere(self):
+        """No wait for the silence: the agent is stopped and the create
+        follows at once, its board's last report still fresh (report
+        timeout far off); the health call before the load finds it
+        silent within rpc_timeout.
+        """
+        # a load waited for would take a minute
+        self.flags(report_timeout=3600, rpc_timeout=2, load_timeout=60,
+                   group='zynq')
+        image = self.region_image('rp1')
+        dead = self.cached_on(image)
+        other = [b for b in self.BOARDS if b != dead][0]
+        self.cloud.stop(dead)
+        started = time.monotonic()
+        server = self.boot(image)
+        took = time.monotonic() - started
+        self.assertEqual(other,
+                         server['OS-EXT-SRV-ATTR:hypervisor_hostname'])
+        self.assertIn('board %s does not answer: no answer from its agent '
+                      'within 2 s' % dead, self.stdlog.logger.output)
+        # load_timeout is an hour here: no load was waited for
+        self.assertLess(took, 30)
 
     def test_with_every_board_silent_the_server_fails_saying_why(self):
         image = self.region_image('rp1')

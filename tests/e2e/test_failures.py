@@ -60,6 +60,20 @@ def test_a_dead_board_keeps_its_servers_and_new_ones_go_elsewhere(
     os.kill(killed, signal.SIGKILL)
     try:
         wait_until(lambda: not alive(killed), 10, 'agent %d gone' % killed)
+        # at once, the board's last report still fresh: ACTIVE on the other
+        # board within 30 s (the driver's health call before a load turns
+        # the dead board away in [zynq] rpc_timeout), not load_timeout
+        started = time.monotonic()
+        right_after = servers.create('e2e-right-after',
+                                     images['e2e-loopback-rp1'])
+        took = time.monotonic() - started
+        shown = servers.show(right_after)
+        assert shown['OS-EXT-SRV-ATTR:hypervisor_hostname'] == other, shown
+        assert took < 30, took
+        report('a create right after the SIGKILL of board %s\'s agent: '
+               'ACTIVE on %s in %.1f s' % (board, other, took))
+        servers.cli.run('server', 'delete', '--wait', right_after)
+        servers.ids.remove(right_after)
         shown = servers.wait_for(
             first, lambda s: s['OS-EXT-STS:power_state'] == NOSTATE,
             timeout=60)

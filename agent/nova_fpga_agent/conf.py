@@ -25,6 +25,7 @@ from oslo_privsep import priv_context
 from nova_fpga.contract import agent_api
 from nova_fpga import optgroups
 from nova_fpga_agent import datapath
+from nova_fpga_agent import memory
 from nova_fpga_agent import privsep
 
 agent_group = cfg.OptGroup('agent', title='Board agent')
@@ -135,6 +136,8 @@ WATCHDOG_OPTS = [
 
 def register_opts(conf):
     optgroups.register(conf, agent_group, AGENT_OPTS + ROOT_OPTS)
+    memory.register_opts(conf, agent_group)
+    memory.rpc_thread_default(conf)
     datapath.register_opts(conf)
     optgroups.register(conf, watchdog_group, WATCHDOG_OPTS)
 
@@ -163,7 +166,7 @@ def _privileged_opts(caps):
 
 def list_opts():
     """For oslo-config-generator (entry point oslo.config.opts)."""
-    return [(agent_group, AGENT_OPTS + ROOT_OPTS),
+    return [(agent_group, AGENT_OPTS + ROOT_OPTS + memory.MEMORY_OPTS),
             (datapath.datapath_group, datapath.DATAPATH_OPTS),
             (watchdog_group, WATCHDOG_OPTS),
             (privsep.board_pctxt.cfg_section,

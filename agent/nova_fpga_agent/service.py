@@ -36,6 +36,7 @@ from nova_fpga_agent import backends
 from nova_fpga_agent import cache
 from nova_fpga_agent import conf as agent_conf
 from nova_fpga_agent import datapath as dp
+from nova_fpga_agent import memory
 from nova_fpga_agent import msglimit
 from nova_fpga_agent import regions
 from nova_fpga_agent import rpc
@@ -157,6 +158,7 @@ def main(argv=None):
     CONF(sys.argv[1:] if argv is None else argv, project='nova-fpga',
          prog='nova-fpga-agent')
     logging.setup(CONF, 'nova-fpga-agent')
+    memory.tune(CONF.agent)
     try:
         agent = Agent(CONF)
     except (mf.ManifestError, backends.base.BackendUnavailable,

@@ -421,6 +421,25 @@ def test_the_demo_replays_frames_as_read_and_reports_a_cut_file(
     assert cut_short.startswith('%s: the file ends inside' % null)
 
 
+def test_a_replay_leaves_out_frames_over_max_frame(tmp_path, monkeypatch):
+    """The scenario's replay into a tenant network's access port (max
+    frame: its MTU and the Ethernet header) sends the frames that fit,
+    broadcast, untagged, and counts those left out.
+    """
+    short = struct.pack('<I', 2) + IPV4_PACKET
+    long = struct.pack('<I', 2) + IPV4_PACKET + b'\0' * 100
+    path = write_pcap(tmp_path / 'mixed.pcap', 0, [short, long, short])
+    sent = []
+    monkeypatch.setattr(traffic, 'sendp',
+                        lambda packets, **kwargs: sent.extend(packets))
+    frame = ETHER_IPV4 + IPV4_PACKET
+    replayed = traffic.replay([path], 'peer0', None, broadcast=True,
+                              max_frame=len(frame))
+    assert replayed.frames == 2 and replayed.skipped == 1
+    assert [bytes(p) for p in sent] == [b'\xff' * 6 + frame[6:]] * 2
+    assert traffic.replay([path], 'peer0', None).skipped == 0
+
+
 def test_the_suites_read_through_the_capture_reader():
     assert vtc_captures.read_frames is captures.read_frames
     assert vtc_captures.CaptureError is captures.CaptureError

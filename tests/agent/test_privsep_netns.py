@@ -90,7 +90,8 @@ def _conf(board):
     return types.SimpleNamespace(
         agent=types.SimpleNamespace(state_dir=str(board.state_dir)),
         dataplane=types.SimpleNamespace(
-            control_socket=None, counters_file=None, state_file=None))
+            control_socket=None, counters_file=None, state_file=None,
+            runtime_dir=None))
 
 
 def arguments(board, **changed):
@@ -225,7 +226,7 @@ def test_the_agent_says_why_a_mover_it_had_started_did_not_start(
     conf.dataplane = types.SimpleNamespace(
         interface=board.interface, netns=board.netns, mover_binary=None,
         control_socket=None, counters_file=None, state_file=None,
-        ring_full_wait_us=2000, start_timeout=10.0,
+        runtime_dir=None, ring_full_wait_us=2000, start_timeout=10.0,
         packet_io='af_packet', rx_ring='v3')
     backend = types.SimpleNamespace(datapath_regions=lambda: [
         base.DmaRegion('rp0', str(bad), r.irq, r.buf, r.phys, r.size)])

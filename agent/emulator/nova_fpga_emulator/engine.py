@@ -175,18 +175,20 @@ def stop_all(state_dir, regions):
         Engine(state_dir, index, name).stop()
 
 
-def power_off(state_dir, control=None):
+def power_off(state_dir, control=None, runtime_dir=None):
     """An emulated board's end (its agent stopped): what outlives the
-    agent stops too, the data mover (over its control socket) and the
-    regions' engines, with their files.
+    agent stops too, the data mover (over its control socket, in
+    runtime_dir: the agent's [dataplane] runtime_dir) and the regions'
+    engines, with their files.
     """
     conf = types.SimpleNamespace(
-        dataplane=types.SimpleNamespace(control_socket=control),
+        dataplane=types.SimpleNamespace(
+            control_socket=control, counters_file=None,
+            runtime_dir=None if runtime_dir is None else str(runtime_dir)),
         agent=types.SimpleNamespace(state_dir=str(state_dir)))
     ctl = datamover.Control(datapath.control_path(conf), timeout=5)
     try:
-        pid = datamover.Counters(os.path.join(
-            str(state_dir), 'datamover.counters')).read()['pid']
+        pid = datamover.Counters(datapath.counters_path(conf)).read()['pid']
     except (OSError, ValueError, datamover.DataMoverError):
         pid = None
     try:

@@ -94,6 +94,13 @@ class Board:
         return self.dir / 'fakekernel'
 
     @property
+    def runtime_dir(self):
+        """The agent's [dataplane] runtime_dir: the mover's socket and
+        counters.
+        """
+        return self.dir / 'run'
+
+    @property
     def state_file(self):
         """The agent's region state (regions.json)."""
         return self.dir / 'state' / 'regions.json'
@@ -131,6 +138,9 @@ class Board:
             conf[('agent', 'sysfs_root')] = str(self.sysfs)
         conf[('dataplane', 'ring_full_wait_us')] = EMULATED_RING_FULL_WAIT_US
         conf[('dataplane', 'rx_ring')] = EMULATED_RX_RING
+        # the mover's socket and counters beside the state, not in it (a
+        # board's /run/nova-fpga)
+        conf[('dataplane', 'runtime_dir')] = str(self.runtime_dir)
         if self.options.get(('dataplane', 'netns')):
             # the data path's privileged helper starts the mover in the
             # board's namespace (privsep.netns; no sudo either)

@@ -917,7 +917,8 @@ class Stack:
             for name in self.boards:
                 # the board's data mover and emulated engines outlive its
                 # agent, as on a board: the board goes down with the cloud
-                engine.power_off(self.dir / 'boards' / name / 'state')
+                engine.power_off(self.dir / 'boards' / name / 'state',
+                                 runtime_dir=self.board(name).runtime_dir)
                 # a board on a fake kernel: its engines are the kernel's
                 engine.power_off(self.dir / 'boards' / name / 'fakekernel' /
                                  'board')

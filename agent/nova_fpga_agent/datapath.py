@@ -61,6 +61,8 @@ datapath_group = cfg.OptGroup(
          'agent starts (or adopts, after an agent restart) and programs '
          'with the regions\' VLANs; it keeps forwarding while the agent '
          'restarts.')
+#: the mover's --rx-ring values ([dataplane] rx_ring), the default first
+RX_RINGS = ('v3', 'v2')
 DATAPATH_OPTS = [
     cfg.StrOpt('interface',
                help='The data interface frames arrive on and leave by (PS '
@@ -126,14 +128,15 @@ DATAPATH_OPTS = [
                     'AmbientCapabilities), no other XDP program on the '
                     'interface, and VLAN stripping off (ethtool -K IF '
                     'rxvlan off).'),
-    cfg.StrOpt('rx_ring', default='v3',
-               choices=[('v3', 'TPACKET_V3: 128 blocks of 32 KiB, each '
+    cfg.StrOpt('rx_ring', default=RX_RINGS[0],
+               choices=[(RX_RINGS[0], 'TPACKET_V3: 128 blocks of 32 KiB, each '
                          'handed over full or after 1 ms; the most frames '
                          'a second, but a slow sender fills a block with a '
                          'few frames, so a stalled ring holds about 128 ms '
                          'of its traffic'),
-                        ('v2', 'TPACKET_V2: 2,048 slots of one frame each '
-                         '(20 MiB): holds 2,048 frames at any pace')],
+                        (RX_RINGS[1], 'TPACKET_V2: 2,048 slots of one '
+                         'frame each (20 MiB): holds 2,048 frames at any '
+                         'pace')],
                help='The af_packet receive ring. While a region\'s DMA ring '
                     'is full (see ring_full_wait_us) the data interface\'s '
                     'receive ring holds what arrives; once it is full the '

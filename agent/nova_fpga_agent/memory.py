@@ -23,7 +23,7 @@ freed pages stay with the process.  The agent caps both at start, and
 serves RPC with fewer threads than oslo.messaging's 64 (a board's calls
 are a few at a time: one load per region at most).  Measured on one
 agent process, 400 loads of a 682 kB bitstream over RabbitMQ: growth
-after the first 100 from 2.0 MB per 100 loads to 0.8.
+after the first 100 from 2.0 MB per 100 loads to 0.6.
 """
 import ctypes
 import ctypes.util

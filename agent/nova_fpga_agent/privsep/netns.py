@@ -59,10 +59,8 @@ _INTERFACE = re.compile(r'[^/\s]{1,15}')
 _FILE_ARGS = ('--counters', '--control', '--state')
 _REQUIRED_ARGS = ('--interface',) + _FILE_ARGS
 _ONCE_ARGS = _REQUIRED_ARGS + ('--stall-us', '--io', '--rx-ring')
-#: the mover's packet I/O ([dataplane] packet_io) and receive rings
-#: ([dataplane] rx_ring)
+#: the mover's packet I/O ([dataplane] packet_io)
 _IO = ('packet', 'xdp')
-_RX_RINGS = ('v2', 'v3')
 _REGION_FILES = ('regs', 'buf', 'irq')
 _REGION_KEYS = _REGION_FILES + ('phys', 'size')
 #: where the emulated engines' register files, buffers and interrupt
@@ -191,9 +189,9 @@ def _arguments(args):
             if value not in _IO:
                 raise Refused('--io %r: one of %s' % (value, ', '.join(_IO)))
         elif flag == '--rx-ring':
-            if value not in _RX_RINGS:
+            if value not in datapath.RX_RINGS:
                 raise Refused('--rx-ring %r: one of %s'
-                              % (value, ', '.join(_RX_RINGS)))
+                              % (value, ', '.join(datapath.RX_RINGS)))
         elif flag == '--stall-us':
             if not value.isdigit():
                 raise Refused('--stall-us %r: microseconds' % value)

@@ -32,6 +32,7 @@ import time
 import oslo_messaging as messaging
 
 from nova_fpga import deployment
+from nova_fpga_agent import datapath
 import nova_fpga_devtools
 from nova_fpga_devtools.localcloud import process
 from nova_fpga_emulator.fakekernel import iio
@@ -53,7 +54,7 @@ EMULATED_RING_FULL_WAIT_US = 1000000
 #: over after 1 ms however few frames it holds: scapy's pace fills the
 #: 128 blocks with a few hundred frames, and the demo's replay of 1,373
 #: frames lost 50 to the kernel on a loaded CI host)
-EMULATED_RX_RING = 'v2'
+EMULATED_RX_RING = datapath.RX_RINGS[1]
 
 
 class Board:

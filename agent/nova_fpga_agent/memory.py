@@ -48,14 +48,14 @@ MEMORY_OPTS = [
                help='The C allocator\'s arenas at most (glibc mallopt '
                     'M_ARENA_MAX; its default is eight per core, one per '
                     'thread that allocates). 0: the C library\'s default. '
-                    'MALLOC_ARENA_MAX in the agent\'s environment wins.'),
+                    '``MALLOC_ARENA_MAX`` in the agent\'s environment wins.'),
     cfg.IntOpt('malloc_mmap_threshold', default=256 * 1024, min=0,
                help='Bytes from which an allocation is a mapping of its '
                     'own, given back to the kernel when freed (glibc mallopt '
                     'M_MMAP_THRESHOLD, which also keeps the threshold from '
                     'rising to the largest buffer freed: a bitstream\'s '
                     'megabytes). 0: the C library\'s default (dynamic). '
-                    'MALLOC_MMAP_THRESHOLD_ in the agent\'s environment '
+                    '``MALLOC_MMAP_THRESHOLD_`` in the agent\'s environment '
                     'wins.'),
 ]
 

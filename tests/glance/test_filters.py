@@ -80,9 +80,48 @@ def test_the_sdk_and_glanceclient_show_the_reason():
     assert REASON in str(error)
 
 
+RESERVED = "Attribute 'fpga_footprint' is reserved."
+
+
+@webob.dec.wsgify
+def protecting_glance(req):
+    """Refuses as Glance's images controller does a protected property."""
+    raise webob.exc.HTTPForbidden(explanation=RESERVED, request=req)
+
+
+def create(app, accept):
+    req = webob.Request.blank('/v2/images', method='POST', body=b'{}')
+    req.headers['Content-Type'] = 'application/json'
+    if accept is not None:
+        req.headers['Accept'] = accept
+    return req.get_response(app)
+
+
+def test_without_the_filter_the_sdk_shows_html_escapes():
+    """What issue 33 saw: requests' Accept */* gets webob's HTML page."""
+    with pytest.raises(sdk_exc.ForbiddenException) as exc:
+        sdk_exc.raise_from_response(as_requests(create(protecting_glance,
+                                                       '*/*')))
+    assert '&#x27;fpga_footprint&#x27;' in exc.value.details
+
+
+@pytest.mark.parametrize('accept', ['*/*', None, ''])
+def test_the_sdk_shows_glances_words_unescaped(accept):
+    response = create(upload_errors.UploadErrors(protecting_glance), accept)
+    assert response.content_type == 'application/json'
+    with pytest.raises(sdk_exc.ForbiddenException) as exc:
+        sdk_exc.raise_from_response(as_requests(response))
+    assert exc.value.details == RESERVED
+    error = glance_exc.from_response(as_requests(response), response.body)
+    assert isinstance(error, glance_exc.HTTPForbidden)
+    assert RESERVED in str(error)
+
+
 def test_answers_asked_for_in_a_format_keep_it():
     app = upload_errors.UploadErrors(refusing_glance)
     assert upload(app, 'text/html').content_type == 'text/html'
+    assert create(upload_errors.UploadErrors(protecting_glance),
+                  'text/html').content_type == 'text/html'
     assert upload(app, 'application/json').json_body['message'].startswith(
         REASON)
 

@@ -143,6 +143,32 @@ def test_bad_imports_are_refused_and_leave_nothing(glance, bob, tmp_path,
     assert stray_files(glance, image['id']) == []
 
 
+def test_refused_imports_are_found_and_deleted_as_the_user_guide_says(
+        glance, bob, tmp_path):
+    """doc/source/user/images.rst: a refused image stays queued;
+    ``openstack image list --status queued`` lists it among the user's
+    images without data, ``openstack image show`` says why, and
+    ``openstack image delete`` removes it with nothing left in Glance's
+    staging area or the store.
+    """
+    name = 'refused-%s' % uuid.uuid4().hex[:6]
+    refused = import_image(bob, write(tmp_path, name, b'\x5a' * 4096),
+                           name=name)
+    assert refused['status'] == 'queued'
+    queued = {i['Name']: i['ID'] for i in bob.json(
+        'image', 'list', '--status', 'queued')}
+    assert queued.get(name) == refused['id'], queued
+    shown = bob.json('image', 'show', name, '-c', 'status', '-c',
+                     'properties')
+    assert shown['status'] == 'queued'
+    assert 'not a Xilinx bitstream' in \
+        shown['properties'][traits.IMPORT_ERROR_PROPERTY]
+    bob.run('image', 'delete', name)
+    assert name not in {i['Name'] for i in bob.json(
+        'image', 'list', '--status', 'queued')}
+    assert stray_files(glance, refused['id']) == []
+
+
 def test_wait_import_ends_with_glances_verdict_and_its_exit_status(
         glance, bob, tmp_path):
     """openstack image create --import returns before the import runs, exit
@@ -339,6 +365,9 @@ def test_users_cannot_forge_derived_properties(glance, bob, admin, tmp_path):
                       '%s=required' % trait, '--disk-format', 'raw',
                       '--container-format', 'bare', check=False)
     assert created.returncode != 0 and '403' in created.stderr
+    # Glance's words as it wrote them (no HTML escapes: issue 33)
+    assert "Attribute '%s' is reserved." % trait in created.stderr, \
+        created.stderr
     again = bob.json('image', 'show', image['id'])
     assert again['properties']['fpga_footprint'] == \
         image['properties']['fpga_footprint']

@@ -27,6 +27,7 @@ from nova_fpga import optgroups
 from nova_fpga_agent import datapath
 from nova_fpga_agent import memory
 from nova_fpga_agent import privsep
+from nova_fpga_agent import trust
 
 agent_group = cfg.OptGroup('agent', title='Board agent')
 watchdog_group = cfg.OptGroup(
@@ -137,6 +138,7 @@ WATCHDOG_OPTS = [
 def register_opts(conf):
     optgroups.register(conf, agent_group, AGENT_OPTS + ROOT_OPTS)
     memory.register_opts(conf, agent_group)
+    trust.register_opts(conf, agent_group)
     memory.rpc_thread_default(conf)
     datapath.register_opts(conf)
     optgroups.register(conf, watchdog_group, WATCHDOG_OPTS)
@@ -166,7 +168,8 @@ def _privileged_opts(caps):
 
 def list_opts():
     """For oslo-config-generator (entry point oslo.config.opts)."""
-    return [(agent_group, AGENT_OPTS + ROOT_OPTS + memory.MEMORY_OPTS),
+    return [(agent_group, AGENT_OPTS + ROOT_OPTS + memory.MEMORY_OPTS
+             + trust.TRUST_OPTS),
             (datapath.datapath_group, datapath.DATAPATH_OPTS),
             (watchdog_group, WATCHDOG_OPTS),
             (privsep.board_pctxt.cfg_section,

@@ -25,6 +25,7 @@ import time
 import oslo_messaging as messaging
 
 from nova_fpga.contract import agent_api as api
+from nova_fpga.contract import signature as sig
 
 
 def _served(method):
@@ -76,15 +77,21 @@ class AgentEndpoint:
 
     @_served
     def load(self, ctxt, region, instance_uuid, image_id, sha256, bitstream,
-             network=None, settings=None):
+             network=None, settings=None, signature=None):
         received = time.monotonic()
         # 1.1: no bitstream means "the one you cached under sha256"
         data = None if bitstream is None else api.decode_bitstream(
             bitstream, self.manager.max_bitstream_bytes)
+        # 1.5: the image's signature; none (older callers too): unsigned
+        if signature is not None:
+            try:
+                signature = sig.BitstreamSignature.from_dict(signature)
+            except sig.MalformedSignature as exc:
+                raise api.InvalidRequest(str(exc))
         # 1.3: the region's ports; none (older callers too): the manifest
         # 1.4: the tenant's settings of the module's registers
         result = self.manager.load(region, instance_uuid, image_id, sha256,
-                                   data, network, settings)
+                                   data, network, settings, signature)
         # receive to ready, less the configuration port's own time
         result['agent_seconds'] = (time.monotonic() - received
                                    - result['port_seconds'])

@@ -41,6 +41,7 @@ from nova_fpga_agent import msglimit
 from nova_fpga_agent import regions
 from nova_fpga_agent import rpc
 from nova_fpga_agent import state
+from nova_fpga_agent import trust
 from nova_fpga_agent import watchdog
 
 LOG = logging.getLogger(__name__)
@@ -68,7 +69,8 @@ class Agent:
                 os.path.join(conf.agent.state_dir, 'bitstreams'),
                 conf.agent.bitstream_cache_mb * 1024 * 1024),
             catalogue.load(conf.agent.module_catalogue_dirs),
-            self.dataplane)
+            self.dataplane,
+            trust.Verifier.from_conf(conf.agent, conf.agent.board_name))
         self.manager.check_device()
         self.manager.start()
         self.watchdog = watchdog.make(conf, self.manager)

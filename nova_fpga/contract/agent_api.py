@@ -29,17 +29,25 @@ API history:
     1.4 - load takes the tenant's settings of the module's registers
           ({server property: number}, nova_fpga.catalogue), written after
           every reset of the module, before frames flow
+    1.5 - load takes the image's signature and its signer's certificate
+          (nova_fpga.contract.signature), which the board verifies against
+          its own trusted CAs over the bytes it writes, from its cache too;
+          SignatureRefused (also for an unsigned load where the board
+          requires signatures)
 """
 import base64
 import binascii
 
 from nova_fpga.contract import states
 
-API_VERSION = '1.4'
+API_VERSION = '1.5'
 #: the first version with region networks (ports on tenant networks)
 NETWORK_VERSION = '1.3'
 #: the first version with tenant settings of a module's registers
 SETTINGS_VERSION = '1.4'
+#: the first version with a bitstream's signature, which the board checks
+#: before it programs (nova_fpga.contract.signature)
+SIGNATURE_VERSION = '1.5'
 DEFAULT_TOPIC = 'nova-fpga-agent'
 #: The agents' exchange, named on both sides: a transport's default
 #: exchange is its process's control_exchange, which is 'nova' inside
@@ -68,7 +76,8 @@ METHODS = {
     'load': ('1.0', {'region': '1.0', 'instance_uuid': '1.0',
                      'image_id': '1.0', 'sha256': '1.0', 'bitstream': '1.0',
                      'network': NETWORK_VERSION,
-                     'settings': SETTINGS_VERSION}),
+                     'settings': SETTINGS_VERSION,
+                     'signature': SIGNATURE_VERSION}),
     'unload': ('1.0', {'region': '1.0', 'instance_uuid': '1.0'}),
     'power': ('1.0', {'region': '1.0', 'instance_uuid': '1.0',
                       'state': '1.0'}),
@@ -169,6 +178,14 @@ class HardwareError(AgentError):
     """The programmable logic did not do what was asked."""
 
 
+class SignatureRefused(AgentError):
+    """The board will not program the bitstream: its signature does not
+    verify against the board's trusted CAs, or the board loads only signed
+    bitstreams and it has none.  Nothing was written; the region is as it
+    was.
+    """
+
+
 class StateNotSaved(AgentError):
     """The board could not record a region's new state (its state
     directory full or read-only), so it did not begin the operation.
@@ -238,14 +255,22 @@ class AgentAPI:
         """Whether the version cap lets us send a module's settings."""
         return self.client.can_send_version(SETTINGS_VERSION)
 
+    def can_sign(self):
+        """Whether the version cap lets us send a bitstream's signature."""
+        return self.client.can_send_version(SIGNATURE_VERSION)
+
     def load(self, ctxt, board, region, instance_uuid, image_id, sha256,
-             bitstream, timeout=None, network=None, settings=None):
+             bitstream, timeout=None, network=None, settings=None,
+             signature=None):
         """Load bitstream (bytes) into the region; None asks the board for
         the bitstream it cached under sha256 (API 1.1).  network (a
         network.RegionNetwork, API 1.3): the VLANs of the region's ports;
         None: the manifest's VLAN (``--nic none``).  settings ({server
         property: number}, API 1.4): the tenant's settings of the module's
         registers; none: every register keeps its reset value.
+        signature (a signature.BitstreamSignature, API 1.5): the image's
+        signature and its signer's certificate, which the board verifies
+        before it programs; None: an unsigned image.
         """
         kwargs = {}
         version = '1.0'
@@ -281,6 +306,16 @@ class AgentAPI:
                                         ', '.join(sorted(settings))))
             version = SETTINGS_VERSION
             kwargs['settings'] = dict(settings)
+        if signature is not None:
+            # never sent without it: an older agent would program a signed
+            # bitstream without checking who signed it
+            if not self.can_sign():
+                raise InvalidRequest(
+                    'board %s cannot verify a bitstream\'s signature: that '
+                    'needs agent API %s, the version cap is lower (upgrade '
+                    'the board\'s agent)' % (board, SIGNATURE_VERSION))
+            version = SIGNATURE_VERSION
+            kwargs['signature'] = signature.to_dict()
         return self._call(ctxt, board, 'load', timeout=timeout,
                           version=version, region=region,
                           instance_uuid=instance_uuid, image_id=image_id,

@@ -186,12 +186,15 @@ def test_agent_api_page_from_the_contract(tmp_path, monkeypatch):
 
 def test_agent_api_bump_without_history_fails_the_build(tmp_path,
                                                         monkeypatch):
-    monkeypatch.setattr(agent_api, 'API_VERSION', '1.5')
+    major, minor = agent_api.API_VERSION.split('.')
+    bumped = '%s.%d' % (major, int(minor) + 1)
+    monkeypatch.setattr(agent_api, 'API_VERSION', bumped)
     monkeypatch.setattr(agent_api, 'METHODS', dict(
-        agent_api.METHODS, probe=('1.5', {})))
+        agent_api.METHODS, probe=(bumped, {})))
     assert nova_fpga_docs.api_problems() == [
-        'the API history ends at 1.4, API_VERSION is 1.5',
-        'probe came in 1.5, which the API history lacks']
+        'the API history ends at %s, API_VERSION is %s' % (
+            '%s.%s' % (major, minor), bumped),
+        'probe came in %s, which the API history lacks' % bumped]
     assert build(tmp_path) is None
 
 

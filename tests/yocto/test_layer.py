@@ -37,6 +37,7 @@ take it without bitbake.
   0.42.0.
 """
 import configparser
+import json
 import os
 import pathlib
 import re
@@ -209,7 +210,7 @@ def test_probe_ran_what_a_board_runs(board):
 
 def test_every_import_is_provided_at_its_pin(board):
     found = board['found']
-    pinned = yocto.pins()
+    pinned = yocto.board_pins()
     provided = layer_recipes()
     for name in yocto.imported(found):
         version = found['installed'][next(
@@ -239,7 +240,7 @@ def test_every_rdepends_of_the_layer_resolves():
 
 def test_generated_files_are_current(board):
     files, provided = yocto.expected(board['found'], yocto.load_sdists(),
-                                     yocto.pins())
+                                     yocto.board_pins())
     assert yocto.differences(files) == []
     assert set(provided) == set(yocto.imported(board['found']))
 
@@ -250,13 +251,13 @@ def test_check_command_says_current(board, capsys):
 
 
 def test_check_catches_a_changed_pin_or_an_edited_recipe(board, tmp_path):
-    pinned = dict(yocto.pins(), kombu='5.6.0')
+    pinned = dict(yocto.board_pins(), kombu='5.6.0')
     with pytest.raises(yocto.LayerError, match='kombu 5.6.0'):
         yocto.expected(board['found'], yocto.load_sdists(), pinned)
     copy = tmp_path / 'layer'
     shutil.copytree(LAYER, copy)
     files, _ = yocto.expected(board['found'], yocto.load_sdists(),
-                              yocto.pins())
+                              yocto.board_pins())
     vine = copy / 'recipes-devtools' / 'python' / 'python3-vine_5.1.0.bb'
     vine.write_text(vine.read_text().replace('BSD-3-Clause', 'MIT'))
     stale = copy / 'recipes-devtools' / 'python' / 'python3-old_1.0.bb'
@@ -482,3 +483,64 @@ def test_udev_rule_gives_the_agents_user_its_devices():
     assert rules == [
         'SUBSYSTEM=="%s", GROUP="%s", MODE="0660"' % (subsystem, group)
         for subsystem in ('uio', 'u-dma-buf')]
+
+
+BOARD_TRUST_CHECK = r'''
+import json, pathlib, sys
+import cryptography
+from nova_fpga.contract import signature as sig
+from nova_fpga_agent import trust
+cases = json.loads(sys.stdin.read())
+verdicts = {'cryptography': cryptography.__version__}
+for name, case in cases.items():
+    check = trust.Verifier(trust.TrustStore(case['trusted']), True, 'board0')
+    record = sig.BitstreamSignature(**case['signature'])
+    try:
+        verdicts[name] = check.verify(
+            pathlib.Path(case['data']).read_bytes(), record, 'image')
+    except trust.SignatureRefused as exc:
+        verdicts[name] = 'refused: %s' % exc
+print(json.dumps(verdicts))
+'''
+
+
+def test_the_boards_signature_check_runs_on_the_boards_cryptography(
+        board, tmp_path):
+    """nova_fpga_agent.trust in the board role's virtualenv, on the
+    cryptography a scarthgap board has (UPSTREAM), with keys and
+    certificates made by openssl: a good signature verifies; changed
+    data, an untrusted CA and an expired certificate are refused.
+    """
+    from tests import pki
+    ca = pki.Authority(tmp_path / 'ca')
+    rogue = pki.Authority(tmp_path / 'rogue', name='rogue')
+    trusted = tmp_path / 'trusted'
+    trusted.mkdir()
+    shutil.copy(ca.pem, trusted / 'ca.pem')
+    data = tmp_path / 'module.bit'
+    data.write_bytes(os.urandom(4096))
+    changed = tmp_path / 'changed.bit'
+    changed.write_bytes(data.read_bytes()[:-1] + b'\0')
+
+    def case(signer, path=data):
+        return {'trusted': str(trusted), 'data': str(path), 'signature': {
+            'signature': signer.sign(data), 'hash_method': 'SHA-256',
+            'key_type': signer.key_type,
+            'certificate': signer.certificate()}}
+    good = ca.issue('builder')
+    cases = {'good': case(good), 'changed': case(good, changed),
+             'untrusted': case(rogue.issue('mallory')),
+             'expired': case(ca.issue('old', start='20250101000000Z',
+                                      end='20260101000000Z')),
+             'ecc': case(ca.issue('ec', 'ECC_SECP384R1'))}
+    out = subprocess.run([str(board['venv'] / 'bin' / 'python'), '-c',
+                          BOARD_TRUST_CHECK], input=json.dumps(cases),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    verdicts = json.loads(out.stdout)
+    assert verdicts['cryptography'] == yocto.UPSTREAM['cryptography'][2]
+    assert verdicts['good'].startswith('signature by CN=builder')
+    assert verdicts['ecc'].startswith('signature by CN=ec')
+    assert 'does not match its bitstream' in verdicts['changed']
+    assert 'not issued by a certificate authority' in verdicts['untrusted']
+    assert 'valid from 2025-01-01' in verdicts['expired']

@@ -21,6 +21,8 @@ import re
 import time
 import uuid
 
+from oslo_log import log as logging
+
 from nova_fpga import catalogue
 from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import network as net
@@ -32,6 +34,9 @@ from nova_fpga_agent.regions import persistence
 from nova_fpga_agent.regions import report as rp
 from nova_fpga_agent.regions import steps
 from nova_fpga_agent.regions import task_manager as tm
+from nova_fpga_agent import trust
+
+LOG = logging.getLogger(__name__)
 
 # fullmatch: '$' would take a trailing newline
 SHA256 = re.compile(r'[0-9a-f]{64}')
@@ -46,12 +51,17 @@ class RegionManager:
 
     def __init__(self, manifest, backend, store, board_name,
                  max_bitstream_bytes=api.DEFAULT_MAX_BITSTREAM_BYTES,
-                 cache=None, module_catalogue=None, dataplane=None):
+                 cache=None, module_catalogue=None, dataplane=None,
+                 verifier=None):
         self.manifest = manifest
         #: what the modules' registers and counters are (nova_fpga.catalogue)
         self.catalogue = module_catalogue or catalogue.load()
         #: BitstreamCache of loaded bitstreams (None: no cache)
         self.cache = cache
+        #: trust.Verifier: whether a load's bitstream may be programmed
+        #: (None: signatures not required, no CA trusted)
+        self.verifier = verifier or trust.Verifier(
+            trust.TrustStore(None), False, board_name)
         self.backend = backend
         self.board_name = board_name
         self.max_bitstream_bytes = max_bitstream_bytes
@@ -115,12 +125,15 @@ class RegionManager:
     # -- operations --------------------------------------------------------
 
     def load(self, region, instance_uuid, image_id, sha256, data,
-             network=None, settings=None):
+             network=None, settings=None, signature=None):
         """Load data into the region for the instance; data None means
         the bitstream this board cached under sha256.  network: the
         RegionNetwork (dict) of its ports; None: the manifest's VLAN.
         settings: {server property: number} of the module's tenant
         settings; None: its registers keep their reset values.
+        signature: the image's contract BitstreamSignature (None:
+        unsigned), verified (self.verifier) over the bytes to be written,
+        from the cache too, before the region is touched.
         """
         tm.region_spec(self.manifest, self.board_name, region)
         instance = tm.instance(instance_uuid)
@@ -143,6 +156,16 @@ class RegionManager:
             raise api.InvalidRequest('bitstream of %d bytes exceeds the '
                                      '%d-byte limit' % (
                                          len(data), self.max_bitstream_bytes))
+        try:
+            checked = self.verifier.verify(data, signature, image_id)
+        except trust.SignatureRefused as exc:
+            LOG.warning('board %s refused to load image %s into region %s '
+                        'for instance %s: %s', self.board_name, image_id,
+                        region, instance, exc)
+            raise api.SignatureRefused('board %s will not program image %s: '
+                                       '%s' % (self.board_name, image_id,
+                                               exc))
+        LOG.info('image %s for region %s: %s', image_id, region, checked)
         with tm.acquire(self, region) as task:
             return deployments.load(self, task, instance, image_id, sha256,
                                     data, network, settings, verified)

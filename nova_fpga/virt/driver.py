@@ -28,6 +28,10 @@ import hashlib
 import io
 import time
 
+from cryptography import exceptions as crypto_exc
+from cryptography.hazmat.primitives import serialization
+from cursive import exception as cursive_exception
+from cursive import signature_utils
 from keystoneauth1 import exceptions as ks_exceptions
 from nova.compute import power_state
 from nova.compute import task_states
@@ -52,6 +56,7 @@ from nova_fpga.contract import network as net
 from nova_fpga.contract import placement
 from nova_fpga.contract import reports
 from nova_fpga.contract import shell
+from nova_fpga.contract import signature as sig
 from nova_fpga.contract import states
 from nova_fpga.contract import traits
 from nova_fpga.virt import agents
@@ -538,17 +543,19 @@ class ZynqDriver(driver.ComputeDriver):
         """
         started = time.monotonic()
         algorithm, glance_hash = self._glance_hash(instance, image)
+        signature = self._signature(context, instance, board, image)
         # the board's cache and checks are keyed on SHA-256
         sha256 = glance_hash if algorithm == BOARD_DIGEST else None
         client = self._boards.client
         result = None
-        if sha256 in board.cached() and client.can_load_cached():
+        if sha256 in board.cached() and client.can_load_cached() and \
+                not self._nova_verifies(instance, signature):
             try:
                 result = client.load(
                     agents.rpc_context(context), board.name, region,
                     instance.uuid, instance.image_ref, sha256, None,
                     timeout=CONF.zynq.load_timeout, network=network,
-                    settings=settings)
+                    settings=settings, signature=signature)
                 LOG.info('board %s loaded image %s from its cache',
                          board.name, instance.image_ref, instance=instance)
             except agent_api.NotCached:
@@ -563,7 +570,7 @@ class ZynqDriver(driver.ComputeDriver):
                 agents.rpc_context(context), board.name, region,
                 instance.uuid, instance.image_ref, sha256, data,
                 timeout=CONF.zynq.load_timeout, network=network,
-                settings=settings)
+                settings=settings, signature=signature)
         board.take_region(reports.RegionReport.from_dict(result))
         report = reports.LoadReport.from_dict(result)
         LOG.info('spawn timing: image transfer %.3f s, load call %.3f s '
@@ -573,6 +580,57 @@ class ZynqDriver(driver.ComputeDriver):
                  report.port_seconds, report.agent_seconds, board.name,
                  region,
                  instance=instance)
+
+    @staticmethod
+    def _signature(context, instance, board, image):
+        """The signature.BitstreamSignature the board verifies before it
+        programs (agent API 1.5), for an image with Glance's signature
+        properties: its signer's certificate fetched from the key manager
+        as nova and Glance fetch it (cursive, through castellan); None for
+        an unsigned image.
+
+        :raises cursive's SignatureVerificationError: the certificate is
+            not in the key manager, or the properties are incomplete
+            (nova's compute manager makes it the server's fault)
+        :raises BuildAbortException: the board's agent cannot verify
+        """
+        properties = image.get('properties', {})
+        if not sig.is_signed(properties):
+            return None
+        if not board.speaks(agent_api.SIGNATURE_VERSION):
+            raise exception.BuildAbortException(
+                instance_uuid=instance.uuid,
+                reason='board %s runs agent API %s, which cannot verify a '
+                       'signed image (%s needed): upgrade its agent'
+                       % (board.name, board.api_version(),
+                          agent_api.SIGNATURE_VERSION))
+        missing = [name for name in sig.PROPERTIES
+                   if not properties.get(name)]
+        if missing:
+            raise cursive_exception.SignatureVerificationError(
+                reason='image %s is signed but lacks the properties %s'
+                % (instance.image_ref, ', '.join(missing)))
+        certificate = signature_utils.get_certificate(
+            context, properties[sig.CERTIFICATE_PROPERTY])
+        try:
+            return sig.BitstreamSignature.from_properties(
+                properties, certificate.public_bytes(
+                    serialization.Encoding.PEM).decode('ascii'))
+        except sig.MalformedSignature as exc:
+            raise cursive_exception.SignatureVerificationError(
+                reason='image %s: %s' % (instance.image_ref, exc))
+
+    @staticmethod
+    def _nova_verifies(instance, signature):
+        """Whether nova verifies this image's signature as it downloads
+        it ([glance] verify_glance_signatures, or the server's trusted
+        certificates): then it is downloaded, not loaded from the board's
+        cache, so nova's check runs at every load as for any other driver.
+        """
+        return signature is not None and bool(
+            CONF.glance.verify_glance_signatures or instance.trusted_certs
+            or (CONF.glance.enable_certificate_validation
+                and CONF.glance.default_trusted_certificate_ids))
 
     @staticmethod
     def _glance_hash(instance, image):
@@ -600,7 +658,15 @@ class ZynqDriver(driver.ComputeDriver):
         one the board gets.
         """
         buf = _DigestingWriter(algorithm)
-        self._image_api.download(context, instance.image_ref, data=buf)
+        try:
+            # nova's own signature and certificate checks, as it makes
+            # them for any driver's download
+            self._image_api.download(context, instance.image_ref, data=buf,
+                                     trusted_certs=instance.trusted_certs)
+        except crypto_exc.InvalidSignature:
+            raise cursive_exception.SignatureVerificationError(
+                reason='the signature of image %s does not match its data'
+                % instance.image_ref)
         data = buf.getvalue()
         actual = buf.hexdigest()
         if actual != glance_hash:
@@ -700,6 +766,10 @@ class ZynqDriver(driver.ComputeDriver):
         except (agent_api.AgentError, catalogue.SettingError) as exc:
             raise exception.InstanceRebootFailure(
                 reason=zboards.agent_error_text(exc))
+        except (cursive_exception.SignatureVerificationError,
+                exception.CertificateValidationFailed) as exc:
+            raise exception.InstanceRebootFailure(
+                reason=exc.format_message())
         except zboards.UNREACHABLE:
             raise exception.InstanceRebootFailure(
                 reason='board %s does not answer' % board.name)

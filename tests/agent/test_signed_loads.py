@@ -89,8 +89,9 @@ def test_a_signed_bitstream_loads_and_a_changed_one_is_refused(
     changed[-200] ^= 0x40
     written = agent.manager.backend.loaded_module('rp0')
     with pytest.raises(api.SignatureRefused,
-                       match='board b0 will not program image img-1: the '
-                             'signature of image img-1 does not match'):
+                       match='the image.s signature does not match its '
+                             'bitstream .RSA-PSS, SHA-256; signer '
+                             'CN=builder.'):
         load(cloud, bytes(changed), good)
     assert free(cloud)
     # nothing was written: the region holds what the unload left

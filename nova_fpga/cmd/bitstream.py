@@ -16,7 +16,8 @@ An operator's tool: it gives the same verdict Glance gives at upload and
 the board agent gives before a load, because it is the same library.  And
 a tenant's: wait-import waits for Glance's verdict on an import, which
 ``openstack image create --import`` does not (it returns before the import
-runs, exit 0 whatever its outcome).
+runs, exit 0 whatever its outcome); sign makes the signature properties
+of a signed image (doc/source/user/signing.rst).
 """
 import argparse
 import json
@@ -32,6 +33,7 @@ from nova_fpga.bitstream import devices
 from nova_fpga.bitstream import errors
 from nova_fpga.bitstream import footprint as fp
 from nova_fpga.bitstream import validator
+from nova_fpga.contract import signature
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 
@@ -190,6 +192,32 @@ def cmd_wait_import(args):
         time.sleep(args.interval)
 
 
+def cmd_sign(args):
+    from nova_fpga.bitstream import signing
+    try:
+        key = signing.load_key(_read(args.key), None if args.password_env
+                               is None else os.environ.get(
+                                   args.password_env, '').encode())
+        if args.certificate:
+            signing.check_pair(key, _read(args.certificate))
+        props = signing.properties(_read(args.file), key,
+                                   args.certificate_id, args.hash_method)
+    except (OSError, signing.SigningError) as exc:
+        print('nova-fpga-bitstream sign: %s' % exc, file=sys.stderr)
+        return EXIT_INVALID
+    if args.json:
+        print(json.dumps(props, indent=1, sort_keys=True))
+    else:
+        print(' '.join('--property %s=%s' % item
+                       for item in sorted(props.items())))
+    return EXIT_OK
+
+
+def _read(path):
+    with open(path, 'rb') as f:
+        return f.read()
+
+
 def _hex32(text):
     value = int(text, 0)
     if not 0 <= value <= 0xFFFFFFFF:
@@ -250,6 +278,29 @@ def parser():
                    help='the cloud in clouds.yaml (default: $OS_CLOUD; '
                         'else the OS_* variables, as the openstack CLI)')
     s.set_defaults(func=cmd_wait_import)
+
+    s = sub.add_parser('sign',
+                       help='the image properties of a signed bitstream '
+                            'image (img_signature and the others), for '
+                            'openstack image create --import')
+    s.add_argument('file', help='the bitstream, exactly as uploaded')
+    s.add_argument('--key', required=True,
+                   help='the signer\'s private key (PEM)')
+    s.add_argument('--certificate-id', required=True, metavar='UUID',
+                   help='the signer\'s certificate in the key manager '
+                        '(openstack secret store ... --secret-type '
+                        'certificate)')
+    s.add_argument('--certificate', metavar='PEM',
+                   help='the signer\'s certificate: refuse a key that is '
+                        'not its')
+    s.add_argument('--hash-method', default='SHA-256',
+                   choices=signature.HASH_METHODS)
+    s.add_argument('--password-env', metavar='VARIABLE',
+                   help='the environment variable holding the key\'s '
+                        'password, if it has one')
+    s.add_argument('--json', action='store_true',
+                   help='the properties as JSON, not --property options')
+    s.set_defaults(func=cmd_sign)
     return p
 
 

@@ -288,10 +288,10 @@ def test_status_shows_each_service_running_and_each_region(cloud):
     rows = {line.split()[0]: line.split()[1] for line in out.splitlines()
             if '/' in line.split()[0]}
     assert set(rows) == {
-        'keystone/keystone', 'glance/glance-api', 'placement/placement-api',
-        'neutron/neutron-server', 'neutron/neutron-rpc-server',
-        'nova/nova-api', 'nova/nova-conductor', 'nova/nova-scheduler',
-        'nova/nova-compute', 'boards/board0/agent',
+        'keystone/keystone', 'barbican/barbican-api', 'glance/glance-api',
+        'placement/placement-api', 'neutron/neutron-server',
+        'neutron/neutron-rpc-server', 'nova/nova-api', 'nova/nova-conductor',
+        'nova/nova-scheduler', 'nova/nova-compute', 'boards/board0/agent',
         'boards/board1/fakekernel', 'boards/board1/agent'} | {
             # each region's emulated AXI DMA and module (nova-fpga-sgemu,
             # started by the sim backend, or by board1's fake kernel)

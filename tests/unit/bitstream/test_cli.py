@@ -108,3 +108,75 @@ def test_to_bin_refuses_invalid_input_and_writes_nothing(tmp_path):
               '-o', out_file)
     assert out.returncode == 2
     assert not out_file.exists() and not list(tmp_path.iterdir())
+
+
+def test_sign_makes_properties_that_cursive_and_the_board_verify(tmp_path):
+    """A key and certificate made by openssl, as the user guide makes
+    them; the properties sign prints are what Glance and nova (cursive)
+    and the board (nova_fpga_agent.trust) verify the file's bytes with.
+    """
+    import shutil as sh
+
+    from cryptography import x509
+    from cursive import signature_utils
+
+    from nova_fpga.contract import signature as sig
+    from nova_fpga_agent import trust
+    from tests import pki
+    ca = pki.Authority(tmp_path / 'ca')
+    data = realfiles.read('pr_0_add.bit')
+    image = tmp_path / 'pr_0_add.bit'
+    image.write_bytes(data)
+    trusted = tmp_path / 'trusted'
+    trusted.mkdir()
+    sh.copy(ca.pem, trusted / 'ca.pem')
+    for key_type, hash_method in (('RSA-PSS', 'SHA-256'),
+                                  ('ECC_SECP384R1', 'SHA-384')):
+        signer = ca.issue('builder-%s' % key_type.lower(), key_type)
+        out = cli('sign', image, '--key', signer.key, '--certificate',
+                  signer.pem, '--certificate-id', 'cert-uuid',
+                  '--hash-method', hash_method, '--json')
+        assert out.returncode == 0, out.stderr
+        props = json.loads(out.stdout)
+        assert props[sig.KEY_TYPE_PROPERTY] == key_type
+        assert props[sig.HASH_METHOD_PROPERTY] == hash_method
+        assert props[sig.CERTIFICATE_PROPERTY] == 'cert-uuid'
+        public_key = x509.load_pem_x509_certificate(
+            signer.pem.read_bytes()).public_key()
+        check = signature_utils.SignatureKeyType.lookup(
+            key_type).create_verifier(
+            signature_utils.get_signature(props[sig.SIGNATURE_PROPERTY]),
+            signature_utils.get_hash_method(hash_method), public_key)
+        check.update(data)
+        check.verify()  # raises InvalidSignature otherwise
+        record = sig.BitstreamSignature.from_properties(
+            props, signer.certificate())
+        said = trust.Verifier(trust.TrustStore(trusted), True,
+                              'board0').verify(data, record, 'img')
+        assert said.startswith('signature by CN=builder-')
+        # the text form is what openstack image create takes
+        text = cli('sign', image, '--key', signer.key, '--certificate-id',
+                   'cert-uuid', '--hash-method', hash_method)
+        assert text.returncode == 0
+        assert '--property img_signature_key_type=%s' % key_type in \
+            text.stdout
+
+
+def test_sign_refuses_a_key_that_is_not_the_certificates(tmp_path):
+    from tests import pki
+    ca = pki.Authority(tmp_path / 'ca')
+    signer = ca.issue('builder')
+    other = pki.Signer(tmp_path / 'other')
+    image = tmp_path / 'm.bit'
+    image.write_bytes(realfiles.read('pr_0_add.bit'))
+    out = cli('sign', image, '--key', other.key, '--certificate', signer.pem,
+              '--certificate-id', 'x')
+    assert out.returncode == 2 and out.stdout == ''
+    assert 'the certificate CN=builder is not the key\'s' in out.stderr
+    ed = tmp_path / 'ed.key'
+    pki.openssl('genpkey', '-algorithm', 'ED25519', '-out', ed)
+    out = cli('sign', image, '--key', ed, '--certificate-id', 'x')
+    assert out.returncode == 2
+    assert 'a Ed25519 key signs no image OpenStack verifies' in out.stderr
+    out = cli('sign', image, '--key', image, '--certificate-id', 'x')
+    assert out.returncode == 2 and 'not a PEM private key' in out.stderr

@@ -183,7 +183,8 @@ class Glance:
         return self.process.stop() if self.process else False
 
 
-def bitstream_glance(keystone, state_dir, builders_project, **options):
+def bitstream_glance(keystone, state_dir, builders_project,
+                     key_manager=None, **options):
     """glance-api as nova-fpga deploys it: the bitstream store beside a
     file store for VM images, the default (xc7z020 parts only; bitstream
     images reach it through the paste filter that routes them), the
@@ -194,6 +195,8 @@ def bitstream_glance(keystone, state_dir, builders_project, **options):
     refused), and SHA-256 as Glance's data hash (the digest nova's driver
     loads by).
 
+    key_manager: castellan's options ({(section, option): value}) for
+    Glance's verification of signed images (None: castellan's defaults).
     options: as for Glance (port, die_with_parent, ...).
     """
     from glance_store_bitstream import paste
@@ -202,6 +205,7 @@ def bitstream_glance(keystone, state_dir, builders_project, **options):
     conf = process.options(deployment.glance(
         store, [shell.REFERENCE], 'property-protections.conf'))
     conf[('oslo_policy', 'policy_file')] = 'policy.yaml'
+    conf.update(key_manager or {})
     return Glance(
         keystone, state_dir,
         enabled_backends=dict(backend.split(':') for backend in

@@ -49,11 +49,13 @@ class Nova:
     def __init__(self, keystone, state_dir, databases, transport_url,
                  boards, agents_transport_url, port, host='127.0.0.1',
                  die_with_parent=True, agents_bus=None,
-                 instance_name_template=None):
+                 instance_name_template=None, key_manager=None):
         """databases: {'api': url, 'cell0': url, 'cell1': url};
         agents_bus: {'vhost_per_board': bool, 'tls': deployment.Tls or
-        None} (None: deployment.nova's defaults).
+        None} (None: deployment.nova's defaults); key_manager: castellan's
+        options, where the driver and nova read signers' certificates.
         """
+        self.key_manager = dict(key_manager or {})
         self.agents_bus = agents_bus
         #: the libvirt domains' names (the VM host's: named after the cloud)
         self.instance_name_template = instance_name_template
@@ -132,6 +134,7 @@ class Nova:
         options[('service_user', 'send_service_user_token')] = True
         # quotas: keystone's unified limits (localcloud.limits)
         options.update(limits.nova_options(self.keystone))
+        options.update(self.key_manager)
         return options
 
     def configure(self):

@@ -45,6 +45,7 @@ from nova_fpga.contract import reports
 from nova_fpga import deployment
 from nova_fpga.virt import agents as nova_agents
 import nova_fpga_devtools
+from nova_fpga_devtools.localcloud import barbican as localbarbican
 from nova_fpga_devtools.localcloud import boards as localboards
 from nova_fpga_devtools.localcloud import datalink
 from nova_fpga_devtools.localcloud import glance as localglance
@@ -117,7 +118,8 @@ class Stack:
 
     def _new_state(self):
         ident = secrets.token_hex(3)
-        names = ('keystone', 'glance', 'placement', 'neutron', 'nova',
+        names = ('keystone', 'barbican', 'glance', 'placement', 'neutron',
+                 'nova',
                  'mariadb', 'rabbitmq', 'rabbitmq_dist', 'epmd',
                  'rabbitmq_tls', 'agents_rabbitmq', 'agents_rabbitmq_dist',
                  'agents_epmd', 'agents_rabbitmq_tls')
@@ -269,6 +271,9 @@ class Stack:
 
     def services(self, keystone):
         """{name: service object} of the OpenStack services, in start order."""
+        barbican = localbarbican.Barbican(
+            keystone, self.dir, self._port('barbican'),
+            die_with_parent=self.die_with_parent)
         glance = self._glance(keystone)
         placement = localplacement.Placement(
             keystone, self.dir, self._db_url('placement'),
@@ -279,15 +284,29 @@ class Stack:
             self.state['ports']['neutron'], self._mq_url('nova', 'nova'),
             boards=self.boards, die_with_parent=self.die_with_parent,
             switch_dir=self.tor().dir if self.vm_host_name else None)
-        return {'glance-api': glance, 'placement-api': placement,
-                'neutron-server': neutron}
+        return {'barbican-api': barbican, 'glance-api': glance,
+                'placement-api': placement, 'neutron-server': neutron}
+
+    def _port(self, name):
+        """The cloud's port for a service, chosen now (and kept) if the
+        cloud's state predates the service.
+        """
+        ports = self.state['ports']
+        if name not in ports:
+            port = process.free_port()
+            while port in ports.values():
+                port = process.free_port()
+            ports[name] = port
+            self._save_state()
+        return ports[name]
 
     def _glance(self, keystone):
         """glance-api as nova-fpga deploys it (localcloud.glance)."""
         return localglance.bitstream_glance(
             keystone, self.dir, self.state.get('builders_project') or '',
             port=self.state['ports']['glance'],
-            die_with_parent=self.die_with_parent)
+            die_with_parent=self.die_with_parent,
+            key_manager=localbarbican.castellan_options(keystone))
 
     def nova(self, keystone):
         return localnova.Nova(
@@ -301,7 +320,8 @@ class Stack:
             agents_bus={'vhost_per_board': bool(
                 self.bus.get('vhost_per_board')),
                 'tls': self.tls_files('nova-compute')},
-            instance_name_template=self.domain_prefix() + '%08x')
+            instance_name_template=self.domain_prefix() + '%08x',
+            key_manager=localbarbican.castellan_options(keystone))
 
     def data_link(self, name):
         """The board's data interface: a veth pair, board end in its netns

@@ -131,8 +131,7 @@ class Verifier:
             if self.require_signed:
                 raise SignatureRefused(
                     'board %s loads only signed bitstreams and image %s has '
-                    'no signature (its img_signature properties)'
-                    % (self.board_name, image_id))
+                    'no signature' % (self.board_name, image_id))
             return 'unsigned (the board does not require signatures)'
         now = now or datetime.datetime.now(datetime.timezone.utc)
         try:
@@ -226,11 +225,9 @@ class Verifier:
                 % (name, signature.key_type))
         except crypto_exc.InvalidSignature:
             raise SignatureRefused(
-                'the signature of image %s does not match its bitstream '
-                '(%s, %s, signer %s): the data was changed after signing, '
-                'or signed with another key or hash method'
-                % (image_id, signature.key_type, signature.hash_method,
-                   name))
+                'the image\'s signature does not match its bitstream (%s, '
+                '%s; signer %s)' % (signature.key_type,
+                                    signature.hash_method, name))
 
 
 def _extension(certificate, kind):

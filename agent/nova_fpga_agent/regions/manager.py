@@ -162,9 +162,8 @@ class RegionManager:
             LOG.warning('board %s refused to load image %s into region %s '
                         'for instance %s: %s', self.board_name, image_id,
                         region, instance, exc)
-            raise api.SignatureRefused('board %s will not program image %s: '
-                                       '%s' % (self.board_name, image_id,
-                                               exc))
+            # the caller says which board refused
+            raise api.SignatureRefused(str(exc))
         LOG.info('image %s for region %s: %s', image_id, region, checked)
         with tm.acquire(self, region) as task:
             return deployments.load(self, task, instance, image_id, sha256,

@@ -59,3 +59,8 @@ STAT_SHELL_ID = 'zynq_shell_id'
 STAT_FREE_REGIONS = 'zynq_free_regions'
 #: comma-separated image IDs whose bitstreams the board caches
 STAT_CACHED_IMAGES = 'zynq_cached_images'
+#: SIGNED_ONLY when the board loads only signed bitstreams ([agent]
+#: require_signed_bitstreams), '' otherwise: ZynqFilter keeps unsigned
+#: images off it
+STAT_SIGNED_ONLY = 'zynq_signed_only'
+SIGNED_ONLY = 'signed-only'

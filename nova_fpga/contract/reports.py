@@ -123,6 +123,10 @@ class BoardReport(_Report):
     #: the XADC's last die temperature in degrees Celsius (None: the board
     #: has no XADC the agent reads)
     temperature: float = None
+    #: the board loads only signed bitstreams ([agent]
+    #: require_signed_bitstreams; None: an agent before API 1.5, which
+    #: checks no signature)
+    signed_only: bool = None
 
     @classmethod
     def from_dict(cls, data):

@@ -29,6 +29,7 @@ from nova.scheduler import filters
 from oslo_log import log as logging
 
 from nova_fpga.contract import placement
+from nova_fpga.contract import signature
 from nova_fpga.contract import traits
 
 LOG = logging.getLogger(__name__)
@@ -50,6 +51,17 @@ def requests_region(spec_obj):
         return int(amount) > 0
     except ValueError:
         return False
+
+
+def image_signed(spec_obj):
+    """Whether the request's image declares a signature (Glance's
+    img_signature properties, as nova's image metadata carries them).
+    """
+    image = spec_obj.image
+    if image is None or 'properties' not in image:
+        return False
+    props = image.properties
+    return all(props.get(name) for name in signature.PROPERTIES)
 
 
 def image_id(spec_obj):
@@ -93,6 +105,12 @@ class ZynqFilter(filters.BaseHostFilter):
         if stats.get(placement.STAT_UNFIT):
             LOG.info('board %s is unfit: %s', host_state.nodename,
                      stats[placement.STAT_UNFIT])
+            return False
+        if stats.get(placement.STAT_SIGNED_ONLY) == placement.SIGNED_ONLY \
+                and not image_signed(spec_obj):
+            LOG.info('board %s loads only signed bitstreams and image %s has '
+                     'no signature (img_signature properties)',
+                     host_state.nodename, image_id(spec_obj))
             return False
         wanted = [t for t in bitstream
                   if t.startswith(traits.TRAIT_PREFIX + 'SHELL_')]

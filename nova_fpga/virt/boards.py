@@ -168,6 +168,12 @@ class Board:
         """
         return self.last.unfit if self.last else None
 
+    def signed_only(self):
+        """Whether the agent last said the board loads only signed
+        bitstreams.
+        """
+        return bool(self.last and self.last.signed_only)
+
     def refusal(self):
         """Why the board takes no new server now (its watchdog holds the
         regions, or it cannot write its state file), or None.

@@ -314,6 +314,8 @@ class ZynqDriver(driver.ComputeDriver):
                       placement.STAT_SHELL_ID: board.manifest.shell_id,
                       placement.STAT_UNFIT: board.refusal() or '',
                       placement.STAT_FREE_REGIONS: str(free),
+                      placement.STAT_SIGNED_ONLY: placement.SIGNED_ONLY
+                      if board.signed_only() else '',
                       # what the CachedBitstreamWeigher reads
                       placement.STAT_CACHED_IMAGES: ','.join(
                           sorted(set(board.cached().values())))},

@@ -164,11 +164,19 @@ class SignedImagesTest(base.ZynqTestBase):
         self.assertIn('Image signature verification succeeded',
                       self.stdlog.logger.output)
 
-    def test_an_unsigned_image_is_refused_by_the_board_naming_why(self):
+    def test_an_unsigned_image_is_kept_off_the_board_by_the_filter(self):
+        """The scheduler is the first layer that sees it: the board's
+        report says it loads only signed bitstreams (a node stat), and
+        ZynqFilter says why it turns the image away.
+        """
+        self._run_periodics()
         server = self.boot(self.region_image('rp0'), expected_state='ERROR')
-        self.assertIn('board board0 refused the load: board board0 loads '
-                      'only signed bitstreams and image %s has no signature'
-                      % server['image']['id'], self.fault_of(server))
+        # scheduled nowhere: the server and its fault are in cell0
+        self.assertIn('No valid host', server['fault']['message'])
+        self.assertIn('board board0 loads only signed bitstreams and image '
+                      '%s has no signature' % server['image']['id'],
+                      self.stdlog.logger.output)
+        self.assertNotIn('refused to load image', self.stdlog.logger.output)
         self.nothing_loaded()
 
     def test_a_certificate_missing_from_the_key_manager_is_nova_fault(self):
@@ -189,3 +197,24 @@ class SignedImagesTest(base.ZynqTestBase):
                       'b1a0e3f2-0000-4000-8000-000000000000',
                       self.fault_of(server))
         self.nothing_loaded()
+
+
+class SignedOnlyBesideAnyTest(base.ZynqTestBase):
+    """board0 loads only signed bitstreams, board1 any: an unsigned image
+    goes to board1.
+    """
+
+    def setUp(self):
+        tmp = pathlib.Path(self.useFixture(fixtures.TempDir()).path)
+        self.AGENT_OPTIONS = {'board0': {
+            ('agent', 'trusted_ca_dir'): str(tmp),
+            ('agent', 'require_signed_bitstreams'): 'True'}}
+        super().setUp()
+
+    def test_an_unsigned_image_goes_to_the_board_that_takes_it(self):
+        self._run_periodics()
+        for _ in range(2):
+            server = self.boot(self.region_image('rp0'))
+            self.assertEqual(
+                'board1', server['OS-EXT-SRV-ATTR:hypervisor_hostname'])
+            self._delete_server(server)

@@ -134,6 +134,7 @@ class Report:
                 unfit=m.unfit,
                 state_unsaved=m.unsaved,
                 temperature=m.temperature,
+                signed_only=m.verifier.require_signed,
             ).to_dict()
 
     def health(self):

@@ -14,6 +14,8 @@
 per-board credentials, SIGKILL at every step of a load."""
 import hashlib
 import json
+import pathlib
+import time
 import uuid
 
 import oslo_messaging as messaging
@@ -149,6 +151,15 @@ def test_sigkill_mid_load_on_a_board_backend(client, agents, tmp_path,
         instance = str(uuid.uuid4())
         with pytest.raises(messaging.MessagingTimeout):
             load(client, board, 'rp0', module_for('rp0'), instance, timeout=3)
+        # killed while the kernel is programming: once the configuration
+        # port took the write (the one-shot fault switch read, and off);
+        # on a loaded machine the agent may not be there yet after 3 s
+        switch = pathlib.Path(kernel.root) / 'control' / 'fail_state'
+        deadline = time.monotonic() + 60
+        while switch.read_text().strip():
+            assert time.monotonic() < deadline, \
+                'the load never reached the configuration port'
+            time.sleep(0.1)
         doomed.kill()
         agent = agents(board, client, options)  # the same board, restarted
         region = region_of(client, board, 'rp0')

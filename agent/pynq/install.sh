@@ -20,7 +20,8 @@
 # nodes, the user nova-fpga and /etc/nova-fpga.
 #
 #   install.sh --source SDIST|DIR|nova-fpga==VERSION --constraints FILE
-#       [--python PYTHON] [--agent-conf FILE] [--root DIR] [--no-user]
+#       [--python PYTHON] [--agent-conf FILE] [--trusted-ca PEM]...
+#       [--root DIR] [--no-user]
 #       [--enable]
 #
 # --root DIR installs into DIR as if it were / (a scratch root: the venv's
@@ -35,6 +36,7 @@ PYTHON=python3.11
 SOURCE=
 CONSTRAINTS=
 AGENT_CONF=
+TRUSTED_CAS=()
 ROOT=/
 CREATE_USER=1
 ENABLE=0
@@ -47,6 +49,7 @@ while [[ $# -gt 0 ]]; do
         --source) SOURCE=$2; shift 2 ;;
         --constraints) CONSTRAINTS=$2; shift 2 ;;
         --agent-conf) AGENT_CONF=$2; shift 2 ;;
+        --trusted-ca) TRUSTED_CAS+=("$2"); shift 2 ;;
         --root) ROOT=$2; shift 2 ;;
         --no-user) CREATE_USER=0; shift ;;
         --enable) ENABLE=1; shift ;;
@@ -73,6 +76,16 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
         "pass --python (agent/pynq/README.md)" >&2
     exit 1
 fi
+
+# The certificate authorities whose certificates may sign the bitstreams the
+# board loads ([agent] trusted_ca_dir): each a PEM certificate, checked
+# before anything is installed
+for ca in "${TRUSTED_CAS[@]}"; do
+    if ! grep -q -- '-----BEGIN CERTIFICATE-----' "$ca" 2> /dev/null; then
+        echo "install.sh: --trusted-ca $ca is not a PEM certificate" >&2
+        exit 1
+    fi
+done
 
 # The data mover is built here, with the board's compiler, before anything
 # is installed
@@ -138,6 +151,11 @@ cp "$HERE/../etc/agent.conf.sample" "$(dest $ETC/agent.conf.sample)"
 if [[ -n "$AGENT_CONF" ]]; then
     install -m 0640 "$AGENT_CONF" "$(dest $ETC/agent.conf)"
 fi
+# the board's trust store: read by the agent at every signed load
+install -d -m 0755 "$(dest $ETC/trusted-ca)"
+for ca in "${TRUSTED_CAS[@]}"; do
+    install -m 0644 "$ca" "$(dest $ETC/trusted-ca/$(basename "$ca"))"
+done
 
 if [[ $CREATE_USER == 1 ]]; then
     if ! getent passwd $USER_NAME > /dev/null && \

@@ -32,8 +32,10 @@ from oslo_config import cfg
 import pytest
 
 from nova_fpga_agent import datapath
+from nova_fpga_agent import trust
 from tests.conftest import REPORT
 from tests.conftest import ROOT
+from tests import pki
 
 SCRIPT = ROOT / 'agent' / 'pynq' / 'install.sh'
 VENV = 'opt/nova-fpga/venv'
@@ -67,13 +69,16 @@ def installed(tmp_path_factory):
         shutil.copy('/etc/%s' % name, root / 'etc' / name)
     conf = top / 'agent.conf'
     conf.write_text('[DEFAULT]\ntransport_url = rabbit://b:p@mq/v\n')
+    ca = pki.Authority(top / 'ca', name='cloud bitstream CA')
+    shutil.copy(ca.pem, top / 'cloud-ca.pem')
     # where the script's build directory goes (and must not stay)
     tmp = top / 'tmp'
     tmp.mkdir()
     began = time.monotonic()
     out = run([script, '--root', root, '--python', sys.executable,
                '--source', sdist, '--constraints', ROOT / 'constraints.txt',
-               '--agent-conf', conf], env=dict(os.environ, TMPDIR=str(tmp)))
+               '--agent-conf', conf, '--trusted-ca', top / 'cloud-ca.pem'],
+              env=dict(os.environ, TMPDIR=str(tmp)))
     assert out.returncode == 0, out.stdout + out.stderr
     assert list(tmp.iterdir()) == []
     REPORT.append('PYNQ-path install (agent/pynq/install.sh, scratch root, '
@@ -132,6 +137,18 @@ def test_refuses_without_the_data_movers_sources(tmp_path):
     assert not (tmp_path / 'root').exists()
 
 
+def test_refuses_a_trusted_ca_that_is_not_a_certificate(tmp_path):
+    junk = tmp_path / 'ca.pem'
+    junk.write_text('not a certificate\n')
+    out = run([SCRIPT, '--root', tmp_path / 'root', '--python',
+               sys.executable, '--source', ROOT, '--constraints',
+               ROOT / 'constraints.txt', '--trusted-ca', junk])
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert out.stderr == 'install.sh: --trusted-ca %s is not a PEM ' \
+        'certificate\n' % junk
+    assert not (tmp_path / 'root').exists()
+
+
 def test_installs_these_files(installed):
     files = sorted(str(p.relative_to(installed)) for p in installed.rglob(
         '*') if p.is_file() and not str(p.relative_to(installed)).startswith(
@@ -139,7 +156,8 @@ def test_installs_these_files(installed):
                 'passwd', 'group', 'shadow', 'gshadow', '.pwd.lock'))
     assert files == [
         'etc/nova-fpga/agent.conf', 'etc/nova-fpga/agent.conf.sample',
-        'etc/nova-fpga/pynq.conf', 'etc/sudoers.d/nova-fpga-agent',
+        'etc/nova-fpga/pynq.conf', 'etc/nova-fpga/trusted-ca/cloud-ca.pem',
+        'etc/sudoers.d/nova-fpga-agent',
         'etc/systemd/system/nova-fpga-agent.service',
         'etc/udev/rules.d/70-nova-fpga.rules',
         'opt/nova-fpga/bin/nova-fpga-datamover']
@@ -149,6 +167,13 @@ def test_installs_these_files(installed):
         == (ROOT / 'agent' / 'udev' / '70-nova-fpga.rules').read_bytes()
     assert (installed / 'etc/nova-fpga/agent.conf').stat().st_mode \
         & 0o777 == 0o640
+    # the trust store, where [agent] trusted_ca_dir looks by default
+    trusted = installed / 'etc/nova-fpga/trusted-ca'
+    assert trusted.stat().st_mode & 0o777 == 0o755
+    assert (trusted / 'cloud-ca.pem').stat().st_mode & 0o777 == 0o644
+    assert str(trusted).endswith(trust.TRUST_OPTS[1].default)
+    assert [c.subject.rfc4514_string() for c in trust.TrustStore(
+        trusted).certificates()] == ['CN=cloud bitstream CA']
     passwd = (installed / 'etc' / 'passwd').read_text()
     assert any(line.startswith('nova-fpga:') and line.endswith(
         ':/var/lib/nova-fpga:/usr/sbin/nologin')

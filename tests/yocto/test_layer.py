@@ -356,9 +356,19 @@ def test_agent_recipe_installs_the_projects_own_files(board, tmp_path):
     with tarfile.open(sdist) as t:
         t.extractall(tmp_path, filter='data')
     dest = tmp_path / 'image'
+    # a bbappend's CA for the board's trust store, fetched into WORKDIR
+    from tests import pki
+    ca = pki.Authority(tmp_path / 'ca', name='cloud bitstream CA')
+    shutil.copy(ca.pem, tmp_path / 'cloud-ca.pem')
     variables = dict(BITBAKE_DIRS, PV=pv, D=str(dest), S=str(expand(
-        recipe['S'], {'WORKDIR': str(tmp_path), 'PV': pv})))
+        recipe['S'], {'WORKDIR': str(tmp_path), 'PV': pv})),
+        WORKDIR=str(tmp_path), NOVA_FPGA_TRUSTED_CAS='cloud-ca.pem')
+    assert recipe['NOVA_FPGA_TRUSTED_CAS'] == ''
     run_task(AGENT_RECIPE, ['do_install:append'], variables)
+    trusted = dest / 'etc/nova-fpga/trusted-ca'
+    assert oct(trusted.stat().st_mode & 0o777) == '0o755'
+    assert oct((trusted / 'cloud-ca.pem').stat().st_mode & 0o777) == '0o644'
+    assert (trusted / 'cloud-ca.pem').read_bytes() == ca.pem.read_bytes()
     for installed, source in [
             ('lib/systemd/system/nova-fpga-agent.service',
              'agent/systemd/nova-fpga-agent.service'),

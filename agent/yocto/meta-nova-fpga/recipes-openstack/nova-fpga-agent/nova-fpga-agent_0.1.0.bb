@@ -36,6 +36,13 @@ USERADD_PARAM:${PN} = "--system --gid nova-fpga --home-dir ${localstatedir}/lib/
 # from the source distribution (MANIFEST.in), never copies.
 SYSTEMD_SERVICE:${PN} = "nova-fpga-agent.service"
 
+# The board's trust store ([agent] trusted_ca_dir): the certificate
+# authorities whose certificates may sign the bitstreams it loads.  A
+# bbappend adds each CA's PEM file and names it here:
+#   SRC_URI:append = " file://cloud-ca.pem"
+#   NOVA_FPGA_TRUSTED_CAS = "cloud-ca.pem"
+NOVA_FPGA_TRUSTED_CAS ?= ""
+
 do_install:append() {
     install -d ${D}${systemd_system_unitdir}
     install -m 0644 ${S}/agent/systemd/nova-fpga-agent.service \
@@ -49,4 +56,8 @@ do_install:append() {
     install -d ${D}${nonarch_base_libdir}/udev/rules.d
     install -m 0644 ${S}/agent/udev/70-nova-fpga.rules \
         ${D}${nonarch_base_libdir}/udev/rules.d/70-nova-fpga.rules
+    install -d -m 0755 ${D}${sysconfdir}/nova-fpga/trusted-ca
+    for ca in ${NOVA_FPGA_TRUSTED_CAS}; do
+        install -m 0644 ${WORKDIR}/$ca ${D}${sysconfdir}/nova-fpga/trusted-ca/$ca
+    done
 }

@@ -147,6 +147,9 @@ VALID = {
     'port_id': st.sampled_from([PORT, str(uuid.uuid4())]),
     # the fuzz's bitstreams declare the loopback, which takes none
     'settings': st.sampled_from([None, {}]),
+    # the fuzz's board requires no signature; a signed load is
+    # tests/agent/test_signed_loads.py's
+    'signature': st.sampled_from([None]),
 }
 
 JSON = st.recursive(
@@ -196,7 +199,21 @@ def near_misses(name):
                      {'loopback:x': 1}, {'': 0}, [('vtc:dscp:sip', 46)],
                      'vtc:dscp:sip=46', 46, True,
                      {'vtc:dscp:%d' % i: 1 for i in range(257)}],
+        'signature': [{}, 'sig', 1, [], {'signature': 'QUJD'},
+                      dict(SIGNED, hash_method='MD5'),
+                      dict(SIGNED, key_type='RSA'),
+                      dict(SIGNED, signature='not base64!'),
+                      dict(SIGNED, certificate=7),
+                      dict(SIGNED, certificate='x' * 20000),
+                      dict(SIGNED, extra=1),
+                      # well-formed, but no certificate: refused in words
+                      SIGNED],
     }[name]
+
+
+#: a signature record of the right form (its certificate is not one)
+SIGNED = {'signature': 'QUJD', 'hash_method': 'SHA-256',
+          'key_type': 'RSA-PSS', 'certificate': 'not a certificate'}
 
 
 @st.composite
@@ -291,7 +308,7 @@ def check_call(board, method, ctxt, kwargs):
 FIXED = {'region': 'rp1', 'instance_uuid': B, 'image_id': 'img-1',
          'sha256': hashlib.sha256(RP1).hexdigest(), 'bitstream': b64(RP1),
          'network': {'in': port(201), 'out': port(202)}, 'state': 'off',
-         'port_id': PORT, 'settings': {}}
+         'port_id': PORT, 'settings': {}, 'signature': None}
 
 
 def one_wrong(method):

@@ -119,7 +119,7 @@ class ImageAPI:
     def __init__(self, data):
         self.data = data
 
-    def download(self, context, image_id, data=None):
+    def download(self, context, image_id, data=None, trusted_certs=None):
         for start in range(0, len(self.data), 65536):
             data.write(self.data[start:start + 65536])
 
@@ -129,7 +129,8 @@ def test_the_driver_digests_a_downloaded_image_once(algorithm, monkeypatch):
     data = module_for('rp1')
     counts = counting.install(monkeypatch)
     zynq = types.SimpleNamespace(_image_api=ImageAPI(data))
-    instance = types.SimpleNamespace(image_ref='img-1', uuid='i-1')
+    instance = types.SimpleNamespace(image_ref='img-1', uuid='i-1',
+                                     trusted_certs=None)
     glance_hash = hashlib.new(algorithm, data).hexdigest()
     got, sha256 = driver.ZynqDriver._download(zynq, None, instance,
                                               algorithm, glance_hash)

@@ -101,8 +101,11 @@ class Barbican(api_service.ApiService):
 def castellan_options(keystone):
     """What Glance and nova set to read certificates from this Barbican
     through castellan, with the request's own token: {(section, option):
-    value}.
+    value}; none without a keystone (a service object made only to read
+    its settings, as Stack.nova(None)).
     """
+    if keystone is None:
+        return {}
     return {('key_manager', 'backend'): 'barbican',
             ('barbican', 'auth_endpoint'): keystone.auth_url,
             ('barbican', 'barbican_endpoint_type'): 'public'}

@@ -13,6 +13,7 @@
 """Fixtures for the board agent: reference shell, builder-made modules,
 agents over oslo.messaging's in-process transport."""
 import functools
+import shutil
 
 from oslo_config import cfg
 import oslo_messaging as messaging
@@ -183,3 +184,21 @@ def board_cloud(request, tmp_path, kernels):
 @pytest.fixture
 def ctxt():
     return {}
+
+
+@pytest.fixture(scope='module')
+def ca(tmp_path_factory):
+    """A certificate authority made by openssl (tests.pki) that signs the
+    tests' bitstream signers.
+    """
+    from tests import pki
+    return pki.Authority(tmp_path_factory.mktemp('ca'))
+
+
+@pytest.fixture
+def trusted(tmp_path, ca):
+    """A board's trust store ([agent] trusted_ca_dir) holding ca."""
+    directory = tmp_path / 'trusted-ca'
+    directory.mkdir()
+    shutil.copy(ca.pem, directory / 'cloud-ca.pem')
+    return directory

@@ -31,21 +31,8 @@ from tests import pki
 
 
 @pytest.fixture(scope='module')
-def ca(tmp_path_factory):
-    return pki.Authority(tmp_path_factory.mktemp('ca'))
-
-
-@pytest.fixture(scope='module')
 def builder(ca):
     return ca.issue('builder')
-
-
-@pytest.fixture
-def trusted(tmp_path, ca):
-    directory = tmp_path / 'trusted-ca'
-    directory.mkdir()
-    shutil.copy(ca.pem, directory / 'cloud.pem')
-    return directory
 
 
 def signature_of(signer, data, tmp_path):
@@ -138,11 +125,11 @@ def test_a_load_from_the_cache_is_verified_again(cloud, trusted, builder,
     assert again['state'] == states.ACTIVE
     cloud.client.unload({}, 'b0', 'rp0', again['instance_uuid'])
     # from the cache, the signer's CA withdrawn since: refused
-    (trusted / 'cloud.pem').unlink()
+    (trusted / 'cloud-ca.pem').unlink()
     with pytest.raises(api.SignatureRefused, match='trusts no certificate'):
         load(cloud, data, good, bitstream=False)
     assert free(cloud)
-    shutil.copy(ca.pem, trusted / 'cloud.pem')
+    shutil.copy(ca.pem, trusted / 'cloud-ca.pem')
     # the cached copy changed on the board's disk: not loaded (the driver
     # sends the bitstream again on NotCached)
     cached = agent.manager.cache.dir / ('%s.bit' %

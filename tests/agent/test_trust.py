@@ -30,11 +30,6 @@ IMAGE = '0a4b2b7e-3f0e-4b8e-9d7c-2f1e6c3a5b10'
 
 
 @pytest.fixture(scope='module')
-def ca(tmp_path_factory):
-    return pki.Authority(tmp_path_factory.mktemp('ca'))
-
-
-@pytest.fixture(scope='module')
 def bitstream(tmp_path_factory):
     path = tmp_path_factory.mktemp('data') / 'vtc.bit'
     path.write_bytes(module_for('rp1'))
@@ -44,14 +39,6 @@ def bitstream(tmp_path_factory):
 @pytest.fixture(scope='module')
 def signer(ca):
     return ca.issue('builder')
-
-
-@pytest.fixture
-def trusted(tmp_path, ca):
-    directory = tmp_path / 'trusted-ca'
-    directory.mkdir()
-    shutil.copy(ca.pem, directory / 'cloud-ca.pem')
-    return directory
 
 
 def verifier(directory, require=False):

@@ -57,7 +57,6 @@ class Barbican(api_service.ApiService):
         super().__init__(keystone, state_dir, None, port, **kwargs)
         self.conf_dir = self.dir / '.barbican'
         self.paste_ini = self.conf_dir / 'barbican-api-paste.ini'
-        self.process.env = self._env()
 
     def _env(self):
         return dict(os.environ, HOME=str(self.dir),

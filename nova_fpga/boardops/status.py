@@ -55,6 +55,9 @@ class BoardStatus:
             'device': report and report.device,
             'temperature': report and report.temperature,
             'unfit': report and report.unfit,
+            # [agent] require_signed_bitstreams (None: an agent older
+            # than API 1.5, or silent)
+            'signed_only': report and report.signed_only,
             'cached': [{'image_id': c.image_id, 'sha256': c.sha256}
                        for c in (report.cached if report else [])],
             'drained': self.drained,
@@ -139,6 +142,10 @@ def show_text(board):
                                if board['unfit'] else 'yes'),
         '  drained:     %s' % {True: 'yes', False: 'no',
                                None: 'unknown'}[board['drained']],
+        '  bitstreams:  %s' % {
+            True: 'signed only (unsigned ones refused)',
+            False: 'signed and unsigned (signatures verified)',
+            None: '-'}[board.get('signed_only')],
         '  placement:   %s' % board['placement'],
         '  cached bitstreams:',
     ]

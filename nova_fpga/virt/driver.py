@@ -137,7 +137,13 @@ class ZynqDriver(driver.ComputeDriver):
                         # so that resize and cold migrate reach this
                         # driver, which refuses them in words, instead of
                         # ending in the scheduler's "No valid host"
-                        supports_migrate_to_same_host=True)
+                        supports_migrate_to_same_host=True,
+                        # a bitstream is downloaded through nova's image
+                        # API with the server's trusted certificates
+                        # (_download), so nova validates the signer's
+                        # certificate as for libvirt; the board checks it
+                        # again against its own trust store
+                        supports_trusted_certs=True)
     # boards move between proxies (ring.py): nova moves their compute
     # nodes' host instead of refusing a node another host had
     rebalances_nodes = True

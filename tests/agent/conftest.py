@@ -188,10 +188,10 @@ def ctxt():
 
 @pytest.fixture(scope='module')
 def ca(tmp_path_factory):
-    """A certificate authority made by openssl (tests.pki) that signs the
+    """A certificate authority made by openssl (nova_fpga_devtools.pki) that signs the
     tests' bitstream signers.
     """
-    from tests import pki
+    from nova_fpga_devtools import pki
     return pki.Authority(tmp_path_factory.mktemp('ca'))
 
 

@@ -27,7 +27,7 @@ from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import signature as sig
 from nova_fpga.contract import states
 from tests.agent.conftest import module_for
-from tests import pki
+from nova_fpga_devtools import pki
 
 
 @pytest.fixture(scope='module')

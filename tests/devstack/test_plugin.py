@@ -137,6 +137,8 @@ for phase in "stack pre-install" "stack install" "stack post-config" \
     if [[ $phase == "stack post-config" ]]; then
         cp -r $NOVA_CONF_DIR $GLANCE_CONF_DIR $NOVA_FPGA_CONF_DIR \
             $ML2_CONF_DIR $(dirname $PLACEMENT_CONF) $SNAPSHOTS/
+        # the boards' state (their trust stores), modes kept
+        cp -a $NOVA_FPGA_STATE_DIR $SNAPSHOTS/nova-fpga-state
         if [[ $NOVA_FPGA_TLS == True ]]; then
             cp -r $(dirname $NOVA_FPGA_RABBITMQ_CONF) $SNAPSHOTS/
         fi
@@ -626,6 +628,42 @@ def test_each_board_agent_is_configured_and_run(run):
         assert 'stop_process nova-fpga-agent-%s' % board in run['calls']
 
 
+@pytest.fixture(scope='module')
+def signed_run(devstack, tmp_path_factory):
+    """The same with NOVA_FPGA_SIGNED_ONLY_BOARDS, as devstack-check's."""
+    return run_plugin(devstack, tmp_path_factory.mktemp('stack-signed'), {
+        'NOVA_FPGA_SIGNED_ONLY_BOARDS': 'zynq1'})
+
+
+def test_each_board_trusts_the_plugins_signing_ca(run, signed_run):
+    """With no NOVA_FPGA_TRUSTED_CAS the plugin makes a bitstream-signing CA
+    (openssl) and installs it in each emulated board's trust store, as a
+    board image does; NOVA_FPGA_SIGNED_ONLY_BOARDS sets those boards'
+    require_signed_bitstreams.
+    """
+    from cryptography import x509
+    for result, signed_only in ((run, set()), (signed_run, {'zynq1'})):
+        state = pathlib.Path(result['env']['DATA_DIR']) / 'nova-fpga'
+        # as post-config left it (clean removes it)
+        kept = result['etc'] / 'nova-fpga-state'
+        ca = x509.load_pem_x509_certificate(
+            (kept / 'signing-ca' / 'ca.pem').read_bytes())
+        assert ca.extensions.get_extension_for_class(
+            x509.BasicConstraints).value.ca
+        assert (kept / 'signing-ca' / 'ca.key').stat().st_mode & 0o077 == 0
+        for board in BOARDS:
+            written = ini(result['etc'] / 'nova-fpga' /
+                          ('agent-%s.conf' % board))
+            assert written[('agent', 'trusted_ca_dir')] == [
+                str(state / board / 'trusted-ca')]
+            store = kept / board / 'trusted-ca'
+            assert [p.read_bytes() for p in store.iterdir()] == [
+                (kept / 'signing-ca' / 'ca.pem').read_bytes()]
+            assert store.stat().st_mode & 0o777 == 0o755
+            assert written.get(('agent', 'require_signed_bitstreams')) == (
+                ['True'] if board in signed_only else None), board
+
+
 def test_phases_do_what_devstack_expects_of_them(run):
     calls = run['calls']
     phase = {}
@@ -864,7 +902,7 @@ def test_the_zuul_job_runs_devstack_checks_local_conf():
         disabled - LAB_DISABLED
     assert all(services[name] for name in LAB_DISABLED)
     assert set(variables['devstack_plugins']) == set(plugins) == {
-        'nova-fpga'}
+        'barbican', 'nova-fpga'}
     assert variables['tempest_plugins'] == ['nova-fpga']
     assert 'nova_fpga_tempest_plugin' in variables['tempest_test_regex']
     # the multinode job is this job on two nodes

@@ -45,7 +45,7 @@ from nova_fpga.contract import traits
 from tests.agent import conftest as agent_fixtures
 from tests.functional import base
 from tests.functional import test_module_settings
-from tests import pki
+from nova_fpga_devtools import pki
 
 
 class SharedKeyManager(mock_key_manager.MockKeyManager):

@@ -35,7 +35,7 @@ from nova_fpga_agent import datapath
 from nova_fpga_agent import trust
 from tests.conftest import REPORT
 from tests.conftest import ROOT
-from tests import pki
+from nova_fpga_devtools import pki
 
 SCRIPT = ROOT / 'agent' / 'pynq' / 'install.sh'
 VENV = 'opt/nova-fpga/venv'

@@ -255,6 +255,23 @@ def _fresh_region_limits(run):
 
 
 VTC = '0x%08X' % catalogue.module_id('vtc')
+#: the signing guide's openstack secret store (name, PEM file)
+SECRET_STORE = (
+    'openstack secret store --name %s --secret-type certificate '
+    '--payload-content-type application/octet-stream '
+    '--payload-content-encoding base64 --payload "$(base64 -w0 %s)" -f '
+    'value -c "Secret href"')
+
+
+def _secret_id(placeholder, name, user=BOB):
+    """The ID of the newest secret of that name (the last part of its
+    href, as the signing guide says), for the placeholder.
+    """
+    def find(run):
+        secrets = run.json('openstack secret list --name %s' % name, user)
+        newest = max(secrets, key=lambda secret: secret['Created'])
+        PLACEHOLDERS[placeholder] = newest['Secret href'].rsplit('/', 1)[-1]
+    return find
 
 #: the documents' commands in the order a reader meets them, with what
 #: the test does between them (callables: clean-ups and waits a reader
@@ -345,6 +362,39 @@ STEPS = [
     Doc('openstack server reboot --hard vtc1', BOB),
     _wait_active('vtc1'),
     _delete_server('vtc1'),
+    # the user guide's signed image (on the demo cloud, the reader is also
+    # the operator of its bitstream-signing CA)
+    Doc('openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:secp384r1 '
+        '-out signer.key', BOB),
+    Doc('openssl req -new -key signer.key -subj /CN=bob-builder -out '
+        'signer.csr', BOB),
+    Doc('openssl x509 -req -in signer.csr -CA .state/demo/signing-ca/ca.pem '
+        '-CAkey .state/demo/signing-ca/ca.key -days 365 -out signer.pem',
+        BOB),
+    Doc(SECRET_STORE % ('bob-builder', 'signer.pem'), BOB,
+        expect='/v1/secrets/'),
+    _secret_id('CERT_ID', 'bob-builder'),
+    Doc('nova-fpga-bitstream sign vtc_rp1.bit --key signer.key '
+        '--certificate signer.pem --certificate-id CERT_ID', BOB,
+        expect='--property img_signature='),
+    _delete_images('vtc-signed', BOB),
+    Doc('openstack image create vtc-signed --file vtc_rp1.bit --disk-format '
+        'raw --container-format bare --import --property '
+        'fpga_shell_id=SHELL_UUID $(nova-fpga-bitstream sign vtc_rp1.bit '
+        '--key signer.key --certificate-id CERT_ID)', BOB),
+    Doc('nova-fpga-bitstream wait-import vtc-signed', BOB,
+        expect=r'vtc-signed \(.*\): active'),
+    Doc('openstack server create --image vtc-signed --flavor fpga.region '
+        '--nic none vtc-signed --wait', BOB, expect='ACTIVE'),
+    _delete_server('vtc-signed'),
+    Doc(SECRET_STORE % ('bitstream-ca', '.state/demo/signing-ca/ca.pem'),
+        BOB, expect='/v1/secrets/'),
+    _secret_id('CA_ID', 'bitstream-ca'),
+    Doc('openstack --os-compute-api-version 2.63 server create --image '
+        'vtc-signed --flavor fpga.region --nic none --trusted-image-cert '
+        'CA_ID vtc-signed --wait', BOB, expect='ACTIVE'),
+    _delete_server('vtc-signed'),
+    _delete_images('vtc-signed', BOB),
     # the admin guide: drain, quotas
     Doc('nova-fpga-manage board drain board0'),
     Doc('nova-fpga-manage board show board0', expect='drain'),

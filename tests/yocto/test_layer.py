@@ -357,7 +357,7 @@ def test_agent_recipe_installs_the_projects_own_files(board, tmp_path):
         t.extractall(tmp_path, filter='data')
     dest = tmp_path / 'image'
     # a bbappend's CA for the board's trust store, fetched into WORKDIR
-    from tests import pki
+    from nova_fpga_devtools import pki
     ca = pki.Authority(tmp_path / 'ca', name='cloud bitstream CA')
     shutil.copy(ca.pem, tmp_path / 'cloud-ca.pem')
     variables = dict(BITBAKE_DIRS, PV=pv, D=str(dest), S=str(expand(
@@ -521,7 +521,7 @@ def test_the_boards_signature_check_runs_on_the_boards_cryptography(
     certificates made by openssl: a good signature verifies; changed
     data, an untrusted CA and an expired certificate are refused.
     """
-    from tests import pki
+    from nova_fpga_devtools import pki
     ca = pki.Authority(tmp_path / 'ca')
     rogue = pki.Authority(tmp_path / 'rogue', name='rogue')
     trusted = tmp_path / 'trusted'

@@ -122,7 +122,7 @@ def test_sign_makes_properties_that_cursive_and_the_board_verify(tmp_path):
 
     from nova_fpga.contract import signature as sig
     from nova_fpga_agent import trust
-    from tests import pki
+    from nova_fpga_devtools import pki
     ca = pki.Authority(tmp_path / 'ca')
     data = realfiles.read('pr_0_add.bit')
     image = tmp_path / 'pr_0_add.bit'
@@ -163,7 +163,7 @@ def test_sign_makes_properties_that_cursive_and_the_board_verify(tmp_path):
 
 
 def test_sign_refuses_a_key_that_is_not_the_certificates(tmp_path):
-    from tests import pki
+    from nova_fpga_devtools import pki
     ca = pki.Authority(tmp_path / 'ca')
     signer = ca.issue('builder')
     other = pki.Signer(tmp_path / 'other')

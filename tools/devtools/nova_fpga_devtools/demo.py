@@ -14,6 +14,7 @@
 
     nova-fpga-demo [--state-dir DIR] [--database-url URL] [--transport-url URL]
                    [--boards N] [--board-backend BOARD=BACKEND] [--vm-host]
+                   [--signed-only-board BOARD|none]
                    up | status | down [--purge] |
                    logs [SERVICE] [-f] [-n N] | replay BOARD REGION PCAP... |
                    temperature BOARD CELSIUS | scenario [--pcaps DIR]
@@ -65,6 +66,15 @@ CLI_OPTS = [
                          'backend over a fake kernel (fpga_manager, '
                          'fpga_manager_flags, xdevcfg) instead of sim, e.g. '
                          'board1=fpga_manager. Only read by the first up.'),
+    cfg.MultiStrOpt('signed-only-board', default=['board1'],
+                    help='BOARD: that emulated board loads only signed '
+                         'bitstreams (its agent\'s [agent] '
+                         'require_signed_bitstreams; nova\'s scheduler keeps '
+                         'unsigned images off it). Every board trusts the '
+                         'demo cloud\'s bitstream-signing CA '
+                         '(<state dir>/signing-ca/ca.pem). "none": no such '
+                         'board. The default board1 applies when there is a '
+                         'board1. Only read by the first up.'),
 ]
 
 
@@ -79,6 +89,9 @@ def _add_commands(subparsers):
     up.add_argument('--board-backend', action='append', default=None,
                     dest='up_board_backend', metavar='BOARD=BACKEND',
                     help='as nova-fpga-demo --board-backend')
+    up.add_argument('--signed-only-board', action='append', default=None,
+                    dest='up_signed_only_board', metavar='BOARD',
+                    help='as nova-fpga-demo --signed-only-board')
     subparsers.add_parser('status', help='each service and board')
     down = subparsers.add_parser('down', help='stop what up started')
     down.add_argument('--purge', action='store_true',
@@ -136,11 +149,18 @@ def _stack(conf):
                          % boards)
     backends = dict(item.partition('=')[::2]
                     for item in _option(conf, 'board_backend'))
+    signed_only = [name for name in _option(conf, 'signed_only_board')
+                   if name != 'none']
+    if 'none' in _option(conf, 'signed_only_board'):
+        signed_only = []
+    elif signed_only == ['board1'] and boards == 1:
+        signed_only = []  # the default, on a cloud with one board
     return stack.Stack(conf.state_dir or stack.DEFAULT_STATE_DIR,
                        database_url=conf.database_url,
                        transport_url=conf.transport_url, boards=boards,
                        board_backends=backends,
-                       vm_host=_option(conf, 'vm_host'))
+                       vm_host=_option(conf, 'vm_host'),
+                       signed_only_boards=signed_only)
 
 
 def warn_overriding_variables(cloud, out=None):
@@ -340,6 +360,12 @@ def main(argv=None):
     conf = parse(sys.argv[1:] if argv is None else argv)
     try:
         return COMMANDS[conf.command.name](conf)
+    except ValueError as exc:
+        if conf.command.name != 'up':
+            raise
+        # a first up's choice that cannot be (a board it does not have)
+        print('nova-fpga-demo: %s' % exc, file=sys.stderr)
+        return 2
     except process.ServiceError as exc:
         print('\nFAILED: %s' % exc, file=sys.stderr)
         if conf.command.name == 'up':

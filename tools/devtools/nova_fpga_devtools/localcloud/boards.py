@@ -59,13 +59,19 @@ EMULATED_RX_RING = datapath.RX_RINGS[1]
 
 class Board:
     def __init__(self, state_dir, name, transport_url, options=None,
-                 die_with_parent=True, backend=SIM, tls=None):
+                 die_with_parent=True, backend=SIM, tls=None,
+                 trusted_cas=(), signed_only=False):
         """options: {(section, option): value} over the agent's base config
         (a data plane interface and netns, the emulator's PCAP rate...).
         backend: one of BACKENDS.  tls: the board's deployment.Tls on the
-        agents' bus, or None.
+        agents' bus, or None.  trusted_cas: PEM files of the certificate
+        authorities whose signed bitstreams the board loads, installed in
+        its trust store (its [agent] trusted_ca_dir) as a board image
+        installs them; signed_only: its [agent] require_signed_bitstreams.
         """
         self.tls = tls
+        self.trusted_cas = [pathlib.Path(path) for path in trusted_cas]
+        self.signed_only = signed_only
         self.name = name
         self.backend = backend
         self.options = dict(options or {})
@@ -93,6 +99,28 @@ class Board:
     @property
     def kernel_root(self):
         return self.dir / 'fakekernel'
+
+    @property
+    def trust_store(self):
+        """The agent's [agent] trusted_ca_dir (a board's
+        /etc/nova-fpga/trusted-ca).
+        """
+        return self.dir / 'trusted-ca'
+
+    def install_trust_store(self):
+        """The trusted CAs' certificates in the trust store, and nothing
+        else (0755, its files 0644, as the board image installs them).
+        """
+        self.trust_store.mkdir(parents=True, exist_ok=True)
+        self.trust_store.chmod(0o755)
+        wanted = {path.name: path for path in self.trusted_cas}
+        for old in self.trust_store.iterdir():
+            if old.name not in wanted:
+                old.unlink()
+        for name, path in wanted.items():
+            target = self.trust_store / name
+            target.write_bytes(path.read_bytes())
+            target.chmod(0o644)
 
     @property
     def runtime_dir(self):
@@ -137,6 +165,8 @@ class Board:
                                          self.conf_file)
         else:
             conf[('agent', 'sysfs_root')] = str(self.sysfs)
+        conf[('agent', 'trusted_ca_dir')] = str(self.trust_store)
+        conf[('agent', 'require_signed_bitstreams')] = self.signed_only
         conf[('dataplane', 'ring_full_wait_us')] = EMULATED_RING_FULL_WAIT_US
         conf[('dataplane', 'rx_ring')] = EMULATED_RX_RING
         # the mover's socket and counters beside the state, not in it (a
@@ -174,6 +204,7 @@ class Board:
                 self.kernel.pid_file):
             self._start_kernel()
         process.write_conf(self.conf_file, self.conf())
+        self.install_trust_store()
         if not pathlib.Path(self.xadc.path).exists():
             self.xadc.install()
         self.process.start()

@@ -60,6 +60,7 @@ from nova_fpga_devtools.localcloud import tls
 from nova_fpga_devtools.localcloud import tor as localtor
 from nova_fpga_devtools.localcloud import vm_image
 from nova_fpga_devtools.localcloud import vmhost
+from nova_fpga_devtools import pki
 from nova_fpga_emulator import hdl_bridge
 from nova_fpga_emulator import toolchain
 
@@ -76,7 +77,7 @@ class Stack:
     def __init__(self, state_dir=DEFAULT_STATE_DIR, database_url=None,
                  transport_url=None, boards=2, board_options=None,
                  die_with_parent=False, output=None, board_backends=None,
-                 vm_host=False):
+                 vm_host=False, signed_only_boards=()):
         """database_url / transport_url: servers to use when they answer
         (else private ones are started); they, like boards, only matter on
         the first up: a resumed cloud keeps what it chose.  Progress lines
@@ -87,7 +88,10 @@ class Stack:
         count.  vm_host: the cloud also has an ordinary compute host
         (nova's libvirt driver, neutron's macvtap agent, localcloud.vmhost)
         and the emulated top-of-rack switch; like boards, only the first
-        up's choice.
+        up's choice.  signed_only_boards: boards whose agents load only
+        signed bitstreams ([agent] require_signed_bitstreams); like
+        boards, only the first up's.  Every board trusts the cloud's
+        bitstream-signing CA (signing_authority).
         """
         self.dir = pathlib.Path(state_dir).resolve()
         self.state_file = self.dir / 'stack.json'
@@ -96,6 +100,7 @@ class Stack:
         self.board_count = boards
         self.board_options = dict(board_options or {})
         self.board_backends = dict(board_backends or {})
+        self.signed_only_boards = list(signed_only_boards or ())
         self.die_with_parent = die_with_parent
         self.vm_host = vm_host
         self.output = output
@@ -136,8 +141,13 @@ class Stack:
                                  'backends %s' % (
                                      board, backend, ', '.join(boards),
                                      ', '.join(localboards.BACKENDS)))
+        unknown = sorted(set(self.signed_only_boards) - set(boards))
+        if unknown:
+            raise ValueError('signed-only boards %s: boards are %s' % (
+                ', '.join(unknown), ', '.join(boards)))
         return {
             'board_backends': self.board_backends,
+            'signed_only_boards': self.signed_only_boards,
             'id': ident,
             'ports': ports,
             'boards': boards,
@@ -395,6 +405,20 @@ class Stack:
         switch.vm_host_link(range(first, last + 1), port=self.VM_HOST_PORT,
                             name=macvtap_common.get_vlan_device_name)
 
+    @property
+    def signing_authority_dir(self):
+        return self.dir / 'signing-ca'
+
+    def signing_authority(self):
+        """The cloud's bitstream-signing CA (pki.Authority: ca.pem, ca.key),
+        made by openssl at the first up: every board's trust store holds
+        its certificate, and it issues the certificates tenants sign
+        bitstream images with (doc/source/user/signing.rst).
+        """
+        return pki.Authority(self.signing_authority_dir,
+                             name='nova-fpga demo bitstream CA %s'
+                             % self.state['id'])
+
     def board(self, name):
         link = self.data_link(name)
         options = {('dataplane', 'interface'): link.board_if,
@@ -404,7 +428,9 @@ class Stack:
             self.dir, name, self._mq_url(name, 'agents'), options=options,
             die_with_parent=self.die_with_parent,
             backend=self.state.get('board_backends', {}).get(
-                name, localboards.SIM), tls=self.tls_files(name))
+                name, localboards.SIM), tls=self.tls_files(name),
+            trusted_cas=[self.signing_authority_dir / 'ca.pem'],
+            signed_only=name in self.state.get('signed_only_boards', ()))
 
     # -- up ----------------------------------------------------------------
 
@@ -459,6 +485,8 @@ class Stack:
         began = time.monotonic()
         self.timings = {}
         keystone = self.start_services()
+        if not (self.signing_authority_dir / 'ca.pem').exists():
+            self._step('bitstream-signing CA', None, self.signing_authority)
         self._build_modules()
         client, transport = self.agent_client()
         try:

@@ -10,9 +10,10 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""Keys, certificates and signatures for the tests, made by the openssl
-command as an operator or a tenant makes them (doc/source/user/signing.rst
-shows the same commands): a CA, signers it issues, signatures of files.
+"""Keys, certificates and signatures made by the openssl command, as an
+operator or a tenant makes them (doc/source/user/signing.rst shows the same
+commands): a CA, signers it issues, signatures of files.  The demo cloud's
+bitstream-signing CA (localcloud.stack) and the tests' keys.
 """
 import base64
 import pathlib
@@ -30,6 +31,13 @@ def openssl(*args, cwd=None):
     return out.stdout
 
 
+def base64_of(path):
+    """A file's bytes as base64 text (what openstack secret store's
+    --payload takes with --payload-content-encoding base64).
+    """
+    return base64.b64encode(pathlib.Path(path).read_bytes()).decode('ascii')
+
+
 KEYS = {
     'RSA-PSS': ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048'],
     'ECC_SECP384R1': ['-algorithm', 'EC', '-pkeyopt',
@@ -40,7 +48,9 @@ KEYS = {
 
 
 class Authority:
-    """A certificate authority in a directory (ca.key, ca.pem)."""
+    """A certificate authority in a directory (ca.key, ca.pem): made there,
+    or the one made there before.
+    """
 
     def __init__(self, directory, name='nova-fpga test CA', days=3650,
                  ca=True):
@@ -49,6 +59,8 @@ class Authority:
         self.name = name
         self.key = self.dir / 'ca.key'
         self.pem = self.dir / 'ca.pem'
+        if self.pem.exists():
+            return  # made before (a demo cloud's, kept across ups)
         openssl('genpkey', *KEYS['RSA-PSS'], '-out', self.key)
         openssl('req', '-x509', '-new', '-key', self.key, '-sha256',
                 '-days', days, '-subj', '/CN=%s' % name, '-out', self.pem,

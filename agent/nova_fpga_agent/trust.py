@@ -39,7 +39,6 @@ from cryptography.hazmat.primitives.asymmetric import dsa
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.hazmat.primitives import hashes
 from cryptography import x509
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -64,11 +63,6 @@ TRUST_OPTS = [
                     'it, remove it to withdraw it, no restart. Missing or '
                     'empty: no signed bitstream verifies.'),
 ]
-
-HASHES = {'SHA-224': hashes.SHA224, 'SHA-256': hashes.SHA256,
-          'SHA-384': hashes.SHA384, 'SHA-512': hashes.SHA512}
-CURVES = {'ECC_SECP384R1': ec.SECP384R1, 'ECC_SECP521R1': ec.SECP521R1}
-
 
 def register_opts(conf, group):
     conf.register_opts(TRUST_OPTS, group=group)
@@ -200,7 +194,7 @@ class Verifier:
     @staticmethod
     def _check_signature(data, signature, signer, name, image_id):
         key = signer.public_key()
-        hash_method = HASHES[signature.hash_method]()
+        hash_method = sig.HASHES[signature.hash_method]()
         raw = signature.signature_bytes()
         try:
             if signature.key_type == sig.RSA_PSS:
@@ -216,7 +210,7 @@ class Verifier:
             else:
                 if not (isinstance(key, ec.EllipticCurvePublicKey)
                         and isinstance(key.curve,
-                                       CURVES[signature.key_type])):
+                                       sig.ECC_CURVES[signature.key_type])):
                     raise TypeError
                 key.verify(raw, data, ec.ECDSA(hash_method))
         except TypeError:

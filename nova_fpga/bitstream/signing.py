@@ -23,15 +23,14 @@ from cryptography.hazmat.primitives.asymmetric import dsa
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives import serialization
 from cryptography import x509
 
 from nova_fpga.contract import signature as sig
 
-HASHES = {'SHA-224': hashes.SHA224, 'SHA-256': hashes.SHA256,
-          'SHA-384': hashes.SHA384, 'SHA-512': hashes.SHA512}
-CURVES = {'secp384r1': 'ECC_SECP384R1', 'secp521r1': 'ECC_SECP521R1'}
+#: an EC key's curve name -> its img_signature_key_type
+CURVES = {curve.name: key_type
+          for key_type, curve in sig.ECC_CURVES.items()}
 
 
 class SigningError(ValueError):
@@ -82,11 +81,11 @@ def check_pair(key, certificate_pem):
 
 def sign(data, key, hash_method='SHA-256'):
     """(img_signature, img_signature_key_type) of data."""
-    if hash_method not in HASHES:
+    if hash_method not in sig.HASHES:
         raise SigningError('hash method %s is none of %s' % (
             hash_method, ', '.join(sig.HASH_METHODS)))
     kind = key_type(key)
-    algorithm = HASHES[hash_method]()
+    algorithm = sig.HASHES[hash_method]()
     if kind == sig.RSA_PSS:
         raw = key.sign(data, padding.PSS(mgf=padding.MGF1(algorithm),
                                          salt_length=padding.PSS.MAX_LENGTH),

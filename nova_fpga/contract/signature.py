@@ -25,6 +25,9 @@ import base64
 import binascii
 import dataclasses
 
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives import hashes
+
 #: Glance's image properties of a signed image (cursive's names)
 SIGNATURE_PROPERTY = 'img_signature'
 HASH_METHOD_PROPERTY = 'img_signature_hash_method'
@@ -33,13 +36,16 @@ CERTIFICATE_PROPERTY = 'img_signature_certificate_uuid'
 PROPERTIES = (SIGNATURE_PROPERTY, HASH_METHOD_PROPERTY, KEY_TYPE_PROPERTY,
               CERTIFICATE_PROPERTY)
 
-#: hash methods a signature may name (cursive's)
-HASH_METHODS = ('SHA-224', 'SHA-256', 'SHA-384', 'SHA-512')
+#: hash method a signature may name (cursive's) -> cryptography's hash
+HASHES = {'SHA-224': hashes.SHA224, 'SHA-256': hashes.SHA256,
+          'SHA-384': hashes.SHA384, 'SHA-512': hashes.SHA512}
+HASH_METHODS = tuple(HASHES)
 #: key types a board verifies: cursive's, less the binary curves that
-#: cryptography no longer has (SECT*)
+#: cryptography no longer has (SECT*); an ECC key type -> its curve
 RSA_PSS = 'RSA-PSS'
 DSA = 'DSA'
-ECC_KEY_TYPES = ('ECC_SECP384R1', 'ECC_SECP521R1')
+ECC_CURVES = {'ECC_SECP384R1': ec.SECP384R1, 'ECC_SECP521R1': ec.SECP521R1}
+ECC_KEY_TYPES = tuple(ECC_CURVES)
 KEY_TYPES = (RSA_PSS, DSA) + ECC_KEY_TYPES
 
 #: the largest certificate (PEM text) a load may carry

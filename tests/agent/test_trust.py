@@ -240,5 +240,11 @@ def test_the_contract_names_are_cursives():
     assert set(sig.HASH_METHODS) == set(signature_utils.HASH_METHODS)
     assert set(sig.KEY_TYPES) <= set(
         signature_utils.SignatureKeyType.REGISTERED_TYPES)
-    assert set(trust.HASHES) == set(sig.HASH_METHODS)
-    assert {sig.RSA_PSS, sig.DSA} | set(trust.CURVES) == set(sig.KEY_TYPES)
+    # cursive's algorithms for them, as the board and the signing tool use
+    for name in sig.HASH_METHODS:
+        assert isinstance(sig.HASHES[name](),
+                          type(signature_utils.HASH_METHODS[name]))
+    cursive_curves = {'ECC_' + curve.name.upper(): type(curve)
+                      for curve in signature_utils.ECC_CURVES}
+    for key_type, curve in sig.ECC_CURVES.items():
+        assert cursive_curves[key_type] is curve

@@ -460,15 +460,12 @@ class ZynqDriver(driver.ComputeDriver):
             self._power(instance, False)
 
     def _unanswered(self, context, board):
-        """Why the board's agent cannot take a load now, or None: unless
-        it answered within the last second, a health call (no lock of the
-        agent's, a few milliseconds) with [zynq] rpc_timeout.  An agent
-        that died since its last report is found here, in rpc_timeout,
-        not by the load's [zynq] load_timeout.
+        """Why the board's agent cannot take a load now, or None: a health
+        call (no lock of the agent's, a few milliseconds) with [zynq]
+        rpc_timeout before every load.  An agent that died since its last
+        report, however recent (reports come every second), is found here,
+        in rpc_timeout, not by the load's [zynq] load_timeout.
         """
-        silent = board.silent_for()
-        if silent is not None and silent < zboards.ANSWER_FRESH_SECONDS:
-            return None
         try:
             self._boards.client.health(agents.rpc_context(context),
                                        board.name)

@@ -64,6 +64,7 @@ TRUST_OPTS = [
                     'empty: no signed bitstream verifies.'),
 ]
 
+
 def register_opts(conf, group):
     conf.register_opts(TRUST_OPTS, group=group)
 

@@ -188,8 +188,8 @@ def ctxt():
 
 @pytest.fixture(scope='module')
 def ca(tmp_path_factory):
-    """A certificate authority made by openssl (nova_fpga_devtools.pki) that signs the
-    tests' bitstream signers.
+    """A certificate authority made by openssl (nova_fpga_devtools.pki)
+    that signs the tests' bitstream signers.
     """
     from nova_fpga_devtools import pki
     return pki.Authority(tmp_path_factory.mktemp('ca'))

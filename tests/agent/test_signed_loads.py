@@ -26,8 +26,8 @@ import pytest
 from nova_fpga.contract import agent_api as api
 from nova_fpga.contract import signature as sig
 from nova_fpga.contract import states
-from tests.agent.conftest import module_for
 from nova_fpga_devtools import pki
+from tests.agent.conftest import module_for
 
 
 @pytest.fixture(scope='module')

@@ -23,8 +23,8 @@ import pytest
 
 from nova_fpga.contract import signature as sig
 from nova_fpga_agent import trust
-from tests.agent.conftest import module_for
 from nova_fpga_devtools import pki
+from tests.agent.conftest import module_for
 
 IMAGE = '0a4b2b7e-3f0e-4b8e-9d7c-2f1e6c3a5b10'
 

@@ -42,10 +42,10 @@ from nova_fpga import bitstream
 from nova_fpga.contract import placement
 from nova_fpga.contract import signature as sig
 from nova_fpga.contract import traits
+from nova_fpga_devtools import pki
 from tests.agent import conftest as agent_fixtures
 from tests.functional import base
 from tests.functional import test_module_settings
-from nova_fpga_devtools import pki
 
 
 class SharedKeyManager(mock_key_manager.MockKeyManager):

@@ -33,9 +33,9 @@ import pytest
 
 from nova_fpga_agent import datapath
 from nova_fpga_agent import trust
+from nova_fpga_devtools import pki
 from tests.conftest import REPORT
 from tests.conftest import ROOT
-from nova_fpga_devtools import pki
 
 SCRIPT = ROOT / 'agent' / 'pynq' / 'install.sh'
 VENV = 'opt/nova-fpga/venv'

@@ -273,6 +273,7 @@ def _secret_id(placeholder, name, user=BOB):
         PLACEHOLDERS[placeholder] = newest['Secret href'].rsplit('/', 1)[-1]
     return find
 
+
 #: the documents' commands in the order a reader meets them, with what
 #: the test does between them (callables: clean-ups and waits a reader
 #: would do by looking)

@@ -121,3 +121,26 @@ def test_a_scenario_that_fails_half_way_deletes_its_server(
     created = commands.index(next(c for c in commands
                                   if c.startswith('openstack server create')))
     assert 'openstack server delete --wait vtc1' in commands[created:]
+
+
+@pytest.mark.parametrize('argv, signed_only', [
+    (['up'], ['board1']),
+    (['up', '--boards', '1'], []),
+    (['up', '--signed-only-board', 'none'], []),
+    (['up', '--boards', '3', '--signed-only-board', 'board0',
+      '--signed-only-board', 'board2'], ['board0', 'board2']),
+    (['--signed-only-board', 'board0', 'up'], ['board0']),
+])
+def test_the_board_that_loads_only_signed_bitstreams(argv, signed_only,
+                                                     stacks):
+    demo._stack(demo.parse(argv))
+    assert stacks[0]['signed_only_boards'] == signed_only
+
+
+def test_a_signed_only_board_the_cloud_lacks_is_refused(tmp_path, capsys):
+    """Said in words on the first up, before anything starts."""
+    code = demo.main(['--state-dir', str(tmp_path / 'cloud'), 'up',
+                      '--signed-only-board', 'board7'])
+    assert code == 2
+    assert 'signed-only boards board7: boards are board0, board1' in \
+        capsys.readouterr().err

@@ -149,12 +149,10 @@ def _stack(conf):
                          % boards)
     backends = dict(item.partition('=')[::2]
                     for item in _option(conf, 'board_backend'))
-    signed_only = [name for name in _option(conf, 'signed_only_board')
-                   if name != 'none']
-    if 'none' in _option(conf, 'signed_only_board'):
+    signed_only = _option(conf, 'signed_only_board')
+    if 'none' in signed_only or (signed_only == ['board1'] and boards == 1):
+        # none asked, or the default on a cloud without a board1
         signed_only = []
-    elif signed_only == ['board1'] and boards == 1:
-        signed_only = []  # the default, on a cloud with one board
     return stack.Stack(conf.state_dir or stack.DEFAULT_STATE_DIR,
                        database_url=conf.database_url,
                        transport_url=conf.transport_url, boards=boards,

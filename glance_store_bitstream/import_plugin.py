@@ -17,7 +17,9 @@ glance-direct or web-download), before the data goes to a store.  An image
 that declares ``fpga_shell_id`` is a bitstream: its staged data is validated
 with :mod:`nova_fpga.bitstream`, checked against the declared shell's
 regions, and the image gets the derived properties and
-``trait:CUSTOM_FPGA_…=required`` properties from the shared naming function.
+``trait:CUSTOM_FPGA_…=required`` properties from the shared naming function;
+a signed image's signer certificate is checked for its dates (Glance's own
+verification, next, checks the signature).
 A refusal fails the import with a message that names the problem, removes
 the staged data and records the reason in ``fpga_import_error``; so does a
 failure after the inspection (a store that is full), which Glance alone
@@ -27,6 +29,8 @@ and nova's scheduler refuses to place it on a board.
 """
 import os
 
+from cursive import certificate_utils
+from cursive import signature_utils
 from glance.async_.flows import api_image_import
 from glance import gateway
 from oslo_log import log as logging
@@ -40,6 +44,7 @@ from glance_store_bitstream import shells
 from glance_store_bitstream import store_route
 from nova_fpga import bitstream
 from nova_fpga.contract import shell
+from nova_fpga.contract import signature as sig
 from nova_fpga.contract import traits
 
 LOG = logging.getLogger(__name__)
@@ -88,6 +93,7 @@ class _InspectBitstream(task.Task):
                     ours[0] if ours else '<a bitstream store>'))
         policy.enforce_create(self.context)
         info, manifest = self._inspect(self._staged, declared)
+        self._check_signer()
         props = traits.image_properties(info, manifest.shell_id)
         with self.action_wrapper as action:
             action.set_image_extra_properties(props)
@@ -130,6 +136,36 @@ class _InspectBitstream(task.Task):
                         '%s %s' % (r.name, r.footprint.signature)
                         for r in manifest.regions)))
         return info, manifest
+
+    def _check_signer(self):
+        """A signed image's signature record whole, and its signer's
+        certificate within its dates now.  Glance's own verification
+        (cursive, in the next task) checks the signature against the data,
+        and only when all four properties are there; it never looks at the
+        certificate's dates, which nova (with trusted certificates) and the
+        board do at every boot: refused here, at import, the tenant learns
+        it at once, not from a failed server.
+        """
+        with self.action_wrapper as action:
+            props = dict(action.image_extra_properties)
+        if not sig.is_signed(props):
+            return
+        missing = [name for name in sig.PROPERTIES if not props.get(name)]
+        if missing:
+            raise BitstreamImportRefused(
+                'the image is signed (%s) but lacks %s' % (
+                    ', '.join(name for name in sig.PROPERTIES
+                              if props.get(name)), ', '.join(missing)))
+        # the importing user's view of the key manager, as Glance's
+        # verifier reads it; not found: cursive's own error
+        certificate = signature_utils.get_certificate(
+            self.context, props[sig.CERTIFICATE_PROPERTY])
+        if not certificate_utils.is_within_valid_dates(certificate):
+            raise BitstreamImportRefused(
+                'the signer certificate %s is valid from %s to %s, not now' % (
+                    certificate.subject.rfc4514_string(),
+                    certificate.not_valid_before_utc.isoformat(),
+                    certificate.not_valid_after_utc.isoformat()))
 
     def revert(self, result, flow_failures=None, **kwargs):
         if self._staged is None:

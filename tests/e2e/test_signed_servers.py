@@ -23,13 +23,14 @@ with the reason shown to the tenant, and nothing is loaded or allocated:
 - Glance, at import (cursive, with the certificate from Barbican): a
   signature by another key, data that is not what was signed, a hash method
   that did not make the signature or is none, a certificate the key manager
-  does not have;
+  does not have; and (the import plugin) a certificate out of its dates;
 - nova's scheduler: an unsigned image (ZynqFilter keeps it off the board);
-- the board (its trust store): a certificate out of its dates, one from a
-  CA the board does not trust, which Glance does not check;
+- the board (its trust store): a certificate from a CA the board does not
+  trust, which Glance cannot check, and one that expired after the import;
 - nova, when the server names trusted certificates
   (``--trusted-image-cert``): those two again, before any load is sent.
 """
+import datetime
 import subprocess
 import time
 
@@ -277,6 +278,15 @@ def _unknown_certificate(authority, signer, vtc, tenant):
                                '0b9cb1a4-5b39-4b44-9d0d-2f1b1f6d9a11')
 
 
+def _expired(authority, signer, vtc, tenant):
+    # a correct signature, which Glance's own verification passes: the
+    # import plugin checks the certificate's dates
+    old = authority.issue('e2e-expired', key_type=KEY_TYPE,
+                          start='20240101000000Z', end='20250101000000Z')
+    return vtc[0], tenant.sign(vtc[0], old.key,
+                               tenant.store('e2e-expired', old.pem))
+
+
 @pytest.mark.parametrize('case, reason', [
     (_wrong_key, 'Signature verification failed'),
     (_other_data, 'Signature verification failed'),
@@ -284,8 +294,10 @@ def _unknown_certificate(authority, signer, vtc, tenant):
     (_no_hash, 'Invalid signature hash method: MD5'),
     (_unknown_certificate, 'Certificate not found with ID: '
      '0b9cb1a4-5b39-4b44-9d0d-2f1b1f6d9a11'),
+    (_expired, 'the signer certificate CN=e2e-expired is valid from '
+     '2024-01-01T00:00:00+00:00 to 2025-01-01T00:00:00+00:00, not now'),
 ], ids=['wrong key', 'data not signed', 'wrong hash method',
-        'no such hash method', 'certificate not in Barbican'])
+        'no such hash method', 'certificate not in Barbican', 'expired'])
 def test_glance_refuses_a_bad_signature_at_import(
         case, reason, authority, signer, vtc, tenant):
     path, props = case(authority, signer, vtc, tenant)
@@ -301,23 +313,32 @@ def test_glance_refuses_a_bad_signature_at_import(
     assert reason in out.stdout + out.stderr, out
 
 
+#: seconds a certificate of the tests lives: long enough to import an
+#: image signed under it, then it has expired when its server is created
+SHORT_LIFE = 30
+
+
 @pytest.fixture(scope='module')
 def out_of_reach(authority, tenant, vtc):
-    """{case: (image, CN, the board's reason, nova's reason)}: images whose
-    signatures verify, which Glance therefore takes, signed under an
-    expired certificate of the cloud's CA and under a certificate of a CA
-    no board trusts.
+    """{case: (image, CN, the board's reason, nova's reason)}: images that
+    Glance takes (their signatures verify, their certificates are within
+    their dates at import) and a board must refuse: signed under a
+    certificate of a CA no board trusts, and under one of the cloud's CA
+    that has expired since the import.
     """
-    expired = authority.issue('e2e-expired', key_type=KEY_TYPE,
-                              start='20240101000000Z',
-                              end='20250101000000Z')
+    now = datetime.datetime.now(datetime.timezone.utc)
+    stamp = '%Y%m%d%H%M%SZ'
+    ends = now + datetime.timedelta(seconds=SHORT_LIFE)
+    short = authority.issue(
+        'e2e-short-lived', key_type=KEY_TYPE,
+        start=(now - datetime.timedelta(minutes=5)).strftime(stamp),
+        end=ends.strftime(stamp))
     rogue = pki.Authority(tenant.work / 'rogue', name='e2e rogue CA')
     mallory = rogue.issue('e2e-mallory', key_type=KEY_TYPE)
     made = {}
     for case, signer, board, nova in (
-            ('expired', expired, 'is valid from 2024-01-01T00:00:00+00:00 '
-             'to 2025-01-01T00:00:00+00:00, not now',
-             'The certificate is outside its valid date range'),
+            ('expired', short, 'is valid from', 'The certificate is outside '
+             'its valid date range'),
             ('untrusted', mallory, 'is not issued by a certificate '
              'authority board %s trusts (issuer CN=e2e rogue CA)'
              % SIGNED_BOARD, 'Certificate chain building failed')):
@@ -326,11 +347,14 @@ def out_of_reach(authority, tenant, vtc):
             vtc[0], signer.key, cert_id))
         assert image['status'] == 'active', image
         made[case] = (image['id'], signer.dir.name, board, nova)
+    # until the short-lived certificate has expired
+    time.sleep(max(0.0, (ends - datetime.datetime.now(
+        datetime.timezone.utc)).total_seconds() + 1))
     return made
 
 
 @pytest.mark.parametrize('case', ['expired', 'untrusted'])
-def test_the_board_refuses_what_glance_does_not_check(
+def test_the_board_refuses_what_glance_passed(
         case, cloud, signed_board, out_of_reach, servers):
     image, cn, reason, _ = out_of_reach[case]
     server_id = servers.create('e2e-%s' % case, image, wait=False)

@@ -47,7 +47,6 @@ from tests.e2e.conftest import PART
 from tests.e2e.conftest import placement_get
 from tests.e2e.conftest import REFERENCE
 from tests.e2e import test_board_ops as board_ops
-from tests.e2e.test_failures import agent_pid
 
 #: the board that requires signatures, and the one drained meanwhile
 SIGNED_BOARD, OTHER_BOARD = 'board1', 'board0'
@@ -71,10 +70,11 @@ def restart_agent(cloud, board, signed_only):
     cloud.state['signed_only_boards'] = sorted(wanted)
     cloud._save_state()
     agent = cloud.board(board)
-    # this test's Board did not start it: stopped by its pid file's pid
-    # (its process group), as down() stops it
-    process.stop_group(agent_pid(cloud, board))
-    agent.process.pid_file.unlink(missing_ok=True)
+    # this test's Board did not start it: stopped by its pid file (the
+    # group leader's pid: its privileged helpers are in the group too, so
+    # a member's pid may be a helper's), as down() stops it
+    cloud.stop('boards/%s/agent' % board)
+    assert not cloud.pids().get('boards/%s/agent' % board)
     client, transport = cloud.agent_client()
     try:
         agent.start(client)

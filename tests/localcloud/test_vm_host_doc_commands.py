@@ -136,12 +136,29 @@ class Runner:
             os.close(terminal)
             os.close(primary)
         assert out.returncode == 0 or not check, (
-            '%s (as %s) exited %d:\n%s%s' % (
-                command, user, out.returncode, out.stdout, out.stderr))
+            '%s (as %s) exited %d:\n%s%s%s' % (
+                command, user, out.returncode, out.stdout, out.stderr,
+                self.fault(command, user, env)))
         if expect:
             assert re.search(expect, out.stdout), (command, out.stdout)
         self.ran.append(command)
         return out.stdout
+
+    def fault(self, command, user, env):
+        """For a server create that failed, the server's fault as nova
+        recorded it (what the CLI's "Error creating server" leaves out).
+        """
+        words = command.split()
+        if 'server' not in words or 'create' not in words:
+            return ''
+        name = words[-2] if words[-1] == '--wait' else words[-1]
+        shown = subprocess.run(
+            ['bash', '-c', '. %s\nopenstack server show %s -c status -c '
+             'fault -f yaml' % (self.cloud.dir / ('openrc-%s' % user),
+                                self.text(name))],
+            cwd=self.work, env=env, capture_output=True, text=True,
+            timeout=120)
+        return '\nserver %s: %s%s' % (name, shown.stdout, shown.stderr)
 
     def json(self, command, user='admin'):
         return json.loads(self(command + ' -f json', user))

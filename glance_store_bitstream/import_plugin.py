@@ -69,8 +69,8 @@ class _InspectBitstream(task.Task):
 
     def execute(self, file_path):
         with self.action_wrapper as action:
-            declared = action.image_extra_properties.get(
-                traits.SHELL_ID_PROPERTY)
+            declared_props = dict(action.image_extra_properties)
+        declared = declared_props.get(traits.SHELL_ID_PROPERTY)
         ours = store_route.bitstream_stores()
         if declared is None and not set(self.stores) & set(ours):
             LOG.debug('image %s declares no %s: not a bitstream',
@@ -93,7 +93,7 @@ class _InspectBitstream(task.Task):
                     ours[0] if ours else '<a bitstream store>'))
         policy.enforce_create(self.context)
         info, manifest = self._inspect(self._staged, declared)
-        self._check_signer()
+        self._check_signer(declared_props)
         props = traits.image_properties(info, manifest.shell_id)
         with self.action_wrapper as action:
             action.set_image_extra_properties(props)
@@ -137,7 +137,7 @@ class _InspectBitstream(task.Task):
                         for r in manifest.regions)))
         return info, manifest
 
-    def _check_signer(self):
+    def _check_signer(self, props):
         """A signed image's signature record whole, and its signer's
         certificate within its dates now.  Glance's own verification
         (cursive, in the next task) checks the signature against the data,
@@ -146,8 +146,6 @@ class _InspectBitstream(task.Task):
         board do at every boot: refused here, at import, the tenant learns
         it at once, not from a failed server.
         """
-        with self.action_wrapper as action:
-            props = dict(action.image_extra_properties)
         if not sig.is_signed(props):
             return
         missing = [name for name in sig.PROPERTIES if not props.get(name)]

@@ -172,6 +172,8 @@ wire [BUCKET_BITS-1:0] req_bucket;
 wire                   req_payload;
 wire [3:0]             req_match;
 wire                   req_end;
+wire                   req_syn;
+wire                   req_other;
 wire                   req_connect;
 wire                   req_rtp;
 wire [47:0]            req_rtp_id;
@@ -204,6 +206,8 @@ parser (
     .req_payload(req_payload),
     .req_match(req_match),
     .req_end(req_end),
+    .req_syn(req_syn),
+    .req_other(req_other),
     .req_connect(req_connect),
     .req_rtp(req_rtp),
     .req_rtp_id(req_rtp_id),
@@ -258,6 +262,8 @@ flow_table (
     .req_payload(req_payload),
     .req_match(req_match),
     .req_end(req_end),
+    .req_syn(req_syn),
+    .req_other(req_other),
     .req_connect(req_connect),
     .req_rtp(req_rtp),
     .req_rtp_id(req_rtp_id),

@@ -75,8 +75,11 @@ module vtc_flow_table #
     input  wire [BUCKET_BITS-1:0] req_bucket,
     input  wire                   req_payload,
     input  wire [3:0]             req_match,
-    // a TCP FIN or RST; an HTTP CONNECT request; a UDP RTP candidate, its {SSRC, sequence}
+    // a TCP FIN or RST; a TCP SYN; the payload may be another protocol's message; an HTTP
+    // CONNECT request; a UDP RTP candidate, its {SSRC, sequence}
     input  wire                   req_end,
+    input  wire                   req_syn,
+    input  wire                   req_other,
     input  wire                   req_connect,
     input  wire                   req_rtp,
     input  wire [47:0]            req_rtp_id,
@@ -132,6 +135,7 @@ localparam [3:0] HTTP = CLASS_HTTP[3:0];
 localparam [3:0] TLS = CLASS_TLS[3:0];
 localparam [3:0] RTP = CLASS_RTP[3:0];
 localparam [3:0] SMTP = CLASS_SMTP[3:0];
+localparam [3:0] SSH = CLASS_SSH[3:0];
 // a later RTP candidate of the stored SSRC confirms when its sequence number is 1..16 ahead
 localparam [15:0] RTP_SEQUENCE_WINDOW = 16'd16;
 
@@ -152,7 +156,12 @@ localparam GUESS_LSB = PENDING + 1;
 localparam GUESS_WIDTH = 4;
 localparam RTP_LSB = GUESS_LSB + GUESS_WIDTH;
 localparam RTP_WIDTH = 48;
-localparam KEY_LSB = RTP_LSB + RTP_WIDTH;
+// the flow was stored by a TCP SYN, so its first payload is its first message (OPENED);
+// that message was another protocol's, so a later HTTP, TLS, SSH or SMTP match is an
+// upgrade or a tunnel and does not classify (SPOKE)
+localparam OPENED = RTP_LSB + RTP_WIDTH;
+localparam SPOKE = OPENED + 1;
+localparam KEY_LSB = SPOKE + 1;
 localparam VALID = KEY_LSB + STORED_KEY_WIDTH;
 localparam ENTRY_WIDTH = VALID + 1;
 
@@ -171,11 +180,13 @@ function [ENTRY_WIDTH-1:0] entry(input [STORED_KEY_WIDTH-1:0] key,
                                  input [INSPECTED_WIDTH-1:0] inspected,
                                  input [LAST_SEEN_WIDTH-1:0] last_seen,
                                  input pending, input [GUESS_WIDTH-1:0] guess,
-                                 input [RTP_WIDTH-1:0] rtp);
+                                 input [RTP_WIDTH-1:0] rtp, input opened, input spoke);
     begin
         entry = {ENTRY_WIDTH{1'b0}};
         entry[VALID] = 1'b1;
         entry[KEY_LSB +: STORED_KEY_WIDTH] = key;
+        entry[SPOKE] = spoke;
+        entry[OPENED] = opened;
         entry[RTP_LSB +: RTP_WIDTH] = rtp;
         entry[GUESS_LSB +: GUESS_WIDTH] = guess;
         entry[PENDING] = pending;
@@ -241,9 +252,12 @@ reg [BUCKET_BITS-1:0] rd_bucket = {BUCKET_BITS{1'b0}}, en_bucket = {BUCKET_BITS{
 reg [BUCKET_BITS-1:0] cmp_bucket = {BUCKET_BITS{1'b0}}, hit_bucket = {BUCKET_BITS{1'b0}};
 reg                   rd_payload = 1'b0, en_payload = 1'b0, cmp_payload = 1'b0, hit_payload = 1'b0;
 reg [3:0]             rd_match = 4'd0, en_match = 4'd0, cmp_match = 4'd0, hit_match = 4'd0;
-// the hit stage's compares of it: a class at all, TLS, SMTP, HTTP with CONNECT
+// the hit stage's compares of it: a class at all, TLS, SMTP, HTTP with CONNECT, a class
+// whose first message opens its flow (HTTP, TLS, SSH, SMTP)
 reg                   hit_matched = 1'b0, hit_match_tls = 1'b0, hit_match_smtp = 1'b0;
-reg                   hit_match_http_connect = 1'b0;
+reg                   hit_match_http_connect = 1'b0, hit_match_opening = 1'b0;
+reg                   rd_syn = 1'b0, en_syn = 1'b0, cmp_syn = 1'b0, hit_syn = 1'b0;
+reg                   rd_other = 1'b0, en_other = 1'b0, cmp_other = 1'b0, hit_other = 1'b0;
 reg                   rd_end = 1'b0, en_end = 1'b0, cmp_end = 1'b0, hit_end = 1'b0;
 reg                   rd_connect = 1'b0, en_connect = 1'b0, cmp_connect = 1'b0;
 reg                   rd_rtp = 1'b0, en_rtp = 1'b0, cmp_rtp = 1'b0, hit_rtp = 1'b0;
@@ -289,6 +303,8 @@ always @(posedge clk) begin
     rd_payload <= req_payload;
     rd_match <= req_match;
     rd_end <= req_end;
+    rd_syn <= req_syn;
+    rd_other <= req_other;
     rd_connect <= req_connect;
     rd_rtp <= req_rtp;
     rd_rtp_id <= req_rtp_id;
@@ -305,6 +321,8 @@ always @(posedge clk) begin
     en_payload <= rd_payload;
     en_match <= rd_match;
     en_end <= rd_end;
+    en_syn <= rd_syn;
+    en_other <= rd_other;
     en_connect <= rd_connect;
     en_rtp <= rd_rtp;
     en_rtp_id <= rd_rtp_id;
@@ -328,6 +346,8 @@ always @(posedge clk) begin
     cmp_payload <= en_payload;
     cmp_match <= en_match;
     cmp_end <= en_end;
+    cmp_syn <= en_syn;
+    cmp_other <= en_other;
     cmp_connect <= en_connect;
     cmp_rtp <= en_rtp;
     cmp_rtp_id <= en_rtp_id;
@@ -350,6 +370,10 @@ always @(posedge clk) begin
     hit_match_smtp <= cmp_match == SMTP;
     hit_match_http_connect <= cmp_match == HTTP && cmp_connect;
     hit_end <= cmp_end;
+    hit_syn <= cmp_syn;
+    hit_other <= cmp_other;
+    hit_match_opening <= cmp_match == HTTP || cmp_match == TLS || cmp_match == SSH
+        || cmp_match == SMTP;
     hit_rtp <= cmp_rtp;
     hit_rtp_id <= cmp_rtp_id;
     hit_guess <= cmp_guess;
@@ -433,6 +457,9 @@ reg [WAYS*INSPECTED_WIDTH-1:0] entry_inspected;   // after this packet, if the w
 reg [WAYS*4-1:0]               ssrc_equal;        // the stored SSRC's bytes equal the request's
 reg [WAYS-1:0]                 sequence_ahead;    // the request's sequence number 1..16 ahead
 reg [WAYS-1:0]                 entry_pending;
+reg [WAYS-1:0]                 entry_opened;
+reg [WAYS-1:0]                 entry_spoke;
+reg [WAYS-1:0]                 entry_first;       // OPENED and never inspected
 reg [WAYS*GUESS_WIDTH-1:0]     entry_guess;       // the stored guess, 0 once guessed
 reg [WAYS*GUESS_WIDTH-1:0]     entry_victim_guess;  // the same if unknown: guessed if evicted
 reg [15:0]                     stored_sequence;
@@ -471,6 +498,9 @@ always @* begin
             ? stored_sequence >= en_sequence_low || stored_sequence <= en_sequence_high
             : stored_sequence >= en_sequence_low && stored_sequence <= en_sequence_high;
         entry_pending[n] = stored[PENDING];
+        entry_opened[n] = stored[OPENED];
+        entry_spoke[n] = stored[SPOKE];
+        entry_first[n] = stored[OPENED] && stored[INSPECTED_LSB +: INSPECTED_WIDTH] == 4'd0;
         entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH] = stored[GUESS_LSB +: GUESS_WIDTH];
         entry_victim_guess[GUESS_WIDTH*n +: GUESS_WIDTH] =
             stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 ? stored[GUESS_LSB +: GUESS_WIDTH] : 4'd0;
@@ -488,6 +518,9 @@ reg [WAYS*INSPECTED_WIDTH-1:0] cmp_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}
 reg [WAYS*4-1:0]               cmp_ssrc_equal = {WAYS*4{1'b0}};
 reg [WAYS-1:0]                 cmp_sequence_ahead = {WAYS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_pending = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_entry_opened = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_entry_spoke = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_entry_first = {WAYS{1'b0}};
 reg [WAYS*GUESS_WIDTH-1:0]     cmp_entry_guess = {WAYS*GUESS_WIDTH{1'b0}};
 reg [WAYS*GUESS_WIDTH-1:0]     cmp_entry_victim_guess = {WAYS*GUESS_WIDTH{1'b0}};
 reg [WAYS*RTP_WIDTH-1:0]       cmp_entry_rtp = {WAYS*RTP_WIDTH{1'b0}};
@@ -496,6 +529,9 @@ always @(posedge clk) begin
     cmp_ssrc_equal <= ssrc_equal;
     cmp_sequence_ahead <= sequence_ahead;
     cmp_entry_pending <= entry_pending;
+    cmp_entry_opened <= entry_opened;
+    cmp_entry_spoke <= entry_spoke;
+    cmp_entry_first <= entry_first;
     cmp_entry_guess <= entry_guess;
     cmp_entry_victim_guess <= entry_victim_guess;
     for (n = 0; n < WAYS; n = n + 1) begin
@@ -546,6 +582,9 @@ reg [WAYS-1:0]                 hit_entry_inspects = {WAYS{1'b0}};
 reg [WAYS*CLASS_WIDTH-1:0]     hit_entry_class = {WAYS*CLASS_WIDTH{1'b0}};
 reg [WAYS*INSPECTED_WIDTH-1:0] hit_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}};
 reg [WAYS-1:0]                 hit_entry_pending = {WAYS{1'b0}};
+reg [WAYS-1:0]                 hit_entry_opened = {WAYS{1'b0}};
+reg [WAYS-1:0]                 hit_entry_spoke = {WAYS{1'b0}};
+reg [WAYS-1:0]                 hit_entry_first = {WAYS{1'b0}};
 reg [WAYS*GUESS_WIDTH-1:0]     hit_entry_guess = {WAYS*GUESS_WIDTH{1'b0}};
 // per way, for an RTP candidate: the stored one (RTP_PENDING) is of its SSRC and 1..16
 // behind (confirms); the stored one may be replaced (none, or of its SSRC)
@@ -559,6 +598,9 @@ always @(posedge clk) begin
     hit_free_way <= lowest(~cmp_entry_valid);
     hit_expired_way <= victim;
     hit_entry_pending <= cmp_entry_pending;
+    hit_entry_opened <= cmp_entry_opened;
+    hit_entry_spoke <= cmp_entry_spoke;
+    hit_entry_first <= cmp_entry_first;
     hit_entry_guess <= cmp_entry_guess;
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_rtp_confirms[n] <= cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
@@ -580,6 +622,9 @@ reg [CLASS_WIDTH-1:0]     hit_class;
 reg [INSPECTED_WIDTH-1:0] hit_inspected;
 reg                       hit_inspects;
 reg                       hit_flag;        // PENDING / REFINE
+reg                       hit_opened;      // OPENED, SPOKE, OPENED and never inspected
+reg                       hit_spoke;
+reg                       hit_first;
 reg [GUESS_WIDTH-1:0]     hit_stored_guess;
 reg                       hit_confirms;    // the RTP candidate confirms the stored one
 reg                       hit_replaces;    // it may replace the stored one
@@ -590,12 +635,18 @@ always @* begin
     hit_inspected = {INSPECTED_WIDTH{1'b0}};
     hit_inspects = 1'b0;
     hit_flag = 1'b0;
+    hit_opened = 1'b0;
+    hit_spoke = 1'b0;
+    hit_first = 1'b0;
     hit_stored_guess = {GUESS_WIDTH{1'b0}};
     hit_confirms = 1'b0;
     hit_replaces = 1'b0;
     hit_stored_rtp = {RTP_WIDTH{1'b0}};
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_flag = hit_flag | (hit_way[n] && hit_entry_pending[n]);
+        hit_opened = hit_opened | (hit_way[n] && hit_entry_opened[n]);
+        hit_spoke = hit_spoke | (hit_way[n] && hit_entry_spoke[n]);
+        hit_first = hit_first | (hit_way[n] && hit_entry_first[n]);
         hit_stored_guess = hit_stored_guess
             | ({GUESS_WIDTH{hit_way[n]}} & hit_entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH]);
         hit_confirms = hit_confirms | (hit_way[n] && hit_rtp_confirms[n]);
@@ -624,14 +675,18 @@ reg                       refined;
 reg                       pending_after;   // the entry's PENDING / REFINE bit
 reg [GUESS_WIDTH-1:0]     guess_after;     // the entry's GUESS field
 reg [RTP_WIDTH-1:0]       rtp_after;
+reg                       opened_after;    // the entry's OPENED and SPOKE
+reg                       spoke_after;
 reg                       guess_own;       // the frame ends its unknown flow: guess it
 reg                       guess_victim;    // the frame evicts an unknown flow: guess that
 reg [GUESS_WIDTH-1:0]     own_guess;       // the frame's flow's guess (stored or new)
 reg [CLASS_WIDTH-1:0]     found;           // the class an unknown flow's packet proves
 
 // the signature's class, compared a cycle ahead: the decision's compares start at a register
-// (the class's value alone goes into the entry and the events)
-wire found_any = hit_matched || (hit_rtp && hit_confirms);
+// (the class's value alone goes into the entry and the events); an HTTP, TLS, SSH or SMTP
+// match after another protocol's first message (SPOKE) is not taken
+wire match_taken = hit_matched && !(hit_spoke && hit_match_opening);
+wire found_any = match_taken || (hit_rtp && hit_confirms);
 wire found_stays = hit_match_smtp || hit_match_http_connect;  // PENDING after (SMTP, CONNECT)
 
 always @* begin
@@ -652,8 +707,9 @@ always @* begin
     rtp_after = hit_rtp_id;
     guess_victim = 1'b0;
     // a signature's class, else RTP if the stored SSRC's sequence number moved 1..16 on
-    found = hit_match != 4'd0 ? hit_match
-        : (hit_rtp && hit_confirms ? RTP : 4'd0);
+    found = match_taken ? hit_match : (hit_rtp && hit_confirms ? RTP : 4'd0);
+    opened_after = 1'b0;
+    spoke_after = 1'b0;
 
     if (!hit_valid) begin
         // nothing to do
@@ -670,6 +726,8 @@ always @* begin
         pending_after = hit_flag;
         own_guess = hit_stored_guess;
         rtp_after = hit_stored_rtp;
+        opened_after = hit_opened;
+        spoke_after = hit_spoke;
         if (hit_inspects && hit_class == 4'd0) begin
             class_after = found;
             classified = found_any;
@@ -677,6 +735,10 @@ always @* begin
             // the first SSRC stays; its sequence number follows
             if (!found_any && hit_rtp && hit_replaces) begin
                 rtp_after = hit_rtp_id;
+            end
+            // the first message of a flow stored by its SYN: another protocol's or not
+            if (!found_any && hit_first) begin
+                spoke_after = hit_other;
             end
         end else if (hit_inspects && hit_match_tls) begin
             // refined: an HTTP CONNECT tunnel's or a STARTTLS session's TLS
@@ -691,7 +753,9 @@ always @* begin
             inspected = 4'd1;
             classified = hit_matched;
             pending_after = hit_matched ? found_stays : hit_rtp;
+            spoke_after = hit_syn && !hit_matched && hit_other;
         end
+        opened_after = hit_syn;
         if (|hit_free_way) begin
             write_way = hit_free_way;
             inserted = 1'b1;
@@ -725,7 +789,7 @@ always @(posedge clk) begin
     write_way_reg <= write_way;
     write_bucket_reg <= hit_bucket;
     write_entry_reg <= entry(hit_key, class_after, inspected, hit_timestamp, pending_after,
-                             guess_after, rtp_after);
+                             guess_after, rtp_after, opened_after, spoke_after);
     event_unparsed <= unparsed;
     event_seen <= seen;
     event_classified <= classified;

@@ -80,6 +80,10 @@ module vtc_parser #
     // a TCP FIN or RST (the flow ends); an HTTP CONNECT request; a UDP RTP candidate and
     // its {SSRC, sequence number} (payload bytes 8..11 and 2..3)
     output reg                    req_end = 1'b0,
+    // a TCP SYN (the frame opens its flow); the payload may be another protocol's message
+    // (vtc_signatures' other)
+    output reg                    req_syn = 1'b0,
+    output reg                    req_other = 1'b0,
     output reg                    req_connect = 1'b0,
     output reg                    req_rtp = 1'b0,
     output reg  [47:0]            req_rtp_id = 48'd0,
@@ -870,16 +874,19 @@ end
 reg [31:0] window_ports;
 reg [3:0]  window_data_offset;
 reg        window_fin_rst;     // TCP's FIN or RST flag (byte 13, bits 0 and 2)
+reg        window_syn;         // TCP's SYN flag (byte 13, bit 1)
 
 always @* begin
     window_ports = 32'd0;
     window_data_offset = 4'd0;
     window_fin_rst = 1'b0;
+    window_syn = 1'b0;
     for (i = 0; i < 4; i = i + 1) begin
         if (s1_l4_slot[1:0] == i[1:0]) begin
             window_ports = s1_l4_chunk[32*i +: 32];
             window_data_offset = s1_l4_chunk[8*(4*i+12) + 4 +: 4];
             window_fin_rst = s1_l4_chunk[8*(4*i+13)] || s1_l4_chunk[8*(4*i+13) + 2];
+            window_syn = s1_l4_chunk[8*(4*i+13) + 1];
         end
     end
 end
@@ -930,6 +937,7 @@ reg [7:0]   l4_proto = 8'd0;
 reg [31:0]  l4_ports = 32'd0;
 reg [3:0]   l4_data_offset = 4'd0;
 reg         l4_end = 1'b0;           // FIN or RST, if TCP
+reg         l4_syn = 1'b0;           // SYN, if TCP
 reg         l4_ports_ordered = 1'b0; // source port <= destination port
 reg [5:0]   l4_payload_slot = 6'd0;
 reg [31:0]  l4_src = 32'd0;          // folded
@@ -960,6 +968,7 @@ always @(posedge clk) begin
     l4_ports <= window_ports;
     l4_data_offset <= window_data_offset;
     l4_end <= window_fin_rst;
+    l4_syn <= window_syn;
     l4_ports_ordered <= window_ports_ordered;
     l4_payload_slot <= window_payload_slot;
     l4_src <= fold(s1_src);
@@ -1035,6 +1044,7 @@ reg         s2_valid = 1'b0;
 reg         s2_parsed = 1'b0;
 reg         s2_fragment = 1'b0;
 reg         s2_end = 1'b0;
+reg         s2_syn = 1'b0;
 reg [104:0] s2_key = 105'd0;
 reg [1:0]   s2_payload_low = 2'd0;
 reg         s2_payload_beyond = 1'b0;
@@ -1056,6 +1066,7 @@ always @(posedge clk) begin
     s2_parsed <= parsed && !l4_fragment;
     s2_fragment <= l4_fragment;
     s2_end <= is_tcp && l4_end;
+    s2_syn <= is_tcp && l4_syn;
     if (src_is_a) begin
         s2_key <= {l4_flow_ipv6, l4_proto, l4_src, sport, l4_dst, dport};
     end else begin
@@ -1145,6 +1156,7 @@ reg                   sig_valid = 1'b0;
 reg                   sig_parsed = 1'b0;
 reg                   sig_fragment = 1'b0;
 reg                   sig_end = 1'b0;
+reg                   sig_syn = 1'b0;
 reg [104:0]           sig_key = 105'd0;
 reg [BUCKET_BITS-1:0] sig_bucket = {BUCKET_BITS{1'b0}};
 reg [8*SIGNATURE_BYTES-1:0] sig_payload_bytes = {8*SIGNATURE_BYTES{1'b0}};
@@ -1170,6 +1182,7 @@ always @(posedge clk) begin
     sig_parsed <= s2_parsed;
     sig_fragment <= s2_fragment;
     sig_end <= s2_end;
+    sig_syn <= s2_syn;
     sig_key <= s2_key;
     sig_bucket <= bucket;
     sig_payload_bytes <= payload;
@@ -1197,6 +1210,7 @@ end
 wire [3:0] match;  // two cycles behind sig_*, with cls_*
 wire       rtp_candidate;
 wire       connect;
+wire       other;
 
 vtc_signatures signatures (
     .clk(clk),
@@ -1210,7 +1224,8 @@ vtc_signatures signatures (
     .length_less_20(sig_length_less_20),
     .match(match),
     .rtp_candidate(rtp_candidate),
-    .connect(connect)
+    .connect(connect),
+    .other(other)
 );
 
 // an RTP header's {SSRC (bytes 8..11), sequence number (bytes 2..3)}, big-endian
@@ -1220,6 +1235,7 @@ reg                   mid_valid = 1'b0;
 reg                   mid_parsed = 1'b0;
 reg                   mid_fragment = 1'b0;
 reg                   mid_end = 1'b0;
+reg                   mid_syn = 1'b0;
 reg [47:0]            mid_rtp_id = 48'd0;
 reg [104:0]           mid_key = 105'd0;
 reg [BUCKET_BITS-1:0] mid_bucket = {BUCKET_BITS{1'b0}};
@@ -1236,6 +1252,7 @@ always @(posedge clk) begin
     mid_parsed <= sig_parsed;
     mid_fragment <= sig_fragment;
     mid_end <= sig_end;
+    mid_syn <= sig_syn;
     mid_rtp_id <= sig_rtp_id;
     mid_key <= sig_key;
     mid_bucket <= sig_bucket;
@@ -1255,6 +1272,7 @@ reg                   cls_valid = 1'b0;
 reg                   cls_parsed = 1'b0;
 reg                   cls_fragment = 1'b0;
 reg                   cls_end = 1'b0;
+reg                   cls_syn = 1'b0;
 reg [47:0]            cls_rtp_id = 48'd0;
 reg [104:0]           cls_key = 105'd0;
 reg [BUCKET_BITS-1:0] cls_bucket = {BUCKET_BITS{1'b0}};
@@ -1271,6 +1289,7 @@ always @(posedge clk) begin
     cls_parsed <= mid_parsed;
     cls_fragment <= mid_fragment;
     cls_end <= mid_end;
+    cls_syn <= mid_syn;
     cls_rtp_id <= mid_rtp_id;
     cls_key <= mid_key;
     cls_bucket <= mid_bucket;
@@ -1295,6 +1314,8 @@ always @(posedge clk) begin
     req_payload <= cls_payload;
     req_match <= cls_payload ? match : 4'd0;
     req_end <= cls_end;
+    req_syn <= cls_syn;
+    req_other <= cls_payload && other;
     req_connect <= cls_payload && connect;
     req_rtp <= cls_payload && rtp_candidate;
     req_rtp_id <= cls_rtp_id;

@@ -47,7 +47,11 @@ module vtc_signatures
     // with match: a UDP RTP candidate (RTP header, both ports >= 1024, L >= 12), which
     // the flow table confirms with a second packet of its SSRC; an HTTP CONNECT request
     output reg          rtp_candidate = 1'b0,
-    output reg          connect = 1'b0
+    output reg          connect = 1'b0,
+    // with match: the payload may be another protocol's message (3 bytes or more, not
+    // four zero bytes, not a STARTTLS greeting): what the flow table holds against a
+    // later HTTP, TLS, SSH or SMTP match when it is a flow's first
+    output reg          other = 1'b0
 );
 
 reg [95:0] text;  // the payload with byte 0 in the top bits, as string literals are
@@ -73,6 +77,8 @@ wire [31:0] head_upper = head & 32'hDFDFDFDF;
 wire [15:0] prefix = {p0, p1};
 wire [15:0] stun_length = {p2, p3};
 
+localparam [3:0] UTP_SYN = 4'd4;
+
 function has_port(input [15:0] source, input [15:0] destination, input [15:0] number);
     has_port = source == number || destination == number;
 endfunction
@@ -89,10 +95,20 @@ wire port_587 = has_port(sport, dport, 16'd587);
 wire port_5060 = has_port(sport, dport, 16'd5060);
 wire high_ports = sport >= 16'd1024 && dport >= 16'd1024;
 
-// one bit per method word: the words are compared in cycle 1 and ORed in cycle 2, so
-// that the payload register's compares are all cycle 1 holds
-wire [8:0] http_words = {head == "GET ", head == "POST", head == "HEAD", head == "PUT ",
-    head == "HTTP", head == "DELE", head == "OPTI", head == "CONN", head == "PATC"};
+// the two words HTTP shares: OPTIONS (RTSP's "OPTIONS rtsp://", SIP's on port 5060) and
+// CONNECT (a NATS client's "CONNECT {")
+wire options = text[95:32] == "OPTIONS ";
+wire connect_word = text[95:32] == "CONNECT ";
+// one bit per method word (nDPI's list, each with its space, cut at 12 bytes) and the
+// reply's start: the words are compared in cycle 1 and ORed in cycle 2, so that the
+// payload register's compares are all cycle 1 holds
+wire [19:0] http_words = {text[95:64] == "GET ", text[95:56] == "POST ",
+    text[95:56] == "HEAD ", text[95:64] == "PUT ", text[95:48] == "PATCH ",
+    text[95:40] == "DELETE ", text[95:24] == "PROPFIND ", text[95:16] == "PROPPATCH ",
+    text[95:48] == "MKCOL ", text[95:56] == "MOVE ", text[95:56] == "COPY ",
+    text[95:56] == "LOCK ", text[95:40] == "UNLOCK ", text[95:40] == "REPORT ",
+    text == "RPC_CONNECT ", text == "RPC_IN_DATA ", text == "RPC_OUT_DATA",
+    text[95:56] == "HTTP/", options, connect_word};
 wire [14:0] sip_words = {head == "SIP/", head == "INVI", head == "REGI", head == "ACK ",
     head == "BYE ", head == "CANC", head == "OPTI", head == "NOTI", head == "SUBS",
     head == "MESS", head == "INFO", head == "PRAC", head == "REFE", head == "UPDA",
@@ -102,8 +118,11 @@ wire stun_cookie = text[63:32] == 32'h2112A442;
 // a long header (form and fixed bits) with v1, v2, an IETF draft or Google's Q0xx/T0xx; a
 // gQUIC public header (version flag, connection ID) with Q0xx/T0xx at byte 9
 wire quic_google_long = {p1, p2} == "Q0" || {p1, p2} == "T0";
-wire quic_long = p0[7:6] == 2'b11 && ({p1, p2, p3, p4} == 32'h00000001
-    || {p1, p2, p3, p4} == 32'h6B3343CF || {p1, p2, p3} == 24'hFF0000 || quic_google_long);
+// RFC 9000's greasing versions (0x?a?a?a?a) and mvfst's (0xfaceb00x) too
+wire [31:0] quic_version = {p1, p2, p3, p4};
+wire quic_long = p0[7:6] == 2'b11 && (quic_version == 32'h00000001
+    || quic_version == 32'h6B3343CF || quic_version[31:8] == 24'hFF0000 || quic_google_long
+    || (quic_version & 32'h0F0F0F0F) == 32'h0A0A0A0A || quic_version[31:4] == 28'hFACEB00);
 wire quic_public = {p0[7], p0[3], p0[0]} == 3'b011
     && (text[23:8] == "Q0" || text[23:8] == "T0");
 
@@ -116,12 +135,18 @@ reg port_123_reg = 1'b0;
 reg port_mail_reg = 1'b0;      // 25 or 587
 reg port_5060_reg = 1'b0;
 reg high_ports_reg = 1'b0;
-reg length_5_reg = 1'b0;       // the payload length is 5, at least 12, 14, 20, 48
+reg length_5_reg = 1'b0;       // the payload length is 5, at least 12, 14, 48
 reg length_12_reg = 1'b0;
 reg length_14_reg = 1'b0;
-reg length_20_reg = 1'b0;
 reg length_48_reg = 1'b0;
-reg [8:0] http_words_reg = 9'd0;
+reg [19:0] http_words_reg = 20'd0;
+reg options_rtsp_reg = 1'b0;   // OPTIONS rtsp / OPTIONS on port 5060
+reg options_5060_reg = 1'b0;
+reg connect_brace_reg = 1'b0;  // CONNECT {
+reg ssdp_notify_reg = 1'b0;    // NOTIFY * (SSDP, not SIP)
+reg length_3_reg = 1'b0;       // the payload length is at least 3 / at least 22, at most 64
+reg length_22_64_reg = 1'b0;
+reg other_text_reg = 1'b0;     // neither four zero bytes nor a STARTTLS greeting
 reg [14:0] sip_words_reg = 15'd0;
 reg hello_reg = 1'b0;
 reg tls_reg = 1'b0;
@@ -139,6 +164,8 @@ reg bittorrent_tcp_reg = 1'b0;
 // extension 0..2, a 20-byte header)
 reg bittorrent_text_reg = 1'b0;
 reg utp_reg = 1'b0;
+reg utp_extension_reg = 1'b0;
+reg length_is_20_reg = 1'b0;
 reg hello_smtp_reg = 1'b0;     // EHLO / HELO
 reg greeting_reg = 1'b0;       // 220
 reg ntp_reg = 1'b0;
@@ -153,9 +180,15 @@ always @(posedge clk) begin
     port_5060_reg <= port_5060;
     high_ports_reg <= high_ports;
     length_5_reg <= payload_length == 17'd5;
+    length_3_reg <= payload_length >= 17'd3;
+    length_22_64_reg <= payload_length >= 17'd22 && payload_length <= 17'd64;
+    options_rtsp_reg <= options && text[31:0] == "rtsp";
+    options_5060_reg <= options && port_5060;
+    connect_brace_reg <= connect_word && text[31:24] == "{";
+    ssdp_notify_reg <= text[95:32] == "NOTIFY *";
+    other_text_reg <= head != 32'd0 && head != "220 " && head != "* OK" && head != "+OK ";
     length_12_reg <= payload_length >= 17'd12;
     length_14_reg <= payload_length >= 17'd14;
-    length_20_reg <= payload_length >= 17'd20;
     length_48_reg <= payload_length >= 17'd48;
     http_words_reg <= http_words;
     sip_words_reg <= sip_words;
@@ -177,7 +210,11 @@ always @(posedge clk) begin
     bittorrent_tcp_reg <= text == {8'h13, "BitTorrent "};
     bittorrent_text_reg <= text == "BT-SEARCH * " || head == "d1:a" || head == "d1:r"
         || head == "d1:e";
-    utp_reg <= p0[3:0] == 4'd1 && p0[7:4] <= 4'd4 && p1 <= 8'd2;
+    utp_reg <= p0[3:0] == 4'd1 && p0[7:4] >= 4'd1 && p0[7:4] <= 4'd4 && p1 <= 8'd2
+        && {p2, p3} != 16'd0 && {p4, p5, p6, p7} != 32'd0
+        && (p0[7:4] != UTP_SYN || text[31:0] == 32'd0);
+    utp_extension_reg <= p1 != 8'd0;
+    length_is_20_reg <= length_less_20 == 18'd0;
     hello_smtp_reg <= head_upper == "EHLO" || head_upper == "HELO";
     greeting_reg <= head == "220 ";
     ntp_reg <= p0[5:3] >= 3'd1 && p0[5:3] <= 3'd4 && p0[2:0] != 3'd0;
@@ -189,19 +226,23 @@ end
 wire stun = stun_rfc5389_reg || stun_rfc3489_reg;
 wire http_start = |http_words_reg;
 wire sip_start = |sip_words_reg;
-wire is_http = tcp_reg && !port_5060_reg && http_start;
+wire is_http = tcp_reg && http_start && !options_rtsp_reg && !options_5060_reg
+    && !connect_brace_reg;
 wire is_tls = tcp_reg && tls_reg;
 wire is_dns = port_53_reg && ((udp_reg && length_12_reg && dns_udp_reg)
     || (tcp_reg && length_14_reg && dns_tcp_reg));
 wire is_ssh = tcp_reg && ssh_reg;
 wire is_quic = udp_reg && quic_reg;
-wire is_sip = ((udp_reg || (tcp_reg && port_5060_reg)) && sip_start)
+wire is_sip = ((udp_reg || (tcp_reg && port_5060_reg)) && sip_start && !ssdp_notify_reg)
     || (port_5060_reg && length_5_reg && hello_reg);
 // RTP over TCP (RFC 4571) in one packet; over UDP a candidate the flow table confirms
 wire is_rtp = high_ports_reg && tcp_reg && length_14_reg && rtp_tcp_reg && rtp_tcp_fits_reg;
 wire is_rtp_candidate = high_ports_reg && udp_reg && length_12_reg && rtp_udp_reg;
+// uTP: a packet with no data (ST_DATA proves nothing alone), exactly its header
+wire utp = high_ports_reg && utp_reg && !stun
+    && (utp_extension_reg ? length_22_64_reg : length_is_20_reg);
 wire is_bittorrent = (tcp_reg && bittorrent_tcp_reg) || (udp_reg && (bittorrent_text_reg
-    || (length_20_reg && utp_reg && !stun)));
+    || utp));
 wire is_smtp = tcp_reg && (hello_smtp_reg || (greeting_reg && port_mail_reg));
 wire is_ntp = udp_reg && port_123_reg && length_48_reg && ntp_reg;
 
@@ -213,6 +254,7 @@ always @(posedge clk) begin
                     is_dns, is_tls, is_http};
     rtp_candidate <= is_rtp_candidate;
     connect <= connect_reg;
+    other <= length_3_reg && other_text_reg;
 end
 
 always @* begin

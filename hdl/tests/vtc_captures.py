@@ -84,8 +84,28 @@ NDPI_MORE_CAPTURES = (
     'whatsapp_voice_and_message.pcap',
     'youtube_quic.pcap',
 )
+#: nDPI's test captures of 32 kB or less copied by
+#: nova_fpga_devtools.ndpi_captures, split by a hash of their names: the
+#: signatures may be tuned on ndpi-tuning, never on ndpi-heldout.  Their
+#: captures are those their PROVENANCE.md lists.
+TUNING_FOLDER, HELD_OUT_FOLDER = 'ndpi-tuning', 'ndpi-heldout'
+CAPTURE_SUFFIXES = ('.pcap', '.pcapng', '.cap')
+
+
+def _listed(folder):
+    """The captures a folder's PROVENANCE.md lists (its table of files)."""
+    provenance = (nova_fpga_devtools.REALDATA / 'pcaps' / folder
+                  / 'PROVENANCE.md')
+    names = re.findall(r'^\| (\S+) \| \d+ \| [0-9a-f]{64} \|$',
+                       provenance.read_text(encoding='utf-8'), re.MULTILINE)
+    return tuple(name for name in names
+                 if pathlib.PurePath(name).suffix in CAPTURE_SUFFIXES)
+
+
 #: folder under pcaps/ -> its captures
-NDPI_FOLDERS = {'ndpi': NDPI_CAPTURES, 'ndpi-more': NDPI_MORE_CAPTURES}
+NDPI_FOLDERS = {'ndpi': NDPI_CAPTURES, 'ndpi-more': NDPI_MORE_CAPTURES,
+                TUNING_FOLDER: _listed(TUNING_FOLDER),
+                HELD_OUT_FOLDER: _listed(HELD_OUT_FOLDER)}
 ETHERNET_HEADER_LEN = 14
 
 #: IPv4 addresses map into this documentation prefix: 2001:db8::a.b.c.d.
@@ -217,10 +237,13 @@ def qinq_variant(frames, outer=100, inner=200):
         if len(frame) < ETHERNET_HEADER_LEN:
             out.append(frame)  # a runt has no ethertype to tag in front of
             continue
-        packet = Ether(frame)
-        tagged = (Ether(dst=packet.dst, src=packet.src, type=ETHERTYPE_8021AD)
+        # the addresses, then the two tags, then the frame's own ethertype
+        # (or 802.3 length, which scapy's Ether would take for a Dot3)
+        ethertype = int.from_bytes(frame[12:ETHERNET_HEADER_LEN], 'big')
+        tagged = (Ether(dst=frame[0:6], src=frame[6:12],
+                        type=ETHERTYPE_8021AD)
                   / Dot1AD(vlan=outer, type=ETHERTYPE_8021Q)
-                  / Dot1Q(vlan=inner, type=packet.type)
+                  / Dot1Q(vlan=inner, type=ethertype)
                   / Raw(load=frame[ETHERNET_HEADER_LEN:]))
         out.append(bytes(tagged))
     return out

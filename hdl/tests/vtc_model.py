@@ -36,6 +36,12 @@ ageing rules, so output frames and counters can be compared bit for bit
   per flow, with SIGNATURE_BYTES of payload; the first match classifies the
   flow, except that an HTTP flow that began with CONNECT and an SMTP flow
   stay inspected and are refined to TLS (once) when a TLS record is seen.
+  A flow stored by a TCP SYN whose first inspected packet is another
+  protocol's message (3 bytes or more, matching nothing, not four zero
+  bytes, not a STARTTLS greeting) is not classified later by an HTTP, TLS,
+  SSH or SMTP match (OPENING_CLASSES): that is an upgrade (MySQL or RDP to
+  TLS) or a tunnel (HTTP through SOCKS), which nDPI names by the first
+  protocol.
   UDP RTP is stateful: a candidate packet (RTP header, both ports >= 1024)
   stores its SSRC and sequence number in the flow (RTP_PENDING); a later
   candidate of the same SSRC whose sequence number is 1..16 ahead makes the
@@ -100,17 +106,14 @@ GTP_MAX_EXTENSION_WORDS = 4
 #: parse() answers this for an IPv4 fragment other than the first
 FRAGMENT = 'fragment'
 
-HTTP_STARTS = (
-    b'GET ',
-    b'POST',
-    b'HEAD',
-    b'PUT ',
-    b'HTTP',
-    b'DELE',
-    b'OPTI',
-    b'CONN',
-    b'PATC',
-)
+#: HTTP's request methods as nDPI's HTTP dissector lists them, each with its
+#: space (WebDAV's and RPC over HTTP's included; cut at SIGNATURE_BYTES), and
+#: a reply's start
+HTTP_STARTS = tuple(word[:12] for word in (
+    b'GET ', b'POST ', b'OPTIONS ', b'HEAD ', b'PUT ', b'PATCH ', b'DELETE ',
+    b'CONNECT ', b'PROPFIND ', b'PROPPATCH ', b'MKCOL ', b'MOVE ', b'COPY ',
+    b'LOCK ', b'UNLOCK ', b'REPORT ', b'RPC_CONNECT ', b'RPC_IN_DATA ',
+    b'RPC_OUT_DATA ', b'HTTP/'))
 SIP_STARTS = (
     b'SIP/',
     b'INVI',
@@ -133,12 +136,31 @@ BITTORRENT_START = b'\x13BitTorrent '  # the handshake's first 12 bytes
 BITTORRENT_LOCAL_DISCOVERY = b'BT-SEARCH * '  # BEP 14, UDP 6771
 #: DHT (BEP 5): a bencoded dictionary whose first key is y's payload a/r/e
 DHT_STARTS = (b'd1:a', b'd1:r', b'd1:e')
+#: TCP protocols whose first message opens the flow: after another
+#: protocol's message, theirs is an upgrade or a tunnel (MySQL or RDP to
+#: TLS, HTTP in SOCKS), which nDPI names by the protocol that came first
+OPENING_CLASSES = ('http', 'tls', 'ssh', 'smtp')
+SPOKE_BYTES = 3
+#: greetings of the plain-text protocols that upgrade with STARTTLS (FTP and
+#: SMTP, IMAP, POP3): a flow they open may still become TLS
+STARTTLS_GREETINGS = (b'220 ', b'* OK', b'+OK ')
+UTP_HEADER = 20
+UTP_SYN = 4
+#: a uTP packet with extensions and no data is at most this long (its
+#: header, a selective ACK of up to 32 bytes and another extension)
+UTP_MAX_WITH_EXTENSIONS = 64
 STUN_COOKIE = b'\x21\x12\xa4\x42'
 #: RFC 3489 Binding Request / Response / Error Response
 STUN_CLASSIC_TYPES = (0x0001, 0x0101, 0x0111)
 STUN_HEADER = 20
 QUIC_VERSIONS = (b'\x00\x00\x00\x01', b'\x6b\x33\x43\xcf')  # v1, v2
+#: RFC 9000 section 15: versions 0x?a?a?a?a are reserved for forcing version
+#: negotiation (clients grease with them)
+QUIC_GREASE_MASK, QUIC_GREASE = 0x0F0F0F0F, 0x0A0A0A0A
+#: Facebook's mvfst versions, 0xfaceb00x
+QUIC_MVFST = 0xFACEB000
 
+TCP_SYN = 0x02
 #: TCP flags that end a flow: FIN, RST
 TCP_END_FLAGS = 0x05
 #: a later RTP packet of the same SSRC confirms when its sequence number is
@@ -171,7 +193,8 @@ class FlowState:
     """One flow-table entry."""
 
     __slots__ = ('key', 'stored_key', 'klass', 'inspected', 'last_seen',
-                 'rtp_pending', 'rtp_ssrc', 'rtp_seq', 'guessed', 'refine')
+                 'rtp_pending', 'rtp_ssrc', 'rtp_seq', 'guessed', 'refine',
+                 'spoke', 'opened')
 
     def __init__(self, key, stored_key, now):
         self.key = key
@@ -187,6 +210,10 @@ class FlowState:
         self.guessed = False
         #: still inspected: may become REFINED_CLASS
         self.refine = False
+        #: the flow's first message was another protocol's (OPENING_CLASSES)
+        self.spoke = False
+        #: stored by a TCP SYN: its first payload is its first message
+        self.opened = False
 
     def __repr__(self):
         return 'FlowState(%s, %s, inspected=%d)' % (
@@ -208,6 +235,7 @@ class Parsed:
         'sport',
         'dport',
         'end',
+        'syn',
     )
 
 
@@ -356,6 +384,7 @@ def parse(frame, max_frame_len=9018):
     start = l4 + l4_header
     parsed.payload = window[start:start + SIGNATURE_BYTES]
     parsed.end = proto == TCP and bool(window[l4 + 13] & TCP_END_FLAGS)
+    parsed.syn = proto == TCP and bool(window[l4 + 13] & TCP_SYN)
     return parsed
 
 
@@ -426,15 +455,63 @@ def _stun(p, payload_len):
             and length + STUN_HEADER == payload_len)
 
 
+def _http(p):
+    """An HTTP message's start: a method and its space, as nDPI lists them,
+    or HTTP/.  Not RTSP's "OPTIONS rtsp://" (the one method the two share;
+    RTSP's others and its replies start with words HTTP has not), nor a
+    NATS client's "CONNECT {".  (On port 5060 OPTIONS is SIP's: signature().)
+    """
+    if not any(p.startswith(word) for word in HTTP_STARTS):
+        return False
+    if p.startswith(b'OPTIONS '):
+        return p[8:12] != b'rtsp'
+    if p.startswith(b'CONNECT '):
+        return p[8:9] != b'{'
+    return True
+
+
+def _sip(p):
+    """A SIP message's start: a method or SIP/.  Not SSDP's "NOTIFY *" (a SIP
+    request URI is never '*').
+    """
+    return _starts(p, SIP_STARTS) and p[:8] != b'NOTIFY *'
+
+
+def _utp(p, length):
+    """A uTP (BEP 29) packet that carries no data: version 1, type ST_FIN,
+    ST_STATE, ST_RESET or ST_SYN (1..4), extension 0..2, a non-zero
+    connection ID and timestamp, and nothing after its header: exactly the
+    20-byte header without an extension, 22..UTP_MAX_WITH_EXTENSIONS bytes
+    with one; a SYN's timestamp difference 0.  An ST_DATA packet proves
+    nothing alone (a 20-byte header in front of anything: DHCP, WireGuard,
+    Zoom and RakNet packets start like one), and a uTP flow acknowledges its
+    data with ST_STATE packets.
+    """
+    kind, extension = p[0] >> 4, p[1]
+    if p[0] & 0x0F != 1 or not 1 <= kind <= 4 or extension > 2:
+        return False
+    if p[2:4] == bytes(2) or p[4:8] == bytes(4):
+        return False
+    if kind == UTP_SYN and p[8:12] != bytes(4):
+        return False
+    if extension == 0:
+        return length == UTP_HEADER
+    return UTP_HEADER + 2 <= length <= UTP_MAX_WITH_EXTENSIONS
+
+
 def _quic(p):
     """A QUIC long header (form and fixed bits) with a known version: v1, v2,
-    an IETF draft (0xff0000xx) or Google's Q0xx/T0xx; or a gQUIC public
+    an IETF draft (0xff0000xx), a greasing one (0x?a?a?a?a), mvfst's
+    (0xfaceb00x) or Google's Q0xx/T0xx; or a gQUIC public
     header with the version flag, a connection ID and Q0xx/T0xx.
     """
     google = (b'Q0', b'T0')
     if p[0] & 0xC0 == 0xC0:
+        version = int.from_bytes(p[1:5], 'big')
         return (p[1:5] in QUIC_VERSIONS or p[1:4] == b'\xff\x00\x00'
-                or p[1:3] in google)
+                or p[1:3] in google
+                or version & QUIC_GREASE_MASK == QUIC_GREASE
+                or version >> 4 == QUIC_MVFST >> 4)
     return p[0] & 0x89 == 0x09 and p[9:11] in google
 
 
@@ -451,7 +528,8 @@ def signature(parsed):
     prefix = _be16(p, 0)  # TCP's RFC 1035 / RFC 4571 2-byte length
     stun = _stun(p, length)
     matches = {
-        'http': tcp and 5060 not in ports and _starts(p, HTTP_STARTS),
+        'http': tcp and _http(p) and not (
+            5060 in ports and p.startswith(b'OPTIONS ')),
         'tls': tcp and ((0x14 <= p[0] <= 0x17 and p[1] == 3 and p[2] <= 4)
                         or (p[0] & 0x80 and p[2] == 1 and p[3] == 3
                             and p[4] <= 4)),
@@ -462,7 +540,7 @@ def signature(parsed):
                 and p[4] & 0x78 == 0 and p[6] == 0 and p[7] == 1)),
         'ssh': tcp and p[:4] == b'SSH-',
         'quic': udp and _quic(p),
-        'sip': ((udp or (tcp and 5060 in ports)) and _starts(p, SIP_STARTS)
+        'sip': ((udp or (tcp and 5060 in ports)) and _sip(p)
                 or (5060 in ports and length == len(SIP_KEEPALIVE)
                     and p.startswith(SIP_KEEPALIVE))),
         # UDP RTP takes two packets: rtp_candidate()
@@ -473,8 +551,7 @@ def signature(parsed):
             (tcp and p[:12] == BITTORRENT_START)
             or (udp and (p[:12] == BITTORRENT_LOCAL_DISCOVERY
                          or _starts(p, DHT_STARTS)
-                         or (length >= 20 and p[0] & 0x0F == 1
-                             and p[0] >> 4 <= 4 and p[1] <= 2
+                         or (high_ports and _utp(p, length)
                              and not stun)))),
         'smtp': tcp and (upper in (b'EHLO', b'HELO')
                          or (p[:4] == b'220 '
@@ -650,6 +727,8 @@ class VtcModel:
                 entry.klass = REFINED_CLASS
                 entry.refine = False
             return
+        if entry.spoke and CLASSES[match] in OPENING_CLASSES:
+            match = 0
         candidate = rtp_candidate(parsed)
         ssrc, seq = rtp_id(parsed)
         same = entry.rtp_pending and entry.rtp_ssrc == ssrc
@@ -661,7 +740,11 @@ class VtcModel:
             self._classify(entry, CLASSES[match])
             entry.refine = (entry.klass == 'smtp' or (
                 entry.klass == 'http' and connect(parsed)))
-        elif candidate and (same or not entry.rtp_pending):
+        elif entry.opened and entry.inspected == 1:
+            entry.spoke = (parsed.payload_len >= SPOKE_BYTES
+                           and parsed.payload[:4] not in STARTTLS_GREETINGS
+                           and parsed.payload[:4] != bytes(4))
+        if not match and candidate and (same or not entry.rtp_pending):
             # the first SSRC seen stays (the other direction's does not
             # replace it); its sequence number follows
             entry.rtp_ssrc, entry.rtp_seq = ssrc, seq
@@ -727,6 +810,7 @@ class VtcModel:
         victim_guessed = (victim is not None and victim.klass == 'unknown'
                           and not victim.guessed and self._guess(victim))
         entry = bucket[way] = FlowState(key, wanted, self.now)
+        entry.opened = parsed.syn
         if carries_payload and self.inspect_packets > 0:
             self._inspect(entry, parsed, match)
         if parsed.end and entry.klass == 'unknown' and not victim_guessed:

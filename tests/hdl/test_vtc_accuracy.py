@@ -43,6 +43,8 @@ from scapy.layers.inet import IP
 from scapy.layers.inet import TCP
 from scapy.layers.inet import UDP
 from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Dot1AD
+from scapy.layers.l2 import Dot1Q
 from scapy.layers.l2 import Ether
 
 from tests.conftest import ROOT
@@ -75,16 +77,87 @@ NDPI_TO_VTC = {
     # (doc/source/contributor/vtc.rst)
     'HTTP_Connect': 'tls',
     'SMTPS': 'tls',
+    # what nDPI names by the port or the content of a flow its HTTP or TLS
+    # dissector found: HTTP to a proxy (an absolute URI), SOAP (HTTP with a
+    # SOAP body), TLS on the ports of IMAP, POP3 and FTP
+    'HTTP_Proxy': 'http',
+    'SOAP': 'http',
+    'IMAPS': 'tls',
+    'POPS': 'tls',
+    'FTPS': 'tls',
 }
 
 REQUIRED_AGREEMENT = 0.95
+#: issue 35's goal, printed met or not per protocol
+GOAL_AGREEMENT = GOAL_PRECISION = 0.99
+#: (capture, flow) the vTC does not see as captured (NOT SEEN): in tunnels,
+#: of IPv4 fragments, cut inside the TCP header
+UNSEEN_AS_CAPTURED = [
+    ('ip_fragmented_garbage.pcap', 1), ('4in4tunnel.pcap', 1),
+    ('4in6tunnel.pcap', 1), ('capwap_data.pcapng', 1),
+    ('capwap_data.pcapng', 2), ('capwap_data.pcapng', 3),
+    ('syslog.pcap', 1), ('tls_change_cipher.pcap', 1),
+    ('6in6tunnel.pcap', 1), ('gre.pcapng', 1),
+]
+#: every covered flow the vTC classifies otherwise than nDPI: (capture,
+#: flow) -> (what the vTC says, why)
+KNOWN_DISAGREEMENTS = {
+    ('quic_sh.pcap', 1): ('unknown', 'QUIC short headers only: no version '
+                          'to see (nDPI: three client packets to port 443 '
+                          'with one 8-byte connection ID)'),
+    ('quic_sh.pcap', 2): ('unknown', 'the same'),
+    ('quic_sh.pcap', 3): ('unknown', 'the same'),
+    ('radius_false_positive.pcapng', 1): (
+        'unknown', 'short headers from the server only (nDPI: QUIC)'),
+    ('rdp_over_tls.pcap', 1): (
+        'unknown', "RDP's X.224 request, then TLS: an upgrade, which the vTC "
+        'leaves to the first protocol; nDPI says TLS.RDP here and RDP in '
+        'rdp.pcap, the same exchange'),
+    ('soap.pcap', 1): ('unknown', 'its first payload is UTF-16 text, then '
+                       'a POST: held to the first message'),
+    ('soap.pcap', 2): ('unknown', 'the capture starts inside the body: no '
+                       'HTTP header in the packets inspected'),
+    ('dns_invert_query.pcapng', 1): (
+        'unknown', 'an inverse query (opcode 1, obsolete): the vTC takes '
+        'standard queries only (held out: not tuned on)'),
+}
+#: every flow the vTC puts in a class nDPI judges to be another protocol:
+#: (capture, flow) -> (what the vTC says, why)
+KNOWN_FALSE_POSITIVES = {
+    ('stun_dtls_rtp.pcapng', 2): (
+        'stun', 'STUN, then DTLS: nDPI names the flow by what follows; the '
+        'vTC has no DTLS class'),
+    ('stun_dtls_unidirectional_client.pcap', 1): ('stun', 'the same'),
+    ('stun_dtls_unidirectional_server.pcap', 1): ('stun', 'the same'),
+    ('stun_zoom.pcapng', 1): ('stun', 'the same'),
+    ('stun_zoom.pcapng', 2): ('stun', 'the same'),
+    ('lru_ipv6_caches.pcapng', 1): (
+        'stun', 'STUN on 3478, then RTCP (nDPI: RTCP; held out)'),
+    ('epicgames.pcapng', 3): (
+        'rtp', 'two packets with RTP headers of one SSRC, one apart (nDPI: '
+        'EpicGames)'),
+}
+#: the folders the signatures were chosen on, and the one held out
+TUNED_ON = ('ndpi', 'ndpi-more', vtc_captures.TUNING_FOLDER)
+HELD_OUT = vtc_captures.HELD_OUT_FOLDER
+#: nDPI's name for a flow it could not classify
+NDPI_UNKNOWN = 'Unknown'
 #: nDPI's confidence for a flow it named by its port alone (a guess)
 NDPI_PORT_GUESS = 'Match by port'
+#: nDPI's confidences for flows it named without looking at their payload:
+#: by port, by address (its IP lists) or by an operator's rule (its
+#: protos.txt) -- guesses, no ground truth
+NDPI_GUESSES = (NDPI_PORT_GUESS, 'Match by IP', 'Match by custom rule')
 #: the transports the vTC keys flows on; nDPI's others are not covered
 TRANSPORT = {'TCP': 6, 'UDP': 17}
 SIGNATURE_PREVIEW = 12
 UDP_HEADER_LEN = 8
-COMBINED = 'both folders'
+#: the frame's first bytes the vTC's parser sees
+WINDOW_BYTES = 128
+#: the two folders the harness began with
+ORIGINAL_FOLDERS = ('ndpi', 'ndpi-more')
+COMBINED = 'all folders'
+TUNED = 'the folders tuned on'
 
 
 def vtc_class(ndpi_protocol):
@@ -125,12 +198,22 @@ class Verdict:
         """nDPI matched the flow by its port only: a guess, not ground truth,
         so it is reported apart and not counted for or against a protocol.
         """
-        return self.flow.confidence == NDPI_PORT_GUESS
+        return self.flow.confidence in NDPI_GUESSES
 
     @property
     def false_positive(self):
         """An uncovered flow the model puts in a covered class."""
         return not self.expected and self.got not in (None, 'unknown')
+
+    @property
+    def judged(self):
+        """The vTC named a class and nDPI's verdict on the flow is ground
+        truth to hold it against: a protocol nDPI found by more than a port
+        (Unknown is no verdict), on a flow the vTC sees.
+        """
+        return (self.got not in (None, 'unknown') and not self.unparsed
+                and not self.ndpi_guess
+                and self.flow.protocol.split('.', 1)[0] != NDPI_UNKNOWN)
 
 
 def flow_key(flow, address=lambda a: a):
@@ -227,8 +310,8 @@ def reason(flow, key, got, dissected, address, inspect_packets):
             parsed
         )
     preview = ', '.join(repr(p[:SIGNATURE_PREVIEW]) for p in inspected[:3])
-    by_port = (' (nDPI itself matched it by port only)'
-               if flow.confidence == NDPI_PORT_GUESS else '')
+    by_port = (' (nDPI itself named it by %s)' % flow.confidence
+               if flow.confidence in NDPI_GUESSES else '')
     if got == 'unknown':
         return (
             'no signature matched in its first %d payload packets%s; '
@@ -261,7 +344,30 @@ AS_CAPTURED = 'IPv4 (as captured)'
 FLOWS_IN_FRAMES_NOT_TCP_UDP = [
     ('ip_fragmented_garbage.pcap', 1),
     ('ipv6_in_gtp.pcap', 1),
+    # ndpi-tuning: inside IP-in-IP, CAPWAP and GRE tunnels; cut by the
+    # capture's snap length inside the TCP header (syslog.pcap's flow 1:
+    # its only frame is an IPv6 packet with no room for its header)
+    ('4in4tunnel.pcap', 1),
+    ('capwap_data.pcapng', 1),
+    ('capwap_data.pcapng', 2),
+    ('capwap_data.pcapng', 3),
+    ('http_origin_different_than_host.pcap', 1),
+    ('syslog.pcap', 1),
+    ('tls_change_cipher.pcap', 1),
+    ('tls_invalid_reads.pcap', 2),
+    # ndpi-heldout, the same kinds
+    ('6in6tunnel.pcap', 1),
+    ('false_positives.pcapng', 3),
+    ('false_positives.pcapng', 4),
+    ('false_positives.pcapng', 5),
+    ('gre.pcapng', 1),
+    ('ja3_lots_of_cipher_suites_2_anon.pcap', 1),
+    ('rtmp.pcap', 1),
+    ('rtmp.pcap', 2),
 ]
+#: TCP/UDP flows whose frames scapy takes apart but the vTC by its
+#: specification does not: IPv4 inside IPv6 (the vTC parses one IP header)
+FLOWS_THE_VTC_DOES_NOT_PARSE = [('4in6tunnel.pcap', 1)]
 
 
 @functools.lru_cache(maxsize=None)
@@ -329,6 +435,18 @@ def agreement(all_verdicts):
     return {name: tuple(counts) for name, counts in table.items() if counts[0]}
 
 
+def precision(all_verdicts):
+    """{vTC class: (flows the vTC puts in it that nDPI judges, of which
+    nDPI names the same class)} (Verdict.judged).
+    """
+    table = collections.OrderedDict((name, [0, 0]) for name in CLASSES[1:])
+    for v in all_verdicts:
+        if v.judged:
+            table[v.got][0] += 1
+            table[v.got][1] += v.agrees
+    return {name: tuple(counts) for name, counts in table.items() if counts[0]}
+
+
 def guesses(all_verdicts):
     """{vTC class: (flows nDPI guessed by port as it, flows the vTC guessed
     by port as it)}: neither counts in agreement().
@@ -344,9 +462,12 @@ def guesses(all_verdicts):
 
 
 def by_folder(all_verdicts):
-    """{each folder, then COMBINED: its verdicts}."""
+    """{each folder, then the folders tuned on, then COMBINED: its
+    verdicts}.
+    """
     groups = {folder: [v for v in all_verdicts if v.folder == folder]
               for folder in vtc_captures.NDPI_FOLDERS}
+    groups[TUNED] = [v for v in all_verdicts if v.folder in TUNED_ON]
     groups[COMBINED] = list(all_verdicts)
     return groups
 
@@ -357,19 +478,26 @@ def _table(variant, group, group_verdicts):
         'vTC accuracy against nDPI, %s, %s (%d flows in %d captures, '
         'reference model, default parameters):'
         % (variant, group, len(group_verdicts), captures),
-        '  %-11s %8s %6s %7s %11s %10s' % (
-            'protocol', 'ground', 'agree', '%', 'nDPI guess', 'vTC guess'),
+        '  %-11s %8s %6s %7s %8s %6s %9s %11s %10s' % (
+            'protocol', 'ground', 'agree', '%', 'vTC says', 'right',
+            'precision', 'nDPI guess', 'vTC guess'),
     ]
     agreed = agreement(group_verdicts)
+    named = precision(group_verdicts)
     guessed = guesses(group_verdicts)
+
+    def share(part, whole, width):
+        return ('%*.1f%%' % (width - 1, 100.0 * part / whole) if whole
+                else '%*s' % (width, '-'))
     for name in CLASSES[1:]:
-        if name not in agreed and name not in guessed:
+        if name not in agreed and name not in guessed and name not in named:
             continue
         flows, agree = agreed.get(name, (0, 0))
-        share = '%6.1f%%' % (100.0 * agree / flows) if flows else '%7s' % '-'
-        lines.append('  %-11s %8d %6d %s %11d %10d'
-                     % ((name, flows, agree, share) + guessed.get(name,
-                                                                  (0, 0))))
+        says, right = named.get(name, (0, 0))
+        lines.append('  %-11s %8d %6d %s %8d %6d %s %11d %10d'
+                     % ((name, flows, agree, share(agree, flows, 7), says,
+                         right, share(right, says, 9))
+                        + guessed.get(name, (0, 0))))
     return lines
 
 
@@ -393,8 +521,9 @@ def _flow_line(v):
         return '  NOT SEEN %s (nDPI %s): %s; not counted' % (
             where, v.flow.protocol, v.reason)
     if v.expected and v.ndpi_guess:
-        return ('  NDPI GUESS %s: nDPI %s by port only (not counted), vTC '
-                'says %s%s' % (where, v.flow.protocol, v.got,
+        return ('  NDPI GUESS %s: nDPI %s, %s (not counted), vTC '
+                'says %s%s' % (where, v.flow.protocol,
+                               v.flow.confidence.lower(), v.got,
                                ', guesses %s' % v.guess if v.guess else ''))
     if v.guess and not (v.expected and not v.agrees):
         return ('  VTC GUESS %s: vTC says %s, guesses %s by port (not '
@@ -407,9 +536,11 @@ def _flow_line(v):
                               ' (guesses %s by port, not counted)' % v.guess
                               if v.guess else '', v.reason))
     if v.false_positive:
-        return ('  FALSE POSITIVE %s: nDPI %s (not covered, confidence %s), '
-                'vTC says %s' % (where, v.flow.protocol, v.flow.confidence,
-                                 v.got))
+        return ('  FALSE POSITIVE %s: nDPI %s (%s, confidence %s), '
+                'vTC says %s' % (where, v.flow.protocol,
+                                 'counted against the class' if v.judged
+                                 else 'not counted: no verdict',
+                                 v.flow.confidence, v.got))
     return '  not covered: %s, nDPI %s, vTC says %s' % (
         where, v.flow.protocol, v.got or v.reason)
 
@@ -434,6 +565,28 @@ def describe(variant, all_verdicts):
     lines += [_flow_line(v) for v in all_verdicts
               if v.unparsed or v.ndpi_guess or v.guess
               or not (v.expected and v.agrees)]
+    return lines
+
+
+def goals(all_verdicts):
+    """Lines saying, per covered protocol over all folders, whether
+    GOAL_AGREEMENT and GOAL_PRECISION are met.
+    """
+    agreed, named = agreement(all_verdicts), precision(all_verdicts)
+    lines = ['  goal, all folders: >= %d %% agreement and >= %d %% '
+             'precision per covered protocol'
+             % (GOAL_AGREEMENT * 100, GOAL_PRECISION * 100)]
+    for name in CLASSES[1:]:
+        flows, agree = agreed.get(name, (0, 0))
+        says, right = named.get(name, (0, 0))
+        short = []
+        if flows and agree < GOAL_AGREEMENT * flows:
+            short.append('agreement %d/%d' % (agree, flows))
+        if says and right < GOAL_PRECISION * says:
+            short.append('precision %d/%d' % (right, says))
+        if flows or says:
+            lines.append('    %-11s %s' % (
+                name, 'NOT MET: ' + ', '.join(short) if short else 'met'))
     return lines
 
 
@@ -500,11 +653,11 @@ def test_a_flow_line_that_does_not_read_is_an_error(tmp_path):
 
 def test_ground_truth_is_read_whole():
     """The flow lines read add up to nDPI's own per-protocol totals at the top
-    of each file, in all 26 files of both folders.
+    of each file, in all 371 files of the four folders.
     """
     paths = [path for folder in vtc_captures.NDPI_FOLDERS
              for path in vtc_captures.ndpi_capture_paths(folder)]
-    assert len(paths) == 26
+    assert len(paths) == 371
     for path in paths:
         out = vtc_captures.ndpi_result_path(path)
         totals = {}
@@ -574,11 +727,10 @@ def test_ndpi_flows_are_keyed_like_the_model_keys_their_frames():
                                                       keys)
                 else:
                     unparsed.append((path.name, flow.number))
-    # every TCP/UDP flow has frames the vTC parses (dns.pcap's DNS flow
-    # inside PPPoE included)
-    assert unparsed == []
-    # nDPI's flows in frames scapy does not take apart as TCP/UDP: the one
-    # inside GTP-U, the one of IPv4 fragments
+    # every other TCP/UDP flow has frames the vTC parses (dns.pcap's DNS
+    # flow inside PPPoE included)
+    assert unparsed == FLOWS_THE_VTC_DOES_NOT_PARSE
+    # nDPI's flows in frames scapy does not take apart as TCP/UDP
     assert frameless == FLOWS_IN_FRAMES_NOT_TCP_UDP
 
 
@@ -614,7 +766,8 @@ def test_ndpi_port_guesses_are_reported_apart_and_not_counted():
     assert agreement([guess, dpi]) == {'quic': (1, 0)}
     assert describe(AS_CAPTURED, [guess])[-1] == (
         '  NDPI GUESS ndpi/quic.pcap flow 10 UDP 10.0.0.1:40461 <-> '
-        '10.0.0.2:443: nDPI QUIC by port only (not counted), vTC says unknown')
+        '10.0.0.2:443: nDPI QUIC, match by port (not counted), vTC says '
+        'unknown')
 
 
 def test_vtc_port_guesses_are_reported_apart_and_never_agree():
@@ -628,8 +781,8 @@ def test_vtc_port_guesses_are_reported_apart_and_never_agree():
     assert agreement([guessed]) == {'tls': (1, 0)}
     assert guesses([guessed]) == {'tls': (0, 1)}
     lines = describe(AS_CAPTURED, [guessed])
-    assert '  tls                1      0    0.0%           0          1' \
-        in lines
+    assert ('  tls                1      0    0.0%        0      0         '
+            '-           0          1' in lines)
     assert any(line.startswith('  DISAGREE ndpi/x.pcap flow 3') and
                'vTC says unknown (guesses tls by port, not counted)' in line
                for line in lines)
@@ -653,37 +806,93 @@ def test_http_connect_and_smtps_are_tls():
 
 
 def test_accuracy_against_ndpi_per_protocol(report):
-    """On every protocol the vTC covers, at least 95 % of nDPI's flows in
-    both folders together get the same class.
+    """On every protocol the vTC covers, at least 95 % of nDPI's flows in the
+    first two folders get the same class; in all four folders, every
+    disagreement and every flow the vTC puts in a class nDPI judges to be
+    another is one of the known ones, for the reason given (so a change
+    that adds one, or removes one, shows here); the goal, 99 % agreement
+    and 99 % precision per protocol, is printed met or not.
     """
     all_verdicts = verdicts(AS_CAPTURED)
     for line in describe(AS_CAPTURED, all_verdicts):
         print(line)
         report(line)
-    # the module sees every covered flow (dns.pcap's PPPoE-carried one
-    # included); the one it does not see is nDPI's Unknown flow of fragments
-    # whose first fragments end inside the TCP header
-    assert [(v.capture, v.flow.number, v.expected)
-            for v in all_verdicts if v.unparsed] == [
-        ('ip_fragmented_garbage.pcap', 1, None)]
+    for line in goals(all_verdicts):
+        print(line)
+        report(line)
+    # the module sees every covered flow but those in tunnels, of IPv4
+    # fragments or cut inside their TCP header by the snap length
+    assert [(v.capture, v.flow.number) for v in all_verdicts
+            if v.unparsed] == UNSEEN_AS_CAPTURED
     assert not cut_short()
-    below = below_required(all_verdicts)
+    below = below_required([v for v in all_verdicts
+                            if v.folder in ORIGINAL_FOLDERS])
     assert not below, (
-        'protocols below %d %% agreement with nDPI (both folders): %s '
-        '(reasons above)' % (REQUIRED_AGREEMENT * 100, below))
+        'protocols below %d %% agreement with nDPI (the first two folders): '
+        '%s (reasons above)' % (REQUIRED_AGREEMENT * 100, below))
+    disagreements = {(v.capture, v.flow.number): v.got for v in all_verdicts
+                     if v.expected and not (v.unparsed or v.ndpi_guess)
+                     and not v.agrees}
+    assert disagreements == {flow: got for flow, (got, _) in
+                             KNOWN_DISAGREEMENTS.items()}
+    false_positives = {(v.capture, v.flow.number): v.got
+                       for v in all_verdicts if v.judged and not v.agrees}
+    assert false_positives == {flow: got for flow, (got, _) in
+                               KNOWN_FALSE_POSITIVES.items()}
+
+
+def beyond_the_specification(frame):
+    """Why the vTC's specification leaves a frame unparsed (more than two
+    tags; an L4 header that ends beyond the 128-byte window or the frame),
+    worked out with scapy, not with the model; None when it should parse.
+    """
+    packet = Ether(frame)
+    if sum(1 for layer in packet.layers() if layer in (Dot1Q, Dot1AD)) > 2:
+        return 'more than two tags'
+    ip = next((layer for layer in packet.iterpayloads()
+               if isinstance(layer, (IP, IPv6))), None)
+    if ip is None:
+        return 'no IP header'
+    l3 = len(frame) - len(bytes(ip))
+    l4 = l3 + (ip.ihl * 4 if isinstance(ip, IP) else 40)
+    proto = ip.proto if isinstance(ip, IP) else ip.nh
+    if proto == TRANSPORT['TCP']:
+        end = l4 + (frame[l4 + 12] >> 4) * 4 if l4 + 12 < len(frame) else None
+    elif proto == TRANSPORT['UDP']:
+        end = l4 + UDP_HEADER_LEN
+    else:
+        return 'not TCP/UDP behind the IP header'
+    if end is None or end > min(len(frame), WINDOW_BYTES):
+        return 'the L4 header ends beyond the %d-byte window or the frame' % (
+            WINDOW_BYTES)
+    return None
 
 
 def _same_classes_as_captured(variant, report, unseen=()):
-    """Every flow classified as captured, except the `unseen` ones, which
-    the variant puts beyond what the vTC parses.
+    """Every flow classified as captured, except the `unseen` ones of the
+    first two folders and, in the folders of nDPI's test captures, those
+    each of whose frames the variant puts beyond what the vTC parses by its
+    specification (beyond_the_specification).
     """
     original = verdicts(AS_CAPTURED)
     changed = verdicts(variant)
     for line in describe(variant, changed):
         print(line)
         report(line)
-    assert [(v.capture, v.flow.number)
-            for v in changed if v.unparsed] == list(unseen)
+    assert [(v.capture, v.flow.number) for v in changed
+            if v.unparsed and v.folder in ORIGINAL_FOLDERS] == list(unseen)
+    make, address = VARIANTS[variant]
+    for before, v in zip(original, changed):
+        if (v.unparsed and not before.unparsed
+                and v.folder not in ORIGINAL_FOLDERS):
+            path = vtc_captures.realdata_dir() / 'pcaps' / v.folder / \
+                v.capture
+            mine = frames_of(v.flow, dissect(make(captured(path).frames)),
+                             address)
+            assert all(beyond_the_specification(d.frame) for d in mine), (
+                '%s flow %d is not parsed in the %s, though its frames are '
+                'within what the vTC parses'
+                % (v.capture, v.flow.number, variant))
     differ = [
         '%s flow %d (%s): %s as captured, %s in the %s'
         % (a.capture, a.flow.number, a.flow.protocol, a.got, b.got, variant)

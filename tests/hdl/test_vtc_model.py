@@ -219,9 +219,37 @@ def test_dns_and_rtp_over_tcp_have_their_length_prefix():
 def test_bittorrent_over_udp():
     dht = b'd1:ad2:id20:' + bytes(20) + b'e1:q4:ping1:t2:aa1:y1:qe'
     assert klass(udp_frame(dht)) == 'bittorrent'
-    utp_syn = bytes([0x41, 0x00]) + bytes(18)
+    # uTP (BEP 29): a SYN with a connection ID, a timestamp, no time
+    # difference and nothing after its 20-byte header
+    utp_syn = (bytes([0x41, 0x00]) + b'\x3a\x9c' + b'\x5e\x1f\x00\x01'
+               + bytes(4) + b'\x00\x10\x00\x00' + b'\x00\x01\x00\x00')
     assert klass(udp_frame(utp_syn)) == 'bittorrent'
     assert klass(udp_frame(utp_syn[:19])) == 'unknown'  # no uTP header
+    # a STATE (ACK) with a selective-ACK extension: 20 + 2 + 4 bytes
+    utp_state = bytes([0x21, 0x01]) + utp_syn[2:] + b'\x00\x04\xff\x00\x00\x00'
+    assert klass(udp_frame(utp_state)) == 'bittorrent'
+    refused = {
+        # ST_DATA proves nothing alone: DHCP, WireGuard, Zoom and RakNet
+        # packets start like one
+        'data': bytes([0x01]) + utp_syn[1:] + b'payload',
+        'no connection ID': utp_syn[:2] + bytes(2) + utp_syn[4:],
+        'no timestamp': utp_syn[:4] + bytes(4) + utp_syn[8:],
+        'SYN with a time difference': utp_syn[:8] + b'\x00\x00\x00\x01'
+        + utp_syn[12:],
+        'SYN with data': utp_syn + b'x',
+        'STATE with an extension too long': utp_state + bytes(40),
+        'version 2': bytes([0x42]) + utp_syn[1:],
+    }
+    for why, payload in refused.items():
+        assert klass(udp_frame(payload)) == 'unknown', why
+    # a low port (DHCP 67/68, NetBIOS 138): not uTP
+    assert klass(udp_frame(utp_syn, sport=68, dport=67)) == 'unknown'
+    assert klass(udp_frame(utp_syn, sport=138, dport=138)) == 'unknown'
+    # DHCP's real request (1kxun.pcap, nDPI DHCP): BOOTREQUEST, Ethernet,
+    # hop 0 reads as a uTP ST_DATA with extension 1
+    dhcp = bytes.fromhex('01010600fc0f79d800008000c0a80509') + bytes(284)
+    assert klass(udp_frame(dhcp, sport=68, dport=67)) == 'unknown'
+    assert klass(udp_frame(dhcp, sport=40000, dport=50000)) == 'unknown'
     # a classic STUN Binding Response looks like uTP's first byte: STUN
     response = bytes(Ether(frames('stun_classic.pcap')[1])[UDP].payload)
     assert response[:2] == b'\x01\x01'
@@ -433,3 +461,81 @@ def test_an_evicting_frame_that_ends_its_flow_guesses_it_if_nothing_else():
     model.process(tcp('R', dport=443), now=5)
     assert c['FLOW_EVICTIONS'] == 1
     assert (c['FLOWS_GUESSED'], c['CLASS_GUESSES_TLS']) == (1, 1)
+
+
+#: a TLS record header and the start of a ClientHello
+CLIENT_HELLO = bytes.fromhex('16030100a5010000a10303') + bytes(8)
+
+
+def test_http_takes_whole_methods_as_ndpi_lists_them():
+    for start in (b'GET / HTTP/1.1', b'PROPFIND /d', b'MKCOL /x',
+                  b'RPC_IN_DATA /rpc', b'REPORT /c', b'HTTP/1.1 207',
+                  b'OPTIONS * HTTP/1.1'):
+        assert klass(tcp_frame(start)) == 'http', start
+    for start in (b'GETTING', b'POSTAL code', b'COPYRIGHT 2024',
+                  # RTSP shares OPTIONS; a STOMP server's CONNECTED; NATS
+                  b'OPTIONS rtsp://10.2.2.2:8554/', b'CONNECTED\nversion',
+                  b'CONNECT {"verbose":false}'):
+        assert klass(tcp_frame(start)) == 'unknown', start
+    assert klass(tcp_frame(b'CONNECT example.org:443 HTTP/1.1')) == 'http'
+    # on SIP's port OPTIONS is SIP's, another method is HTTP's
+    assert klass(tcp_frame(b'OPTIONS sip:a@b SIP/2.0', dport=5060)) == 'sip'
+    assert klass(tcp_frame(b'GET /star-12 HTTP/1.1', sport=5060)) == 'http'
+
+
+def test_ssdp_notify_is_not_sip():
+    assert klass(udp_frame(b'NOTIFY * HTTP/1.1\r\n', 1900, 1900)) == \
+        'unknown'
+    assert klass(udp_frame(b'NOTIFY sip:bob@example.org SIP/2.0')) == 'sip'
+
+
+def test_quic_greasing_and_mvfst_versions():
+    for version in ('0a0a0a0a', '1a2a3a4a', 'faceb001', 'faceb00e'):
+        initial = bytes([0xC3]) + bytes.fromhex(version) + bytes(20)
+        assert klass(udp_frame(initial)) == 'quic', version
+    for version in ('0a0a0a0b', 'faceb010'):
+        initial = bytes([0xC3]) + bytes.fromhex(version) + bytes(20)
+        assert klass(udp_frame(initial)) == 'unknown', version
+
+
+def tcp_flow(*segments, syn=True):
+    """A model after one TCP flow's frames: a SYN first if `syn`, then each
+    (from_client, payload).
+    """
+    model = vtc_model.VtcModel()
+    client = Ether() / IP(src='10.0.0.1', dst='10.0.0.2')
+    server = Ether() / IP(src='10.0.0.2', dst='10.0.0.1')
+    if syn:
+        model.process(bytes(client / TCP(sport=40000, dport=3306,
+                                         flags='S')))
+    for from_client, payload in segments:
+        packet = (client / TCP(sport=40000, dport=3306, flags='PA')
+                  if from_client else
+                  server / TCP(sport=3306, dport=40000, flags='PA'))
+        model.process(bytes(packet / Raw(payload)))
+    return model.flow_class(vtc_model.parse(bytes(
+        client / TCP(sport=40000, dport=3306))).key)
+
+
+def test_tls_after_another_protocols_first_message_is_not_tls():
+    """MySQL's greeting, then TLS (mysql.pcapng: nDPI MySQL); a flow whose
+    first message is the ClientHello is TLS; STARTTLS greetings and
+    messages of zeros or of 1-2 bytes do not count; a flow seen without its
+    SYN is not held to its first message.
+    """
+    greeting = b'\x4a\x00\x00\x00\x0a8.0.36\x00'
+    hello = CLIENT_HELLO
+    assert tcp_flow((False, greeting), (True, hello)) == 'unknown'
+    assert tcp_flow((True, hello)) == 'tls'
+    assert tcp_flow((False, greeting), (True, hello), syn=False) == 'tls'
+    assert tcp_flow((False, b'* OK IMAP4rev1 ready'),
+                    (True, b'a STARTTLS'), (True, hello)) == 'tls'
+    assert tcp_flow((False, b'+OK POP3 ready'), (True, hello)) == 'tls'
+    assert tcp_flow((True, bytes(12)), (True, hello)) == 'tls'
+    assert tcp_flow((True, b'\x00\x00'), (True, hello)) == 'tls'
+    # SOCKS4's request, then HTTP through the tunnel (socks.pcap: SOCKS)
+    socks = bytes.fromhex('0401005000000001') + b'\x00www.example.com\x00'
+    assert tcp_flow((True, socks), (True, b'GET / HTTP/1.1\r\n')) == \
+        'unknown'
+    # SSH opens its flow too
+    assert tcp_flow((True, b'junk junk'), (True, b'SSH-2.0-x')) == 'unknown'

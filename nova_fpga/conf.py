@@ -96,8 +96,7 @@ ZYNQ_OPTS = [
     cfg.IntOpt('rpc_timeout', default=10, min=1,
                help='Seconds to wait for an agent\'s answer to describe, '
                     'power, unload and stats calls, and to the health call '
-                    'a create makes before its load (unless the agent '
-                    'answered within the last second). A board that does '
+                    'a create makes before every load. A board that does '
                     'not answer is reported down and its regions reserved; '
                     'a create it does not answer is rescheduled to another '
                     'board.'),

@@ -252,10 +252,9 @@ reg [BUCKET_BITS-1:0] rd_bucket = {BUCKET_BITS{1'b0}}, en_bucket = {BUCKET_BITS{
 reg [BUCKET_BITS-1:0] cmp_bucket = {BUCKET_BITS{1'b0}}, hit_bucket = {BUCKET_BITS{1'b0}};
 reg                   rd_payload = 1'b0, en_payload = 1'b0, cmp_payload = 1'b0, hit_payload = 1'b0;
 reg [3:0]             rd_match = 4'd0, en_match = 4'd0, cmp_match = 4'd0, hit_match = 4'd0;
-// the hit stage's compares of it: a class at all, TLS, SMTP, HTTP with CONNECT, a class
-// whose first message opens its flow (HTTP, TLS, SSH, SMTP)
+// the hit stage's compares of it: a class at all, TLS, SMTP, HTTP with CONNECT
 reg                   hit_matched = 1'b0, hit_match_tls = 1'b0, hit_match_smtp = 1'b0;
-reg                   hit_match_http_connect = 1'b0, hit_match_opening = 1'b0;
+reg                   hit_match_http_connect = 1'b0;
 reg                   rd_syn = 1'b0, en_syn = 1'b0, cmp_syn = 1'b0, hit_syn = 1'b0;
 reg                   rd_other = 1'b0, en_other = 1'b0, cmp_other = 1'b0, hit_other = 1'b0;
 reg                   rd_end = 1'b0, en_end = 1'b0, cmp_end = 1'b0, hit_end = 1'b0;
@@ -372,8 +371,6 @@ always @(posedge clk) begin
     hit_end <= cmp_end;
     hit_syn <= cmp_syn;
     hit_other <= cmp_other;
-    hit_match_opening <= cmp_match == HTTP || cmp_match == TLS || cmp_match == SSH
-        || cmp_match == SMTP;
     hit_rtp <= cmp_rtp;
     hit_rtp_id <= cmp_rtp_id;
     hit_guess <= cmp_guess;
@@ -584,6 +581,8 @@ reg [WAYS*INSPECTED_WIDTH-1:0] hit_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}
 reg [WAYS-1:0]                 hit_entry_pending = {WAYS{1'b0}};
 reg [WAYS-1:0]                 hit_entry_opened = {WAYS{1'b0}};
 reg [WAYS-1:0]                 hit_entry_spoke = {WAYS{1'b0}};
+// SPOKE and the request's match is HTTP, TLS, SSH or SMTP: the match is not taken
+reg [WAYS-1:0]                 hit_entry_holds = {WAYS{1'b0}};
 reg [WAYS-1:0]                 hit_entry_first = {WAYS{1'b0}};
 reg [WAYS*GUESS_WIDTH-1:0]     hit_entry_guess = {WAYS*GUESS_WIDTH{1'b0}};
 // per way, for an RTP candidate: the stored one (RTP_PENDING) is of its SSRC and 1..16
@@ -600,6 +599,8 @@ always @(posedge clk) begin
     hit_entry_pending <= cmp_entry_pending;
     hit_entry_opened <= cmp_entry_opened;
     hit_entry_spoke <= cmp_entry_spoke;
+    hit_entry_holds <= cmp_entry_spoke & {WAYS{cmp_match == HTTP || cmp_match == TLS
+        || cmp_match == SSH || cmp_match == SMTP}};
     hit_entry_first <= cmp_entry_first;
     hit_entry_guess <= cmp_entry_guess;
     for (n = 0; n < WAYS; n = n + 1) begin
@@ -625,6 +626,7 @@ reg                       hit_flag;        // PENDING / REFINE
 reg                       hit_opened;      // OPENED, SPOKE, OPENED and never inspected
 reg                       hit_spoke;
 reg                       hit_first;
+reg                       hit_holds;       // the hit way holds the match back
 reg [GUESS_WIDTH-1:0]     hit_stored_guess;
 reg                       hit_confirms;    // the RTP candidate confirms the stored one
 reg                       hit_replaces;    // it may replace the stored one
@@ -638,6 +640,7 @@ always @* begin
     hit_opened = 1'b0;
     hit_spoke = 1'b0;
     hit_first = 1'b0;
+    hit_holds = 1'b0;
     hit_stored_guess = {GUESS_WIDTH{1'b0}};
     hit_confirms = 1'b0;
     hit_replaces = 1'b0;
@@ -647,6 +650,7 @@ always @* begin
         hit_opened = hit_opened | (hit_way[n] && hit_entry_opened[n]);
         hit_spoke = hit_spoke | (hit_way[n] && hit_entry_spoke[n]);
         hit_first = hit_first | (hit_way[n] && hit_entry_first[n]);
+        hit_holds = hit_holds | (hit_way[n] && hit_entry_holds[n]);
         hit_stored_guess = hit_stored_guess
             | ({GUESS_WIDTH{hit_way[n]}} & hit_entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH]);
         hit_confirms = hit_confirms | (hit_way[n] && hit_rtp_confirms[n]);
@@ -685,7 +689,7 @@ reg [CLASS_WIDTH-1:0]     found;           // the class an unknown flow's packet
 // the signature's class, compared a cycle ahead: the decision's compares start at a register
 // (the class's value alone goes into the entry and the events); an HTTP, TLS, SSH or SMTP
 // match after another protocol's first message (SPOKE) is not taken
-wire match_taken = hit_matched && !(hit_spoke && hit_match_opening);
+wire match_taken = hit_matched && !hit_holds;
 wire found_any = match_taken || (hit_rtp && hit_confirms);
 wire found_stays = hit_match_smtp || hit_match_http_connect;  // PENDING after (SMTP, CONNECT)
 
@@ -732,8 +736,9 @@ always @* begin
             class_after = found;
             classified = found_any;
             pending_after = found_any ? found_stays : hit_flag || hit_rtp;
-            // the first SSRC stays; its sequence number follows
-            if (!found_any && hit_rtp && hit_replaces) begin
+            // the first SSRC stays; its sequence number follows (an RTP candidate matches no
+            // signature, its first byte being 0x80..0xBF: only a confirmation classifies it)
+            if (hit_rtp && hit_replaces && !hit_confirms) begin
                 rtp_after = hit_rtp_id;
             end
             // the first message of a flow stored by its SYN: another protocol's or not

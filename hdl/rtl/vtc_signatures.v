@@ -101,14 +101,19 @@ wire options = text[95:32] == "OPTIONS ";
 wire connect_word = text[95:32] == "CONNECT ";
 // one bit per method word (nDPI's list, each with its space, cut at 12 bytes) and the
 // reply's start: the words are compared in cycle 1 and ORed in cycle 2, so that the
-// payload register's compares are all cycle 1 holds
-wire [19:0] http_words = {text[95:64] == "GET ", text[95:56] == "POST ",
+// payload register's compares are all cycle 1 holds; a word longer than 8 bytes is
+// compared in two halves (bytes 0..5, then the rest), each registered, ANDed in cycle 2,
+// so that no compare of cycle 1 is wider than 64 bits
+wire [14:0] http_words = {text[95:64] == "GET ", text[95:56] == "POST ",
     text[95:56] == "HEAD ", text[95:64] == "PUT ", text[95:48] == "PATCH ",
-    text[95:40] == "DELETE ", text[95:24] == "PROPFIND ", text[95:16] == "PROPPATCH ",
-    text[95:48] == "MKCOL ", text[95:56] == "MOVE ", text[95:56] == "COPY ",
-    text[95:56] == "LOCK ", text[95:40] == "UNLOCK ", text[95:40] == "REPORT ",
-    text == "RPC_CONNECT ", text == "RPC_IN_DATA ", text == "RPC_OUT_DATA",
-    text[95:56] == "HTTP/", options, connect_word};
+    text[95:40] == "DELETE ", text[95:48] == "MKCOL ", text[95:56] == "MOVE ",
+    text[95:56] == "COPY ", text[95:56] == "LOCK ", text[95:40] == "UNLOCK ",
+    text[95:40] == "REPORT ", text[95:56] == "HTTP/", options, connect_word};
+// PROPFIND, PROPPATCH, RPC_CONNECT, RPC_IN_DATA, RPC_OUT_DATA
+wire [4:0] http_long_a = {text[95:48] == "PROPFI", text[95:48] == "PROPPA",
+    text[95:48] == "RPC_CO", text[95:48] == "RPC_IN", text[95:48] == "RPC_OU"};
+wire [4:0] http_long_b = {text[47:24] == "ND ", text[47:16] == "TCH ",
+    text[47:0] == "NNECT ", text[47:0] == "_DATA ", text[47:0] == "T_DATA"};
 wire [14:0] sip_words = {head == "SIP/", head == "INVI", head == "REGI", head == "ACK ",
     head == "BYE ", head == "CANC", head == "OPTI", head == "NOTI", head == "SUBS",
     head == "MESS", head == "INFO", head == "PRAC", head == "REFE", head == "UPDA",
@@ -120,9 +125,6 @@ wire stun_cookie = text[63:32] == 32'h2112A442;
 wire quic_google_long = {p1, p2} == "Q0" || {p1, p2} == "T0";
 // RFC 9000's greasing versions (0x?a?a?a?a) and mvfst's (0xfaceb00x) too
 wire [31:0] quic_version = {p1, p2, p3, p4};
-wire quic_long = p0[7:6] == 2'b11 && (quic_version == 32'h00000001
-    || quic_version == 32'h6B3343CF || quic_version[31:8] == 24'hFF0000 || quic_google_long
-    || (quic_version & 32'h0F0F0F0F) == 32'h0A0A0A0A || quic_version[31:4] == 28'hFACEB00);
 wire quic_public = {p0[7], p0[3], p0[0]} == 3'b011
     && (text[23:8] == "Q0" || text[23:8] == "T0");
 
@@ -139,21 +141,31 @@ reg length_5_reg = 1'b0;       // the payload length is 5, at least 12, 14, 48
 reg length_12_reg = 1'b0;
 reg length_14_reg = 1'b0;
 reg length_48_reg = 1'b0;
-reg [19:0] http_words_reg = 20'd0;
+reg [14:0] http_words_reg = 15'd0;
+reg [4:0] http_long_a_reg = 5'd0;
+reg [4:0] http_long_b_reg = 5'd0;
 reg options_rtsp_reg = 1'b0;   // OPTIONS rtsp / OPTIONS on port 5060
 reg options_5060_reg = 1'b0;
 reg connect_brace_reg = 1'b0;  // CONNECT {
 reg ssdp_notify_reg = 1'b0;    // NOTIFY * (SSDP, not SIP)
 reg length_3_reg = 1'b0;       // the payload length is at least 3 / at least 22, at most 64
 reg length_22_64_reg = 1'b0;
-reg other_text_reg = 1'b0;     // neither four zero bytes nor a STARTTLS greeting
+reg zeros_reg = 1'b0;          // four zero bytes / a STARTTLS greeting
+reg greeting_starttls_reg = 1'b0;
 reg [14:0] sip_words_reg = 15'd0;
 reg hello_reg = 1'b0;
 reg tls_reg = 1'b0;
 reg dns_udp_reg = 1'b0;        // the DNS header checks, over UDP / over TCP
 reg dns_tcp_reg = 1'b0;
 reg ssh_reg = 1'b0;
-reg quic_reg = 1'b0;
+// QUIC: a long header's form bits; its version one of v1, v2 / an IETF draft or
+// Google's / greasing / mvfst's; a gQUIC public header
+reg quic_form_reg = 1'b0;
+reg quic_v1_v2_reg = 1'b0;
+reg quic_draft_google_reg = 1'b0;
+reg quic_grease_reg = 1'b0;
+reg quic_mvfst_reg = 1'b0;
+reg quic_public_reg = 1'b0;
 reg rtp_udp_reg = 1'b0;        // an RTP header at byte 0 / after a length prefix >= 12
 reg rtp_tcp_reg = 1'b0;
 reg rtp_tcp_fits_reg = 1'b0;   // the prefix's length fits the payload
@@ -163,7 +175,11 @@ reg bittorrent_tcp_reg = 1'b0;
 // BitTorrent over UDP: local service discovery, DHT (bencoded), uTP (version 1, type 0..4,
 // extension 0..2, a 20-byte header)
 reg bittorrent_text_reg = 1'b0;
+// uTP: version 1, a type of 1..4, extension 0..2 / a connection ID and a timestamp / not
+// a SYN, or a SYN with no time difference
 reg utp_reg = 1'b0;
+reg utp_ids_reg = 1'b0;
+reg utp_syn_ok_reg = 1'b0;
 reg utp_extension_reg = 1'b0;
 reg length_is_20_reg = 1'b0;
 reg hello_smtp_reg = 1'b0;     // EHLO / HELO
@@ -186,11 +202,14 @@ always @(posedge clk) begin
     options_5060_reg <= options && port_5060;
     connect_brace_reg <= connect_word && text[31:24] == "{";
     ssdp_notify_reg <= text[95:32] == "NOTIFY *";
-    other_text_reg <= head != 32'd0 && head != "220 " && head != "* OK" && head != "+OK ";
+    zeros_reg <= head == 32'd0;
+    greeting_starttls_reg <= head == "220 " || head == "* OK" || head == "+OK ";
     length_12_reg <= payload_length >= 17'd12;
     length_14_reg <= payload_length >= 17'd14;
     length_48_reg <= payload_length >= 17'd48;
     http_words_reg <= http_words;
+    http_long_a_reg <= http_long_a;
+    http_long_b_reg <= http_long_b;
     sip_words_reg <= sip_words;
     hello_reg <= text[95:56] == "hello";
     tls_reg <= (p0 >= 8'h14 && p0 <= 8'h17 && p1 == 8'h03 && p2 <= 8'h04)
@@ -198,7 +217,12 @@ always @(posedge clk) begin
     dns_udp_reg <= p2[6:3] == 4'd0 && p4 == 8'd0 && p5 == 8'd1;
     dns_tcp_reg <= prefix >= 16'd12 && p4[6:3] == 4'd0 && p6 == 8'd0 && p7 == 8'd1;
     ssh_reg <= head == "SSH-";
-    quic_reg <= quic_long || quic_public;
+    quic_form_reg <= p0[7:6] == 2'b11;
+    quic_v1_v2_reg <= quic_version == 32'h00000001 || quic_version == 32'h6B3343CF;
+    quic_draft_google_reg <= quic_version[31:8] == 24'hFF0000 || quic_google_long;
+    quic_grease_reg <= (quic_version & 32'h0F0F0F0F) == 32'h0A0A0A0A;
+    quic_mvfst_reg <= quic_version[31:4] == 28'hFACEB00;
+    quic_public_reg <= quic_public;
     rtp_udp_reg <= rtp_header(p0[7:6], p1[6:0]);
     rtp_tcp_reg <= prefix >= 16'd12 && rtp_header(p2[7:6], p3[6:0]);
     // prefix + 2 <= L, length + 20 <= L, length + 20 == L: compared with L - 2 and L - 20
@@ -210,9 +234,9 @@ always @(posedge clk) begin
     bittorrent_tcp_reg <= text == {8'h13, "BitTorrent "};
     bittorrent_text_reg <= text == "BT-SEARCH * " || head == "d1:a" || head == "d1:r"
         || head == "d1:e";
-    utp_reg <= p0[3:0] == 4'd1 && p0[7:4] >= 4'd1 && p0[7:4] <= 4'd4 && p1 <= 8'd2
-        && {p2, p3} != 16'd0 && {p4, p5, p6, p7} != 32'd0
-        && (p0[7:4] != UTP_SYN || text[31:0] == 32'd0);
+    utp_reg <= p0[3:0] == 4'd1 && p0[7:4] >= 4'd1 && p0[7:4] <= 4'd4 && p1 <= 8'd2;
+    utp_ids_reg <= {p2, p3} != 16'd0 && {p4, p5, p6, p7} != 32'd0;
+    utp_syn_ok_reg <= p0[7:4] != UTP_SYN || text[31:0] == 32'd0;
     utp_extension_reg <= p1 != 8'd0;
     length_is_20_reg <= length_less_20 == 18'd0;
     hello_smtp_reg <= head_upper == "EHLO" || head_upper == "HELO";
@@ -224,7 +248,7 @@ end
 // ---- cycle 2: the signatures ----------------------------------------------------
 
 wire stun = stun_rfc5389_reg || stun_rfc3489_reg;
-wire http_start = |http_words_reg;
+wire http_start = |http_words_reg || |(http_long_a_reg & http_long_b_reg);
 wire sip_start = |sip_words_reg;
 wire is_http = tcp_reg && http_start && !options_rtsp_reg && !options_5060_reg
     && !connect_brace_reg;
@@ -232,14 +256,15 @@ wire is_tls = tcp_reg && tls_reg;
 wire is_dns = port_53_reg && ((udp_reg && length_12_reg && dns_udp_reg)
     || (tcp_reg && length_14_reg && dns_tcp_reg));
 wire is_ssh = tcp_reg && ssh_reg;
-wire is_quic = udp_reg && quic_reg;
+wire is_quic = udp_reg && ((quic_form_reg && (quic_v1_v2_reg || quic_draft_google_reg
+    || quic_grease_reg || quic_mvfst_reg)) || quic_public_reg);
 wire is_sip = ((udp_reg || (tcp_reg && port_5060_reg)) && sip_start && !ssdp_notify_reg)
     || (port_5060_reg && length_5_reg && hello_reg);
 // RTP over TCP (RFC 4571) in one packet; over UDP a candidate the flow table confirms
 wire is_rtp = high_ports_reg && tcp_reg && length_14_reg && rtp_tcp_reg && rtp_tcp_fits_reg;
 wire is_rtp_candidate = high_ports_reg && udp_reg && length_12_reg && rtp_udp_reg;
 // uTP: a packet with no data (ST_DATA proves nothing alone), exactly its header
-wire utp = high_ports_reg && utp_reg && !stun
+wire utp = high_ports_reg && utp_reg && utp_ids_reg && utp_syn_ok_reg && !stun
     && (utp_extension_reg ? length_22_64_reg : length_is_20_reg);
 wire is_bittorrent = (tcp_reg && bittorrent_tcp_reg) || (udp_reg && (bittorrent_text_reg
     || utp));
@@ -254,7 +279,7 @@ always @(posedge clk) begin
                     is_dns, is_tls, is_http};
     rtp_candidate <= is_rtp_candidate;
     connect <= connect_reg;
-    other <= length_3_reg && other_text_reg;
+    other <= length_3_reg && !zeros_reg && !greeting_starttls_reg;
 end
 
 always @* begin

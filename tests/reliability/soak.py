@@ -30,6 +30,7 @@ import concurrent.futures
 import fnmatch
 import itertools
 import pathlib
+import shutil
 import sys
 import tempfile
 import threading
@@ -236,6 +237,19 @@ def over_goal(figures):
                   and of_the_project(name))
 
 
+def keep_logs(cloud, directory):
+    """Copy every log of the stopped cloud under `directory` (emptied
+    first), by the names Stack.logs() gives them; the directory.
+    """
+    if directory.exists():
+        shutil.rmtree(directory)
+    for name, path in cloud.logs().items():
+        target = directory / (name + '.log')
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    return directory
+
+
 def main(argv=None):
     """make soak: a cloud of its own (private MariaDB and RabbitMQ, boards
     boards), the soak, its figures; the cloud stopped and purged after.
@@ -249,7 +263,13 @@ def main(argv=None):
     parser.add_argument('--cycles', type=int, default=500)
     parser.add_argument('--concurrency', type=int, default=10)
     parser.add_argument('--boards', type=int, default=5)
+    parser.add_argument('--logs', type=pathlib.Path,
+                        default=pathlib.Path('.state/soak-logs'),
+                        help='where the cloud\'s logs are kept when a cycle '
+                             'failed uncleanly or an invariant was violated '
+                             '(the cloud itself is purged)')
     args = parser.parse_args(argv)
+    figures = None
     with tempfile.TemporaryDirectory(prefix='nova-fpga-soak-') as state:
         cloud = localstack.Stack(
             pathlib.Path(state) / 'cloud', boards=args.boards,
@@ -263,6 +283,11 @@ def main(argv=None):
             figures = Soak(cloud, images, args.cycles, args.concurrency).run(
                 invariants.Checker(cloud))
         finally:
+            cloud.down()
+            if figures is None or figures['problems'] or \
+                    figures['violations']:
+                kept = keep_logs(cloud, args.logs)
+                print('the cloud\'s logs: %s' % kept)
             cloud.down(purge=True)
     print('\n'.join(summary(figures)))
     return 1 if figures['problems'] or figures['violations'] or \

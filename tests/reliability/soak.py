@@ -42,6 +42,7 @@ import openstack.connection
 import openstack.exceptions
 
 from tests.reliability import invariants
+from tests.reliability import memtrace
 from tests.reliability import workload
 
 #: every tenth cycle boots the bad image
@@ -104,6 +105,8 @@ class Soak:
         self._checker = None
         #: [(cycles finished, {process: KiB})]
         self.samples = []
+        #: where traced processes write their tracemalloc snapshots
+        self.trace_dir = None
 
     def _count(self, key):
         with self._lock:
@@ -152,6 +155,8 @@ class Soak:
             rss = self._checker.rss_kib()
             with self._lock:
                 self.samples.append((done, rss))
+            if self.trace_dir is not None:
+                memtrace.request(self.trace_dir, done)
 
     def run(self, checker):
         """{figure: value} of the soak; checker's invariants at the end."""
@@ -263,6 +268,13 @@ def main(argv=None):
     parser.add_argument('--cycles', type=int, default=500)
     parser.add_argument('--concurrency', type=int, default=10)
     parser.add_argument('--boards', type=int, default=5)
+    parser.add_argument('--trace-memory', metavar='WORDS', default='',
+                        help='comma-separated words of the command lines of '
+                             'the services to run under tracemalloc (e.g. '
+                             'glance-api,nova-scheduler): each writes a '
+                             'snapshot at every sample, and the soak prints '
+                             'what grew most between the end of warm-up and '
+                             'the last sample, by where it was allocated')
     parser.add_argument('--logs', type=pathlib.Path,
                         default=pathlib.Path('.state/soak-logs'),
                         help='where the cloud\'s logs are kept when a cycle '
@@ -275,13 +287,21 @@ def main(argv=None):
             pathlib.Path(state) / 'cloud', boards=args.boards,
             die_with_parent=True,
             board_options=conftest.board_options(args.boards))
+        trace_dir = None
+        if args.trace_memory:
+            trace_dir = memtrace.install(pathlib.Path(state) / 'memtrace',
+                                         args.trace_memory)
         try:
             cloud.up()
             admin, bob = CLI(cloud.openrc('admin')), CLI(cloud.openrc('bob'))
             images = workload.make_images(cloud, admin, bob,
                                           pathlib.Path(state))
-            figures = Soak(cloud, images, args.cycles, args.concurrency).run(
-                invariants.Checker(cloud))
+            soak = Soak(cloud, images, args.cycles, args.concurrency)
+            soak.trace_dir = trace_dir
+            figures = soak.run(invariants.Checker(cloud))
+            if trace_dir is not None:
+                time.sleep(2 * memtrace.POLL_SECONDS)
+                traced = memtrace.growth(trace_dir, WARM_UP)
         finally:
             cloud.down()
             if figures is None or figures['problems'] or \
@@ -290,6 +310,8 @@ def main(argv=None):
                 print('the cloud\'s logs: %s' % kept)
             cloud.down(purge=True)
     print('\n'.join(summary(figures)))
+    if args.trace_memory:
+        print('\n'.join(traced))
     return 1 if figures['problems'] or figures['violations'] or \
         over_goal(figures) else 0
 

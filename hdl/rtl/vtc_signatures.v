@@ -150,8 +150,8 @@ reg connect_brace_reg = 1'b0;  // CONNECT {
 reg ssdp_notify_reg = 1'b0;    // NOTIFY * (SSDP, not SIP)
 reg length_3_reg = 1'b0;       // the payload length is at least 3 / at least 22, at most 64
 reg length_22_64_reg = 1'b0;
-reg zeros_reg = 1'b0;          // four zero bytes / a STARTTLS greeting
-reg greeting_starttls_reg = 1'b0;
+reg zeros_reg = 1'b0;          // four zero bytes / a STARTTLS greeting (FTP, SMTP; IMAP; POP3)
+reg [2:0] greetings_reg = 3'd0;
 reg [14:0] sip_words_reg = 15'd0;
 reg hello_reg = 1'b0;
 reg tls_reg = 1'b0;
@@ -203,7 +203,7 @@ always @(posedge clk) begin
     connect_brace_reg <= connect_word && text[31:24] == "{";
     ssdp_notify_reg <= text[95:32] == "NOTIFY *";
     zeros_reg <= head == 32'd0;
-    greeting_starttls_reg <= head == "220 " || head == "* OK" || head == "+OK ";
+    greetings_reg <= {head == "220 ", head == "* OK", head == "+OK "};
     length_12_reg <= payload_length >= 17'd12;
     length_14_reg <= payload_length >= 17'd14;
     length_48_reg <= payload_length >= 17'd48;
@@ -279,7 +279,7 @@ always @(posedge clk) begin
                     is_dns, is_tls, is_http};
     rtp_candidate <= is_rtp_candidate;
     connect <= connect_reg;
-    other <= length_3_reg && !zeros_reg && !greeting_starttls_reg;
+    other <= length_3_reg && !zeros_reg && greetings_reg == 3'd0;
 end
 
 always @* begin

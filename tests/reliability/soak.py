@@ -269,9 +269,11 @@ def main(argv=None):
     parser.add_argument('--concurrency', type=int, default=10)
     parser.add_argument('--boards', type=int, default=5)
     parser.add_argument('--trace-memory', metavar='WORDS', default='',
-                        help='comma-separated words of the command lines of '
-                             'the services to run under tracemalloc (e.g. '
-                             'glance-api,nova-scheduler): each writes a '
+                        help='comma-separated words of the command lines '
+                             '(or, for the gunicorn-served APIs, working '
+                             'folders) of the services to run under '
+                             'tracemalloc (e.g. glance,nova-scheduler): each '
+                             'writes a '
                              'snapshot at every sample, and the soak prints '
                              'what grew most between the end of warm-up and '
                              'the last sample, by where it was allocated')

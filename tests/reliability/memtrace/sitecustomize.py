@@ -14,9 +14,11 @@
 
 The soak puts this folder on the services' PYTHONPATH, so every Python
 process of its cloud imports this module at start.  A process whose command
-line names one of NOVA_FPGA_TRACEMALLOC's comma-separated words (e.g.
-``glance-api,nova-scheduler``) starts tracemalloc (TRACE_FRAMES frames a
-trace) and a thread that, whenever the soak writes a new sample number into
+line or working directory names one of NOVA_FPGA_TRACEMALLOC's
+comma-separated words (e.g. ``glance,nova-scheduler``: the cloud's
+gunicorn-served APIs are named by their folder) starts tracemalloc
+(TRACE_FRAMES frames a trace) and a thread that, whenever the soak writes a
+new sample number into
 NOVA_FPGA_TRACEMALLOC_DIR/request, writes its snapshot there as
 ``<word>-<pid>-<sample>.snap``.  A forked worker (gunicorn's) starts its own
 thread.  Nothing happens in any other process.
@@ -34,7 +36,9 @@ POLL_SECONDS = 1.0
 def _word():
     words = [w for w in os.environ.get('NOVA_FPGA_TRACEMALLOC', '').split(',')
              if w]
-    command = ' '.join(sys.argv)
+    # gunicorn's services have no name in their command line (the cloud
+    # starts them as plain `gunicorn` in their own folder, which names them)
+    command = ' '.join(sys.argv + [os.getcwd()])
     return next((w for w in words if w in command), None)
 
 

@@ -16,12 +16,12 @@ The soak puts this folder on the services' PYTHONPATH, so every Python
 process of its cloud imports this module at start.  A process whose command
 line or working directory names one of NOVA_FPGA_TRACEMALLOC's
 comma-separated words (e.g. ``glance,nova-scheduler``: the cloud's
-gunicorn-served APIs are named by their folder) starts tracemalloc
-(TRACE_FRAMES frames a trace) and a thread that, whenever the soak writes a
-new sample number into
-NOVA_FPGA_TRACEMALLOC_DIR/request, writes its snapshot there as
-``<word>-<pid>-<sample>.snap``.  A forked worker (gunicorn's) starts its own
-thread.  Nothing happens in any other process.
+gunicorn-served APIs are named by their folder) starts a thread that,
+whenever the soak writes a new sample number into
+NOVA_FPGA_TRACEMALLOC_DIR/request, writes its tracemalloc snapshot there as
+``<word>-<pid>-<sample>.snap`` (tracing, TRACE_FRAMES frames a trace, starts
+at the first sample).  A forked worker (gunicorn's) starts its own thread.
+Nothing happens in any other process.
 """
 import os
 import sys
@@ -54,6 +54,12 @@ def _watch(word, directory):
             continue
         if sample and sample != done:
             done = sample
+            if not tracemalloc.is_tracing():
+                # from the soak's first sample on: tracing from the start
+                # slows a service's start-up past its health check (glance
+                # took over 60 s), and what grows after warm-up is traced
+                # all the same
+                tracemalloc.start(TRACE_FRAMES)
             path = os.path.join(directory, '%s-%d-%s.snap' % (
                 word, os.getpid(), sample))
             tracemalloc.take_snapshot().dump(path + '.part')
@@ -70,7 +76,6 @@ def _install():
     word = _word() if directory else None
     if word is None:
         return
-    tracemalloc.start(TRACE_FRAMES)
     _start_watching(word, directory)
     os.register_at_fork(
         after_in_child=lambda: _start_watching(word, directory))

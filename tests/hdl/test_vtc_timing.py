@@ -58,3 +58,25 @@ def test_loopback_fmax_and_critical_path_are_printed(report):
             re.split(r'[.$]|_TRELLIS', cell[4:])[0]), source), cell
     report('nextpnr-ecp5 loopback: %s MHz, critical path %s ns'
            % (fmax.group(1), path.group(1)))
+
+
+def test_several_seeds_are_summed_up_per_module():
+    """make timing places each module at three seeds: each seed's figures,
+    then one line per module with its Fmax at every seed, met only when
+    every seed meets the goal.
+    """
+    out = subprocess.run([sys.executable,
+                          str(ROOT / 'benchmarks' / 'vtc_timing.py'),
+                          '--module', 'loopback', '--seeds', '1,2'],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:] + out.stdout[-2000:]
+    runs = re.findall(r'\nloopback +([\d.]+) MHz', out.stdout)
+    assert len(runs) == 2, out.stdout
+    line = re.search(r'Fmax per seed \(goal 156\.25 MHz at every seed\):\n'
+                     r'  loopback +seed 1 ([\d.]+), seed 2 ([\d.]+) MHz '
+                     r'\((met|NOT MET)\)', out.stdout)
+    assert line, out.stdout
+    assert [float(line.group(1)), float(line.group(2))] == [
+        float(f) for f in runs]
+    assert line.group(3) == ('met' if min(map(float, runs)) >= 156.25
+                             else 'NOT MET')

@@ -43,7 +43,10 @@
  * the entry (PENDING); a later one of that SSRC 1..16 ahead makes the flow
  * RTP (compared per way in the compare stage, the hit way's taken in decide).
  * An HTTP CONNECT or SMTP flow stays inspected (PENDING as REFINE) and
- * becomes TLS once a TLS record is seen (event_refined).  An unknown flow
+ * becomes TLS once a TLS record is seen (event_refined).  A flow stored by a
+ * TCP SYN (OPENED) whose first inspected payload is another protocol's
+ * message (req_other, no match: SPOKE) is not classified later by an HTTP,
+ * TLS, SSH or SMTP match (an upgrade or a tunnel).  An unknown flow
  * that ends (req_end) or is evicted is guessed by the port guess stored in
  * its entry (GUESS, from vtc_port_guess on the request's key), once.
  * Rules (hdl/README.md, hdl/tests/vtc_model.py): a hit inspects the packet

@@ -57,8 +57,8 @@ def growth(directory, warm_up, top=TOP):
         if match:
             found[(match['word'], int(match['pid']))][
                 int(match['sample'])] = path
-    lines = ['tracemalloc, growth from the end of warm-up to the last '
-             'sample, per traced process (largest first):']
+    lines = ['tracemalloc, from the end of warm-up to the last sample, per '
+             'traced process:']
     if not found:
         lines.append('  no snapshots were written')
     for (word, pid), snaps in sorted(found.items()):
@@ -68,12 +68,20 @@ def growth(directory, warm_up, top=TOP):
                 word, pid, sorted(snaps)))
             continue
         first, last = after_warm_up[0], after_warm_up[-1]
-        old = tracemalloc.Snapshot.load(str(snaps[first]))
-        new = tracemalloc.Snapshot.load(str(snaps[last]))
+        loaded = {sample: tracemalloc.Snapshot.load(str(snaps[sample]))
+                  for sample in after_warm_up}
+        old, new = loaded[first], loaded[last]
         stats = new.compare_to(old, 'traceback')
         total = sum(stat.size_diff for stat in stats)
         lines.append('  %s pid %d, samples %d -> %d: %+.2f MB traced in all'
                      % (word, pid, first, last, total / 2 ** 20))
+        # the whole traced heap at each sample: a steady rise is a leak in
+        # Python objects; flat while the RSS rises is the allocator's
+        lines.append('    traced heap, MB: %s' % ', '.join(
+            '%d: %.2f' % (sample, sum(
+                stat.size for stat in loaded[sample].statistics('filename'))
+                / 2 ** 20) for sample in after_warm_up))
+        lines.append('    largest changes (allocation site first):')
         for stat in stats[:top]:
             lines.append('    %+9.1f kB %+7d blocks' % (
                 stat.size_diff / 1024, stat.count_diff))

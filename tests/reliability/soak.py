@@ -304,6 +304,10 @@ def main(argv=None):
             if trace_dir is not None:
                 time.sleep(2 * memtrace.POLL_SECONDS)
                 traced = memtrace.growth(trace_dir, WARM_UP)
+                kept = args.logs.parent / 'soak-memtrace'
+                shutil.rmtree(kept, ignore_errors=True)
+                shutil.copytree(trace_dir, kept)
+                traced.append('the snapshots: %s' % kept)
         finally:
             cloud.down()
             if figures is None or figures['problems'] or \

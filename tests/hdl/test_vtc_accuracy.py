@@ -94,6 +94,8 @@ NDPI_TO_VTC = {
 }
 
 REQUIRED_AGREEMENT = 0.95
+#: the two folders the harness began with
+ORIGINAL_FOLDERS = ('ndpi', 'ndpi-more')
 #: issue 35's goal, printed met or not per protocol
 GOAL_AGREEMENT = GOAL_PRECISION = 0.99
 #: (capture, flow) the vTC does not see as captured (NOT SEEN): in tunnels,
@@ -143,9 +145,8 @@ KNOWN_FALSE_POSITIVES = {
         'rtp', 'two packets with RTP headers of one SSRC, one apart (nDPI: '
         'EpicGames)'),
 }
-#: the folders the signatures were chosen on, and the one held out
-TUNED_ON = ('ndpi', 'ndpi-more', vtc_captures.TUNING_FOLDER)
-HELD_OUT = vtc_captures.HELD_OUT_FOLDER
+#: the folders the signatures were chosen on (pcaps/ndpi-heldout never)
+TUNED_ON = ORIGINAL_FOLDERS + (vtc_captures.TUNING_FOLDER,)
 #: nDPI's name for a flow it could not classify
 NDPI_UNKNOWN = 'Unknown'
 #: nDPI's confidence for a flow it named by its port alone (a guess)
@@ -160,8 +161,6 @@ SIGNATURE_PREVIEW = 12
 UDP_HEADER_LEN = 8
 #: the frame's first bytes the vTC's parser sees
 WINDOW_BYTES = 128
-#: the two folders the harness began with
-ORIGINAL_FOLDERS = ('ndpi', 'ndpi-more')
 COMBINED = 'all folders'
 TUNED = 'the folders tuned on'
 

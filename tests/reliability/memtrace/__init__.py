@@ -20,8 +20,10 @@ import pathlib
 import re
 import tracemalloc
 
+from tests.reliability.memtrace import sitecustomize as hook
+
 HOOK_DIR = pathlib.Path(__file__).resolve().parent
-POLL_SECONDS = 1.0
+POLL_SECONDS = hook.POLL_SECONDS
 TOP = 12
 _SNAPSHOT = re.compile(r'^(?P<word>.+)-(?P<pid>\d+)-(?P<sample>\d+)\.snap$')
 
@@ -42,9 +44,9 @@ def install(directory, words):
 
 def request(directory, sample):
     """Ask every traced process for a snapshot named after `sample`."""
-    part = directory / 'request.part'
+    part = directory / (hook.REQUEST + '.part')
     part.write_text(str(sample))
-    part.rename(directory / 'request')
+    part.rename(directory / hook.REQUEST)
 
 
 def growth(directory, warm_up, top=TOP):

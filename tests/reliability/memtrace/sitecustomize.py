@@ -31,6 +31,10 @@ import tracemalloc
 
 TRACE_FRAMES = 12
 POLL_SECONDS = 1.0
+#: the file the soak writes a sample number into
+REQUEST = 'request'
+#: a snapshot's file name: word, pid, sample
+SNAPSHOT = '%s-%d-%s.snap'
 
 
 def _word():
@@ -43,7 +47,7 @@ def _word():
 
 
 def _watch(word, directory):
-    request = os.path.join(directory, 'request')
+    request = os.path.join(directory, REQUEST)
     done = None
     while True:
         sleep(POLL_SECONDS)
@@ -60,7 +64,7 @@ def _watch(word, directory):
                 # took over 60 s), and what grows after warm-up is traced
                 # all the same
                 tracemalloc.start(TRACE_FRAMES)
-            path = os.path.join(directory, '%s-%d-%s.snap' % (
+            path = os.path.join(directory, SNAPSHOT % (
                 word, os.getpid(), sample))
             tracemalloc.take_snapshot().dump(path + '.part')
             os.rename(path + '.part', path)
@@ -81,4 +85,7 @@ def _install():
         after_in_child=lambda: _start_watching(word, directory))
 
 
-_install()
+if __name__ == 'sitecustomize':
+    # imported by Python's site at a service's start, not by the soak's
+    # side (tests.reliability.memtrace takes the names above from here)
+    _install()

@@ -42,13 +42,21 @@ import sys
 import nova_fpga_devtools
 from nova_fpga_devtools import captures
 
+# the accuracy harness's own list reader and folder names (hdl/tests holds
+# the cocotb suites' helpers, not a package), so what is copied is what the
+# harness reads
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]
+                       / 'hdl' / 'tests'))
+import vtc_captures  # noqa: E402
+
 SIZE_LIMIT = 32 * 1024
 #: the share of captures held out (by the first hex digit of the sha256 of
 #: the capture's file name: 0..3 of 0..f)
 HELD_OUT_DIGITS = '0123'
 HELD_OUT_SHARE = len(HELD_OUT_DIGITS) / 16
-TUNING, HELD_OUT = 'ndpi-tuning', 'ndpi-heldout'
-EXISTING = ('ndpi', 'ndpi-more')
+TUNING, HELD_OUT = vtc_captures.TUNING_FOLDER, vtc_captures.HELD_OUT_FOLDER
+EXISTING = tuple(folder for folder in vtc_captures.NDPI_FOLDERS
+                 if folder not in (TUNING, HELD_OUT))
 #: captures whose payloads were read while the signatures were narrowed
 #: (2026-11-29): they belong to the tuning folder
 TUNED_ON = frozenset((
@@ -60,7 +68,6 @@ TUNED_ON = frozenset((
     'tls_invalid_reads.pcap', 'wireguard.pcap', 'gquic_only_from_server.pcap',
 ))
 LICENCE = 'COPYING'
-CAPTURE_SUFFIXES = ('.pcap', '.pcapng', '.cap')
 #: in the name of nDPI's fuzzer seeds and fuzzed captures (made-up traffic)
 SYNTHETIC = 'fuzz'
 
@@ -75,10 +82,6 @@ def folder_for(name):
 
 def _readable(capture, out):
     """None, or why the capture is left out."""
-    # the accuracy harness's own readers, so what is copied is what it reads
-    sys.path.insert(0, str(pathlib.Path(nova_fpga_devtools.REALDATA)
-                           .parents[2] / 'hdl' / 'tests'))
-    import vtc_captures
     try:
         captures.read_capture(capture)
     except captures.CaptureError as exc:
@@ -109,7 +112,7 @@ def select(checkout):
     left_out = []
     for capture in sorted((default / 'pcap').iterdir(), key=lambda p: p.name):
         name = capture.name
-        if (capture.suffix not in CAPTURE_SUFFIXES
+        if (capture.suffix not in vtc_captures.CAPTURE_SUFFIXES
                 or capture.stat().st_size > SIZE_LIMIT or name in have):
             continue
         out = default / 'result' / (name + '.out')

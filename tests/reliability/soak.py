@@ -178,14 +178,22 @@ class Soak:
                 'rss_samples': sorted(self.samples, key=lambda s: s[0])}
 
 
-def slopes(figures):
-    """{process: MB per 100 cycles after WARM_UP} from the samples (None
-    where fewer than two samples are past warm-up).
+def slopes(figures, since=WARM_UP):
+    """{process: MB per 100 cycles from cycle `since` on} from the samples
+    (None where fewer than two samples are that late).
     """
     names = sorted({n for _, rss in figures['rss_samples'] for n in rss})
     return {name: slope([(c, rss[name]) for c, rss in figures['rss_samples']
-                         if c >= WARM_UP and name in rss])
+                         if c >= since and name in rss])
             for name in names}
+
+
+def late_slopes(figures):
+    """{process: MB per 100 cycles over the second half of the run}: beside
+    the slope after warm-up it tells growth that levels off (the late slope
+    smaller) from growth that does not.
+    """
+    return slopes(figures, since=figures['cycles'] // 2)
 
 
 def summary(figures):
@@ -210,17 +218,21 @@ def summary(figures):
     lines.append('    %-36s %7.1f -> %7.1f (%+.1f)' % (
         'all', total[0] / 1024, total[1] / 1024,
         (total[1] - total[0]) / 1024 * 100 / cycles))
-    found = slopes(figures)
+    found, late = slopes(figures), late_slopes(figures)
     lines.append('  RSS growth after the first %d cycles (sampled every %d; '
                  'least squares), MB per 100 cycles; goal <= %.1f for the '
-                 'processes that run nova-fpga\'s code:' % (
-                     WARM_UP, SAMPLE_EVERY, MAX_SLOPE_MB))
+                 'processes that run nova-fpga\'s code; in brackets the '
+                 'same over the second half of the run (from cycle %d):' % (
+                     WARM_UP, SAMPLE_EVERY, MAX_SLOPE_MB,
+                     figures['cycles'] // 2))
     others = []
     for name, value in found.items():
         if value is None:
             shown = 'too few samples'
         else:
             shown = '%+.2f' % value
+            if late.get(name) is not None:
+                shown += ' [%+.2f]' % late[name]
             if value > MAX_SLOPE_MB and of_the_project(name):
                 shown += '  OVER THE GOAL'
         if of_the_project(name):
@@ -230,6 +242,15 @@ def summary(figures):
     if others:
         lines.append('  the others (no nova-fpga code in them; not judged):')
         lines += others
+    samples = figures['rss_samples']
+    lines.append('  RSS of the processes that run nova-fpga\'s code at each '
+                 'sample, MB (cycles %s):' % ', '.join(
+                     str(cycle) for cycle, _ in samples))
+    for name in found:
+        if of_the_project(name):
+            lines.append('    %-36s %s' % (name, ' '.join(
+                '%.1f' % (rss[name] / 1024) if name in rss else '-'
+                for _, rss in samples)))
     return lines
 
 

@@ -56,11 +56,19 @@ def test_growth_is_the_slope_after_warm_up():
     assert 1.9 < found[API] < 2.1
     assert 1.9 < found[CONDUCTOR] < 2.1
     assert soak.over_goal(figures) == [API]
+    # the second half (cycles 250..500) of the agent: flat; of the API:
+    # the same 2 MB per 100 cycles (it does not level off)
+    late = soak.late_slopes(figures)
+    assert late[AGENT] == 0 and 1.9 < late[API] < 2.1
     text = '\n'.join(soak.summary(figures))
     judged, _, others = text.rpartition('growth after')[2].partition(
         'not judged')
     assert API + ' ' in judged and 'OVER THE GOAL' in judged
     assert CONDUCTOR in others and 'OVER THE GOAL' not in others
+    series = text.partition('at each sample')[2]
+    assert 'cycles 0, 50, 100' in series
+    assert AGENT + ' ' in series and CONDUCTOR not in series
+    assert ' 60.0 65.0 70.0 70.0' in series.partition(AGENT)[2]
     assert soak.slope([(100, 5)]) is None
 
 

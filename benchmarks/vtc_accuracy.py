@@ -29,6 +29,13 @@ nDPI's own verdicts (the `.out` files beside the captures, nDPI commit
 agreement (>= 95 % per covered protocol) and the exact list of
 disagreements and false positives.
 
+Then the application names (tests/hdl/test_vtc_app_accuracy.py): per
+application of the table, the flows whose application nDPI took from a name
+in the table and those the vTC names the same (agreement), and the flows the
+vTC names an application that nDPI judges and those nDPI names the same
+(precision); the goal (95 % agreement, 99 % precision per application).
+Names are the reference model's only: the RTL has no name matcher yet.
+
     .venv/bin/python benchmarks/vtc_accuracy.py
 """
 import pathlib
@@ -38,6 +45,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import results  # noqa: E402
 from tests.hdl import test_vtc_accuracy as accuracy  # noqa: E402
+from tests.hdl import test_vtc_app_accuracy as applications  # noqa: E402
 
 
 def main():
@@ -48,6 +56,8 @@ def main():
             for line in accuracy.goals(accuracy.verdicts(variant)):
                 print(line)
         print()
+    for line in applications.describe(applications.verdicts()):
+        print(line)
 
 
 if __name__ == '__main__':

@@ -257,7 +257,8 @@ def qinq_variant(frames, outer=100, inner=200):
 NdpiFlow = collections.namedtuple(
     'NdpiFlow',
     'number transport addr_1 port_1 addr_2 port_2 bidirectional vlan protocol '
-    'confidence dpi_packets packets',
+    'confidence dpi_packets packets hostname',
+    defaults=('',),
 )
 
 _ENDPOINT = r'(\[[0-9A-Fa-f:.]+\]|[0-9.]+):(\d+)'
@@ -298,7 +299,8 @@ def _flow(path, line):
         protocol=fields['proto'].split('/', 1)[1],
         confidence=fields.get('Confidence', ''),
         dpi_packets=int(fields.get('DPI packets', 0)),
-        packets=int(packets.group(1)) + int(packets.group(2)))
+        packets=int(packets.group(1)) + int(packets.group(2)),
+        hostname=fields.get('Hostname/SNI', ''))
 
 
 def ndpi_flows(path):

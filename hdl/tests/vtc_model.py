@@ -62,6 +62,8 @@ the gaps are far longer than the timeout.
 import collections
 import ipaddress
 
+import vtc_names
+
 from nova_fpga import catalogue
 
 CLASSES = (
@@ -194,7 +196,7 @@ class FlowState:
 
     __slots__ = ('key', 'stored_key', 'klass', 'inspected', 'last_seen',
                  'rtp_pending', 'rtp_ssrc', 'rtp_seq', 'guessed', 'refine',
-                 'spoke', 'opened')
+                 'spoke', 'opened', 'application', 'name_tries')
 
     def __init__(self, key, stored_key, now):
         self.key = key
@@ -214,6 +216,10 @@ class FlowState:
         self.spoke = False
         #: stored by a TCP SYN: its first payload is its first message
         self.opened = False
+        #: the application its host name named (vtc_names; 0: none), None
+        #: while no name was found; packets looked at for one
+        self.application = None
+        self.name_tries = 0
 
     def __repr__(self):
         return 'FlowState(%s, %s, inspected=%d)' % (
@@ -236,6 +242,7 @@ class Parsed:
         'dport',
         'end',
         'syn',
+        'start',
     )
 
 
@@ -383,6 +390,7 @@ def parse(frame, max_frame_len=9018):
     parsed.payload_len = payload_len
     start = l4 + l4_header
     parsed.payload = window[start:start + SIGNATURE_BYTES]
+    parsed.start = start
     parsed.end = proto == TCP and bool(window[l4 + 13] & TCP_END_FLAGS)
     parsed.syn = proto == TCP and bool(window[l4 + 13] & TCP_SYN)
     return parsed
@@ -634,6 +642,7 @@ class VtcModel:
         max_frame_len=9018,
         policy=None,
         flow_timeout=4096,
+        applications=None,
     ):
         if flow_table_depth < WAYS or flow_table_depth & (
             flow_table_depth - 1
@@ -653,6 +662,14 @@ class VtcModel:
         self.now = 0
         #: canonical key -> the class its ports guessed (flows guessed)
         self.guesses = {}
+        #: the application table (vtc_names.Table), None: no names (the RTL
+        #: has no name matcher yet)
+        self.applications = applications
+        #: application number -> DSCP policy (as a class's POLICY)
+        self.app_policy = {}
+        #: application number -> {'flows', 'packets', 'bytes'}
+        self.app_counters = collections.defaultdict(
+            lambda: dict.fromkeys(('flows', 'packets', 'bytes'), 0))
 
     def set_policy(self, name, register_value):
         """What a write of `register_value` to the class's POLICY register
@@ -663,6 +680,41 @@ class VtcModel:
         self.policy[CLASS_NUMBER[name]] = register_value & (
             POLICY_ENABLE | 0x3F
         )
+
+    def set_app_policy(self, name, register_value):
+        """A DSCP policy for an application (by its table name): its
+        flows are marked so, whatever their class's policy.
+        """
+        number = self.applications.applications.index(name) + 1
+        self.app_policy[number] = register_value & (POLICY_ENABLE | 0x3F)
+
+    def flow_application(self, key):
+        """The application name of a flow (None: none, or no such flow)."""
+        wanted = self.canonical(key)
+        for entry in self.table[bucket_index(wanted, self.buckets)]:
+            if entry and entry.stored_key == stored_key(wanted):
+                return self.applications.name(entry.application or 0)
+        return None
+
+    def _name(self, entry, parsed, frame):
+        """Look for the host name of a flow of a named class (vtc_names) in
+        its first inspect_packets payload packets; the first name found
+        names the application (or none).
+        """
+        if (self.applications is None or entry.application is not None
+                or entry.klass not in vtc_names.EXTRACT
+                or not parsed.payload_len
+                or entry.name_tries >= self.inspect_packets):
+            return
+        entry.name_tries += 1
+        host = vtc_names.name_of(
+            entry.klass,
+            frame[parsed.start:parsed.start + parsed.payload_len],
+            tcp=parsed.key.proto == TCP)
+        if host is not None:
+            entry.application = self.applications.lookup(host)
+            if entry.application:
+                self.app_counters[entry.application]['flows'] += 1
 
     def clear_counters(self):
         """What CONTROL.CLEAR_COUNTERS does: every counter 0 but
@@ -762,9 +814,9 @@ class VtcModel:
         self.guesses[self.canonical(entry.key)] = klass
         return True
 
-    def _lookup(self, parsed):
+    def _lookup(self, parsed, frame=b''):
         """Update the table for one parsed frame; return (class before, class
-        after) numbers.
+        after) numbers and the application number before (0: none).
         """
         c = self.counters
         key = parsed.key
@@ -785,7 +837,9 @@ class VtcModel:
                         and not entry.guessed:
                     self._guess(entry)
                 entry.last_seen = self.now
-                return before, CLASS_NUMBER[entry.klass]
+                application = entry.application or 0
+                self._name(entry, parsed, frame)
+                return before, CLASS_NUMBER[entry.klass], application
         c['FLOWS_SEEN'] += 1
         free = [way for way, entry in enumerate(bucket) if entry is None]
         expired = [
@@ -803,7 +857,7 @@ class VtcModel:
             victim = bucket[way]
         else:
             c['FLOW_FAILED_INSERTIONS'] += 1
-            return 0, 0
+            return 0, 0, 0
         c['FLOW_INSERTIONS'] += 1
         # an evicted flow that is still unknown is guessed as it goes; if it
         # was, the new flow is not guessed by this frame (one guess a frame)
@@ -815,7 +869,8 @@ class VtcModel:
             self._inspect(entry, parsed, match)
         if parsed.end and entry.klass == 'unknown' and not victim_guessed:
             self._guess(entry)
-        return 0, CLASS_NUMBER[entry.klass]
+        self._name(entry, parsed, frame)
+        return 0, CLASS_NUMBER[entry.klass], 0
 
     def process(self, frame, now=None):
         """One frame (no FCS) in, the frame the RTL sends out."""
@@ -837,10 +892,16 @@ class VtcModel:
             c['UNPARSED_FRAMES'] += 1
             after = 0
         else:
-            before, after = self._lookup(parsed)
+            before, after, application = self._lookup(parsed, frame)
             policy = self.policy[before]
-            if before and policy & POLICY_ENABLE:
+            if application in self.app_policy:
+                policy = self.app_policy[application]
+            if (before or application) and policy & POLICY_ENABLE:
                 out = mark(frame, parsed.l3, parsed.version, policy & 0x3F)
+            if application:
+                counts = self.app_counters[application]
+                counts['packets'] += 1
+                counts['bytes'] += len(frame)
         name = CLASSES[after].upper()
         c['CLASS_PACKETS_' + name] += 1
         c['CLASS_BYTES_' + name] += len(frame)

@@ -1,0 +1,286 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""The vTC's application names: the reference model of the name matcher.
+
+A flow of class http, tls or dns is named after an application by the host
+name its first inspected packets carry: the HTTP request's Host header, the
+TLS ClientHello's server name (SNI), or the DNS question's name.  The name
+is looked up in the application table (nova_fpga/catalogue/
+vtc_applications.toml, made from nDPI's host list), with nDPI's own rules
+(ac_domain_match_handler in nDPI's ndpi_main.c):
+
+- a **suffix** entry (``netflix.com``) names a host that is it or ends in
+  ``.netflix.com``: whole labels;
+- a **label** entry (``youtube``, or up to LABEL_ENTRY_LABELS labels:
+  ``guzzoni.apple``) names a host with those labels followed by at least
+  one more (``youtube.com``, ``www.youtube.de``, ``guzzoni.apple.com``);
+- the entry of most labels wins; between a label and a suffix entry of as
+  many labels, the label, and between labels the leftmost (nDPI takes the
+  leftmost match of equal level).
+
+The table is what the module holds: TABLE_BUCKETS buckets of TABLE_WAYS
+entries, each {valid, application, tag}, found by a CRC-32 of the entry's
+key (key()).  Suffix keys are the labels from the last, joined by dots
+(``com.netflix``), so the key of one more label continues the CRC of the
+shorter one: the module walks a name's labels from its end, one lookup a
+label, and the last hit of the walk is the longest.  A label key is the
+CRC of ``.`` and its labels in order (``.guzzoni.apple``).  Only the last
+NAME_BYTES bytes of a name are kept (what a suffix needs); a label cut by
+that is not looked up.
+
+This module is the model; the RTL follows it bit for bit (hdl/README.md,
+"Applications").
+"""
+import pathlib
+import struct
+import tomllib
+import zlib
+
+TABLE_FILE = (pathlib.Path(__file__).resolve().parents[2] / 'nova_fpga'
+              / 'catalogue' / 'vtc_applications.toml')
+#: a name's bytes kept, from its end
+NAME_BYTES = 64
+TABLE_BUCKETS = 1024
+TABLE_WAYS = 4
+INDEX_BITS = TABLE_BUCKETS.bit_length() - 1
+TAG_BITS = 32 - INDEX_BITS
+#: application numbers are 1..MAX_APPLICATIONS; 0 is none; OTHER is a
+#: more specific name of an application the table does not hold (nDPI's
+#: ``maps.google.com`` is GoogleMaps, not Google): it names none either
+APPLICATION_BITS = 6
+OTHER = (1 << APPLICATION_BITS) - 1
+MAX_APPLICATIONS = OTHER - 1
+#: an entry word: valid << 31 | application << TAG_BITS | tag
+VALID = 1 << 31
+
+SUFFIX, LABEL = 'suffix', 'label'
+#: a label entry's labels, at most
+LABEL_ENTRY_LABELS = 2
+
+TLS_HANDSHAKE = 0x16
+TLS_CLIENT_HELLO = 0x01
+TLS_SERVER_NAME = 0x0000
+DNS_HEADER = 12
+DNS_PORT = 53
+HTTP_HOST = b'\r\nhost:'
+
+
+def labels(name):
+    """The labels of a host name (bytes; ASCII lower case, a final dot
+    dropped), or None when it has an empty label.  Any other byte may be
+    in a label, as nDPI matches names as they come (``*.teams.microsoft.com``
+    is Teams's).
+    """
+    name = bytes(name).lower()
+    if name.endswith(b'.'):
+        name = name[:-1]
+    if not name:
+        return None
+    parts = name.split(b'.')
+    if not all(parts):
+        return None
+    return parts
+
+
+def key(kind, parts):
+    """The CRC-32 key of an entry of labels parts: a SUFFIX's from the last
+    label, a LABEL's in order after a dot.
+    """
+    if kind == LABEL:
+        return zlib.crc32(b'.' + b'.'.join(parts))
+    return zlib.crc32(b'.'.join(reversed(parts)))
+
+
+def _kept(name):
+    """The labels of a name whose bytes are all within its last NAME_BYTES
+    (a label cut at the start is dropped), or None.
+    """
+    name = bytes(name).lower()
+    if name.endswith(b'.'):
+        name = name[:-1]
+    if len(name) <= NAME_BYTES:
+        return labels(name)
+    tail = name[-NAME_BYTES:]
+    if name[-NAME_BYTES - 1] != ord('.'):
+        tail = tail.partition(b'.')[2]
+    return labels(tail)
+
+
+class Table:
+    """The module's application table: load() as the operator's tool
+    writes it, lookup() as the module walks a name.
+    """
+
+    def __init__(self):
+        #: [bucket][way] = entry word (0: empty)
+        self.words = [[0] * TABLE_WAYS for _ in range(TABLE_BUCKETS)]
+        self.applications = []
+
+    @staticmethod
+    def split(value):
+        return value & (TABLE_BUCKETS - 1), value >> INDEX_BITS
+
+    def add(self, kind, name, application):
+        """One entry; ValueError when its bucket is full or the name is not
+        whole labels.
+        """
+        parts = labels(name.encode() if isinstance(name, str) else name)
+        if parts is None or (kind == LABEL
+                             and len(parts) > LABEL_ENTRY_LABELS):
+            raise ValueError('%s %r: not %s' % (
+                kind, name, 'at most %d labels' % LABEL_ENTRY_LABELS
+                if kind == LABEL else 'a host name'))
+        bucket, tag = self.split(key(kind, parts))
+        ways = self.words[bucket]
+        for way, word in enumerate(ways):
+            if word and word & ((1 << TAG_BITS) - 1) == tag:
+                raise ValueError('%s %r: its key is already in bucket %d'
+                                 % (kind, name, bucket))
+        for way, word in enumerate(ways):
+            if not word:
+                ways[way] = VALID | application << TAG_BITS | tag
+                return bucket, way
+        raise ValueError('%s %r: bucket %d is full (%d ways)' % (
+            kind, name, bucket, TABLE_WAYS))
+
+    def load(self, applications, others=None):
+        """applications: [{'name', 'suffixes', 'labels'}], numbered from 1
+        in their order; others: {'suffixes', 'labels'} loaded as OTHER.
+        """
+        if len(applications) > MAX_APPLICATIONS:
+            raise ValueError('%d applications: the table numbers at most %d'
+                             % (len(applications), MAX_APPLICATIONS))
+        self.applications = [app['name'] for app in applications]
+        numbered = list(enumerate(applications, 1))
+        if others:
+            numbered.append((OTHER, others))
+        for number, app in numbered:
+            for suffix in app.get('suffixes', ()):
+                self.add(SUFFIX, suffix, number)
+            for label in app.get('labels', ()):
+                self.add(LABEL, label, number)
+        return self
+
+    def _find(self, value):
+        bucket, tag = self.split(value)
+        for word in self.words[bucket]:
+            if word & VALID and word & ((1 << TAG_BITS) - 1) == tag:
+                return word >> TAG_BITS & OTHER
+        return 0
+
+    def lookup(self, name):
+        """The application number a host name gets (0: none), the module's
+        walk: from the last label, a suffix lookup a label; at each label
+        but the last, a label lookup of it and of it with the next one
+        (while a label follows them).  The match of most labels wins, a
+        label entry's over a suffix's of as many, the leftmost label entry
+        over the others.
+        """
+        parts = _kept(name)
+        if parts is None:
+            return 0
+        # a match's score: 2 a label, and 1 more for a label entry
+        best, score = 0, 0
+        for count in range(1, len(parts) + 1):
+            found = self._find(key(SUFFIX, parts[-count:]))
+            if found:
+                best, score = found, 2 * count
+        for start in range(len(parts) - 1):
+            for count in range(1, LABEL_ENTRY_LABELS + 1):
+                if start + count >= len(parts):
+                    break
+                found = self._find(key(LABEL, parts[start:start + count]))
+                if found and 2 * count + 1 > score:
+                    best, score = found, 2 * count + 1
+        return best
+
+    def name(self, number):
+        """The application's name (None for 0 and OTHER)."""
+        return self.applications[number - 1] \
+            if 0 < number <= len(self.applications) else None
+
+
+def load(path=TABLE_FILE):
+    """The Table of the catalogue's application file."""
+    with open(path, 'rb') as stream:
+        data = tomllib.load(stream)
+    return Table().load(data['applications'], data.get('others'))
+
+
+def _sni(payload):
+    """The server name of a TLS ClientHello in one segment, or None."""
+    try:
+        if payload[0] != TLS_HANDSHAKE or payload[5] != TLS_CLIENT_HELLO:
+            return None
+        at = 5 + 4 + 2 + 32
+        at += 1 + payload[at]  # session id
+        at += 2 + struct.unpack_from('!H', payload, at)[0]  # cipher suites
+        at += 1 + payload[at]  # compression methods
+        end = at + 2 + struct.unpack_from('!H', payload, at)[0]
+        at += 2
+        while at + 4 <= end:
+            kind, length = struct.unpack_from('!HH', payload, at)
+            at += 4
+            if kind == TLS_SERVER_NAME:
+                # list length (2), name type (1) = host_name 0, length (2)
+                if payload[at + 2] != 0:
+                    return None
+                size = struct.unpack_from('!H', payload, at + 3)[0]
+                name = payload[at + 5:at + 5 + size]
+                return name if len(name) == size else None
+            at += length
+    except (IndexError, struct.error):
+        return None
+    return None
+
+
+def _host(payload):
+    """The Host header's name (port dropped) of an HTTP request, or None."""
+    head = bytes(payload)
+    at = head.lower().find(HTTP_HOST)
+    if at < 0:
+        return None
+    value = head[at + len(HTTP_HOST):].split(b'\r', 1)
+    if len(value) < 2:
+        return None
+    return value[0].strip(b' \t').split(b':', 1)[0]
+
+
+def _qname(payload):
+    """The first question's name of a DNS message, or None."""
+    if len(payload) < DNS_HEADER or payload[4:6] == b'\x00\x00':
+        return None
+    parts, at = [], DNS_HEADER
+    while at < len(payload):
+        size = payload[at]
+        if size == 0:
+            return b'.'.join(parts)
+        if size >= 0x40:  # a compression pointer (none in a question)
+            return None
+        parts.append(payload[at + 1:at + 1 + size])
+        at += 1 + size
+    return None
+
+
+#: the name each class carries: HTTP Host, TLS SNI, DNS question
+EXTRACT = {'http': _host, 'tls': _sni, 'dns': _qname}
+
+
+def name_of(klass, payload, tcp=False):
+    """The host name a payload of a flow of class klass carries, or None
+    (DNS over TCP: after the message's two length bytes).
+    """
+    extract = EXTRACT.get(klass)
+    if klass == 'dns' and tcp:
+        payload = payload[2:]
+    return extract(bytes(payload)) if extract and payload else None

@@ -370,8 +370,9 @@ static ndpi_protocol_match host_match[] =
 
 def test_the_table_is_made_from_ndpis_host_list():
     """Suffix and label entries in nDPI's order; a part of a label, and a
-    name nDPI gave an application before, left out with the reason; other applications' names under a chosen entry are
-    others, the rest not; an application with no pattern is reported.
+    name nDPI gave an application before, left out with the reason; other
+    applications' names under a chosen entry are others, the rest not; an
+    application with no pattern is reported.
     """
     made = ndpi_hosts.table(NDPI_SNIPPET,
                             ('NetFlix', 'YouTube', 'Facebook', 'Steam'))

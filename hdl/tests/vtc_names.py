@@ -30,11 +30,13 @@ vtc_applications.toml, made from nDPI's host list), with nDPI's own rules
 
 The table is what the module holds: TABLE_BUCKETS buckets of TABLE_WAYS
 entries, each {valid, application, tag}, found by a CRC-32 of the entry's
-key (key()).  Suffix keys are the labels from the last, joined by dots
-(``com.netflix``), so the key of one more label continues the CRC of the
-shorter one: the module walks a name's labels from its end, one lookup a
-label, and the last hit of the walk is the longest.  A label key is the
-CRC of ``.`` and its labels in order (``.guzzoni.apple``).  Only the last
+key (key()).  The module walks a name backwards, a byte a cycle, so every
+key is a CRC of bytes in that order: a suffix's key is the CRC of its bytes
+from the last (``moc.xilften`` for ``netflix.com``), and at each dot the
+CRC so far is the key of the suffix after it, one lookup a label, the last
+hit the longest.  A label entry's key is the CRC of a dot and its bytes
+from the last (``.ebutuoy``, ``.elppa.inozzug``): two more CRCs run
+beside, one restarting at each dot, one at every other.  Only the last
 NAME_BYTES bytes of a name are kept (what a suffix needs); a label cut by
 that is not looked up.
 
@@ -93,27 +95,31 @@ def labels(name):
 
 
 def key(kind, parts):
-    """The CRC-32 key of an entry of labels parts: a SUFFIX's from the last
-    label, a LABEL's in order after a dot.
+    """The CRC-32 key of an entry of labels parts: of its bytes from the
+    last, a LABEL's after a dot.
     """
-    if kind == LABEL:
-        return zlib.crc32(b'.' + b'.'.join(parts))
-    return zlib.crc32(b'.'.join(reversed(parts)))
+    backwards = b'.'.join(parts)[::-1]
+    return zlib.crc32(b'.' + backwards if kind == LABEL else backwards)
 
 
 def _kept(name):
-    """The labels of a name whose bytes are all within its last NAME_BYTES
-    (a label cut at the start is dropped), or None.
+    """The labels the module walks of a name (None: none, an empty label):
+    its last NAME_BYTES bytes, a final dot dropped, and, when bytes were
+    dropped from its start and the last of them was not a dot, without the
+    label they cut.
     """
     name = bytes(name).lower()
-    if name.endswith(b'.'):
-        name = name[:-1]
-    if len(name) <= NAME_BYTES:
-        return labels(name)
+    cut = len(name) > NAME_BYTES
+    dropped_dot = cut and name[-NAME_BYTES - 1] == ord('.')
     tail = name[-NAME_BYTES:]
-    if name[-NAME_BYTES - 1] != ord('.'):
+    if tail.endswith(b'.'):
+        tail = tail[:-1]
+    if cut and not dropped_dot:
         tail = tail.partition(b'.')[2]
-    return labels(tail)
+    if not tail:
+        return None
+    parts = tail.split(b'.')
+    return parts if all(parts) else None
 
 
 class Table:
@@ -179,12 +185,12 @@ class Table:
         return 0
 
     def lookup(self, name):
-        """The application number a host name gets (0: none), the module's
-        walk: from the last label, a suffix lookup a label; at each label
-        but the last, a label lookup of it and of it with the next one
-        (while a label follows them).  The match of most labels wins, a
-        label entry's over a suffix's of as many, the leftmost label entry
-        over the others.
+        """The application number a host name gets (0: none), what the
+        module's walk finds: from the last label, a suffix lookup a label;
+        at each label but the last, a label lookup of it and of it with the
+        next one (while a label follows them).  The match of most labels
+        wins, a label entry's over a suffix's of as many, the leftmost label
+        entry over the others.
         """
         parts = _kept(name)
         if parts is None:

@@ -65,6 +65,13 @@ VTC_32BIT_TESTS = tuple(
 LOOPBACK = modules.HdlModule.of(catalogue.load().by_name('loopback'))
 VTC = modules.HdlModule.of(catalogue.load().by_name('vtc'))
 DECOUPLER = modules.decoupler()
+#: the vTC's name matcher alone (not in the module yet)
+NAME_MATCH = modules.name_matcher()
+NAME_MATCH_TESTS = (
+    'the_table_names_what_the_model_names',
+    'odd_and_cut_names_follow_the_model',
+    'an_empty_table_names_nothing_and_a_write_is_seen',
+)
 DECOUPLER_TESTS = (
     'coupled_passes_everything', 'decoupled_region_is_isolated',
     'ingress_frame_cut_in_half_is_dropped_whole',
@@ -100,6 +107,8 @@ SUITES = {
         len(VTC_TABLE_TESTS),
         VTC_TABLE_TESTS,
     ),
+    'vtc_name_match': (NAME_MATCH, {}, len(NAME_MATCH_TESTS),
+                       NAME_MATCH_TESTS),
 }
 #: the vTC's frame-for-frame replays of real captures against its model
 VTC_REPLAYS = ('real_captures_match_the_model',
@@ -113,7 +122,8 @@ ICARUS_IN_CI = {
 }
 TEST_MODULES = {'region_loopback': 'test_region_loopback',
                 DECOUPLER.top: 'test_region_decoupler',
-                'region_vtc': 'test_region_vtc'}
+                'region_vtc': 'test_region_vtc',
+                NAME_MATCH.top: 'test_vtc_name_match'}
 
 
 def _simulator_tools(simulator):

@@ -25,6 +25,8 @@ from nova_fpga.catalogue import entry
 #: region, so not in the catalogue.
 DECOUPLER_TOP = 'region_decoupler'
 DECOUPLER_SOURCES = ('region_decoupler.v', 'axis_frame_fifo.v')
+#: The vTC's name matcher, alone until the vTC holds it.
+NAME_MATCH_TOP = 'vtc_name_match'
 #: A module behind its decoupler (HdlModule.in_slot).
 SLOT_TOP = 'region_slot'
 
@@ -80,3 +82,10 @@ def decoupler():
     """The decoupler alone (its cocotb suite, lint, resources)."""
     return HdlModule(name='decoupler', top=DECOUPLER_TOP,
                      sources=DECOUPLER_SOURCES, parameters={})
+
+
+def name_matcher():
+    """The vTC's name matcher alone (its cocotb suite, lint)."""
+    return HdlModule(name=NAME_MATCH_TOP, top=NAME_MATCH_TOP,
+                     sources=(NAME_MATCH_TOP + '.v', 'vtc_flow_ram.v'),
+                     parameters={})

@@ -40,6 +40,10 @@ LUT level after the module's outputs (the XOR), none before its inputs.
     .venv/bin/python benchmarks/vtc_timing.py [--module vtc] [--seeds 1,2,3]
         [--freq 156.25] [--keep DIR] [--worst N]
 
+A part of a module that is not in one yet (PARTS: the vTC's name matcher,
+vtc_name_match) is measured alone when named with --module, in the same
+harness around its own ports.
+
 With --worst N it also lists the failing endpoints grouped by register and
 the N worst paths, from its own static timing analysis over the SDF file
 nextpnr writes (timing.sdf, kept with --keep).
@@ -70,14 +74,42 @@ HARNESS_TOP = 'timing_harness'
 #: does not put a register into it, Vivado does)
 DEFINES = ('VTC_ECP5_EBR',)
 REFERENCE = 'loopback'
+#: parts measured alone (--module NAME): name -> (sources in hdl/rtl, clock
+#: port, its other ports as ports() gives them)
+PARTS = {
+    'vtc_name_match': (('vtc_name_match.v', 'vtc_flow_ram.v'), 'clk', [
+        ('in', 'rst', 1), ('in', 'tbl_wr_en', 1), ('in', 'tbl_wr_addr', 12),
+        ('in', 'tbl_wr_data', 32), ('in', 'name_byte', 8),
+        ('in', 'name_valid', 1), ('in', 'name_last', 1),
+        ('out', 'name_ready', 1), ('out', 'clearing', 1),
+        ('out', 'app_valid', 1), ('out', 'app', 6)]),
+}
 #: nets yosys named after the cells it mapped, not after the RTL's signals
 MAPPED_NET = re.compile(r'_(LUT4|TRELLIS|PFUMX|L6MUX21|CCU2|DO[AB]\d)|\$')
 
 
+class Part:
+    """A part of PARTS, measured as a module is."""
+
+    build_parameters = {}
+
+    def __init__(self, name):
+        self.name = self.top = name
+        self.sources, self.clock, self.ports = PARTS[name]
+
+    def source_paths(self, rtl):
+        return [rtl / source for source in self.sources]
+
+    def include_dirs(self, rtl):
+        return []
+
+
 def ports(module):
-    """The module interface of hdl/README.md: (direction, name, width) in
-    the order the harness wires them.
+    """The module interface of hdl/README.md (a part's own ports):
+    (direction, name, width) in the order the harness wires them.
     """
+    if isinstance(module, Part):
+        return module.ports
     data = module.data_width
     addr = module.build_parameters.get('AXIL_ADDR_WIDTH', 12)
     return [
@@ -105,7 +137,7 @@ def harness(module):
     """Verilog of the three-pin harness around the module (see above), and
     how many flip-flops the harness adds: one per port bit.
     """
-    connections = ['.aclk(clk)']
+    connections = ['.%s(clk)' % getattr(module, 'clock', 'aclk')]
     offsets = {'in': 0, 'out': 0}
     for direction, name, width in ports(module):
         vector = 'in_shift' if direction == 'in' else 'out_bits'
@@ -351,8 +383,10 @@ def measure(module, seed, freq, keep, worst=0):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--module', action='append',
-                        help='catalogue name (repeatable; default: all); '
-                        'the loopback is always measured, as the reference')
+                        help='catalogue name or part (%s; repeatable; '
+                        'default: every catalogue module); the loopback is '
+                        'always measured, as the reference'
+                        % ', '.join(sorted(PARTS)))
     parser.add_argument('--seeds', default='1',
                         type=lambda text: [int(seed) for seed in
                                            text.split(',')],
@@ -373,8 +407,8 @@ def main():
     # the loopback is the reference every run measures
     names = [REFERENCE] + [name for name in args.module or ()
                            if name != REFERENCE]
-    chosen = [known.by_name(name) for name in names] if args.module \
-        else list(known)
+    chosen = [Part(name) if name in PARTS else known.by_name(name)
+              for name in names] if args.module else list(known)
     yosys = subprocess.run(['yosys', '-V'], capture_output=True,
                            text=True).stdout.split()[1]
     fmax = {}

@@ -170,8 +170,8 @@ reg                invalid = 1'b0;          // an empty label
 reg                at_start = 1'b0;         // the boundary is the start
 // the boundary's lookups, in order, the first issued and the rest shifted
 // up: key, score; how many are left
-reg [31:0]         look_key [0:2];
-reg [6:0]          look_score [0:2];
+reg [31:0]         look_key0 = 32'd0, look_key1 = 32'd0, look_key2 = 32'd0;
+reg [6:0]          look_score0 = 7'd0, look_score1 = 7'd0, look_score2 = 7'd0;
 reg [1:0]          look_n = 2'd0;
 
 wire [7:0] folded = name_buf[rd_pos];
@@ -192,12 +192,12 @@ endtask
 // its label entries when labels follow (labels_done >= 1, >= 2)
 task boundary;
     begin
-        look_key[0] <= ~crc_suffix;
-        look_score[0] <= {labels_done + 6'd1, 1'b0};
-        look_key[1] <= ~crc_label;
-        look_score[1] <= {6'd1, 1'b1};
-        look_key[2] <= ~crc_pair;
-        look_score[2] <= {6'd2, 1'b1};
+        look_key0 <= ~crc_suffix;
+        look_score0 <= {labels_done + 6'd1, 1'b0};
+        look_key1 <= ~crc_label;
+        look_score1 <= {6'd1, 1'b1};
+        look_key2 <= ~crc_pair;
+        look_score2 <= {6'd2, 1'b1};
         look_n <= labels_done >= 6'd2 ? 2'd3 : labels_done >= 6'd1 ? 2'd2
                                              : 2'd1;
     end
@@ -327,13 +327,13 @@ always @(posedge clk) begin
     S_LOOK: begin
         if (look_n != 2'd0) begin
             rd_valid <= 1'b1;
-            rd_index <= look_key[0][INDEX_BITS-1:0];
-            rd_tag <= look_key[0][31:INDEX_BITS];
-            rd_score <= look_score[0];
-            look_key[0] <= look_key[1];
-            look_score[0] <= look_score[1];
-            look_key[1] <= look_key[2];
-            look_score[1] <= look_score[2];
+            rd_index <= look_key0[INDEX_BITS-1:0];
+            rd_tag <= look_key0[31:INDEX_BITS];
+            rd_score <= look_score0;
+            look_key0 <= look_key1;
+            look_score0 <= look_score1;
+            look_key1 <= look_key2;
+            look_score1 <= look_score2;
             look_n <= look_n - 1'b1;
         end else if (at_start) begin
             drain <= 3'd5;

@@ -80,3 +80,27 @@ def test_several_seeds_are_summed_up_per_module():
         float(f) for f in runs]
     assert line.group(3) == ('met' if min(map(float, runs)) >= 156.25
                              else 'NOT MET')
+
+
+def test_a_part_is_wired_into_the_harness_by_its_own_ports(tmp_path):
+    """The name matcher (a part, not a catalogue module) gets its clock
+    and every port in the harness, and yosys elaborates the harness with
+    the RTL without a missing or mis-sized port.
+    """
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    try:
+        import vtc_timing
+    finally:
+        sys.path.pop(0)
+    part = vtc_timing.Part('vtc_name_match')
+    verilog, harness_ffs = vtc_timing.harness(part)
+    assert '.clk(clk)' in verilog and '.aclk' not in verilog
+    assert harness_ffs == sum(width for _, _, width in part.ports)
+    (tmp_path / 'harness.v').write_text(verilog)
+    out = subprocess.run(
+        ['yosys', '-q', '-p', 'read_verilog -defer %s %s; hierarchy -check '
+         '-top %s' % (' '.join(map(str, part.source_paths(HDL / 'rtl'))),
+                      tmp_path / 'harness.v', vtc_timing.HARNESS_TOP)],
+        capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert 'Warning' not in out.stderr, out.stderr[-2000:]

@@ -145,10 +145,11 @@ test-beyond-ci: setup
 test-faults: setup
 	.venv/bin/python -m pytest tests/reliability/test_faults.py
 
-# The fault-injection suite's soak (tests/reliability/soak.py): 500
+# The fault-injection suite's soak (tests/reliability/soak.py): 1,500
 # create/delete cycles, 10 at a time, mixed images (bad ones must fail
 # cleanly), on a cloud of its own with five boards; the invariant checker
-# at the end and each process's memory before and after (tens of minutes:
-# not in `make test`, which runs a 30-cycle version)
+# at the end and each process's memory growth after warm-up (about 45
+# minutes: not in `make test`, which runs a 30-cycle version); its output
+# in benchmarks/results/soak-*.txt
 soak: setup
-	.venv/bin/python -m tests.reliability.soak --cycles 500 --concurrency 10 --boards 5
+	.venv/bin/python -m tests.reliability.soak --cycles 1500 --concurrency 10 --boards 5

@@ -19,9 +19,10 @@ the processes that run nova-fpga's code (PROJECT); the others (MariaDB,
 RabbitMQ, keystone, placement, nova-api, nova-conductor) are printed beside
 them, not judged.
 
-``make soak`` runs 500 cycles, 10 at a time, on a cloud of its own with
-five boards (ten regions); tests/reliability/test_soak.py a short one on
-the suite's cloud in CI.  Servers are driven with openstacksdk (the CLI's
+``make soak`` runs 1,500 cycles, 10 at a time, on a cloud of its own with
+five boards (ten regions), its output recorded in benchmarks/results/
+(soak-*.txt); tests/reliability/test_soak.py a short one on the suite's
+cloud in CI.  Servers are driven with openstacksdk (the CLI's
 own library, without a process per call: the soak measures the cloud, not
 the client).
 """
@@ -344,4 +345,9 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]
+                           / 'benchmarks'))
+    import results
+    with results.recorded('soak'):
+        code = main()
+    sys.exit(code)

@@ -11,7 +11,7 @@
 # under the License.
 
 """The soak, shortened for CI: 30 create/delete cycles on the suite's
-cloud, as many at a time as it has regions (``make soak`` runs 500, ten at
+cloud, as many at a time as it has regions (``make soak`` runs 1,500, ten at
 a time, on five boards)."""
 from tests.reliability import soak
 

@@ -205,6 +205,16 @@ def describe(all_verdicts):
                                          share(agree, flows, 7)))
     if flows and agree < GOAL_AGREEMENT * flows:
         short.insert(0, 'agreement %d/%d' % (agree, flows))
+    for folder in vtc_captures.NDPI_FOLDERS:
+        mine = [v for v in all_verdicts if v.folder == folder]
+        folder_agreed, folder_named = agreement(mine), precision(mine)
+        lines.append('  %s: agreement %d/%d, precision %d/%d' % (
+            folder + (' (held out)' if folder ==
+                      vtc_captures.HELD_OUT_FOLDER else ''),
+            sum(a for _, a in folder_agreed.values()),
+            sum(f for f, _ in folder_agreed.values()),
+            sum(r for _, r in folder_named.values()),
+            sum(n for n, _ in folder_named.values())))
     lines.append('  goal: >= %d %% agreement on the ground truth, >= %d %% '
                  'precision per application: %s' % (
                      GOAL_AGREEMENT * 100, GOAL_PRECISION * 100,

@@ -12,6 +12,7 @@
 
 """The board emulator refuses what the silicon would, takes the port's time,
 and runs the declared module's real HDL."""
+import threading
 import time
 
 import pytest
@@ -119,6 +120,39 @@ def test_fabric_outlives_the_agent(tmp_path):
     assert again.module_in('rp1') == catalogue.module_id('loopback')
     assert not again.decoupled('rp1') and again.decoupled('rp0')
     assert again.axil_read('rp1', 0) == catalogue.module_id('loopback')
+
+
+def test_loads_of_two_regions_at_once_both_persist(tmp_path):
+    """Two regions of one board load at the same time (the agent's RPC
+    threads do, one per region): each load writes the board's fabric
+    state file, and neither fails on the other's write (the soak of
+    2026-11-29 lost a load to `FileNotFoundError: emulated-pl.json.tmp`);
+    the file holds both modules after.
+    """
+    emu = board.EmulatedBoard(REFERENCE, 'xc7z020clg400-1', str(tmp_path),
+                              pcap_rate=1e9, hdl_dir=HDL)
+    streams = {'rp0': module_for('rp0'), 'rp1': module_for('rp1')}
+    failures = []
+    start = threading.Barrier(2)
+
+    def load(region):
+        start.wait()
+        try:
+            for _ in range(150):
+                emu.pcap_write(streams[region])
+        except Exception as exc:  # the race: reported, not raised here
+            failures.append(exc)
+    threads = [threading.Thread(target=load, args=(region,))
+               for region in streams]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    again = board.EmulatedBoard(REFERENCE, 'xc7z020clg400-1', str(tmp_path),
+                                hdl_dir=HDL)
+    assert again.module_in('rp0') == again.module_in('rp1') == \
+        catalogue.module_id('loopback')
 
 
 def test_decoupling_is_the_decoupler_hdl(emu):

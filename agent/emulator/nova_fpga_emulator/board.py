@@ -109,6 +109,10 @@ class EmulatedBoard:
         self.port_fail_after = None  # fault: fail the next write after N bytes
         self._regions = {r.name: _Region(r) for r in manifest.regions}
         self._pl_path = os.path.join(state_dir, PL_FILE)
+        #: one writer of the fabric's state file at a time: regions are
+        #: loaded in parallel (each under its own lock), the file is the
+        #: board's
+        self._persist_lock = threading.Lock()
         self._restore()
 
     # -- faults --------------------------------------------------------
@@ -144,12 +148,17 @@ class EmulatedBoard:
                     LOG.warning('region %s: %s', name, exc)
 
     def _persist(self):
-        data = {name: {'decoupled': r.decoupled, 'module_id': r.module_id}
-                for name, r in self._regions.items()}
-        tmp = self._pl_path + '.tmp'
-        with open(tmp, 'w', encoding='utf-8') as f:
-            json.dump(data, f)
-        os.replace(tmp, self._pl_path)
+        """Write every region's state, read under the lock, so the last
+        writer writes the newest state of all of them.
+        """
+        with self._persist_lock:
+            data = {name: {'decoupled': r.decoupled,
+                           'module_id': r.module_id}
+                    for name, r in self._regions.items()}
+            tmp = self._pl_path + '.tmp'
+            with open(tmp, 'w', encoding='utf-8') as f:
+                json.dump(data, f)
+            os.replace(tmp, self._pl_path)
 
     def _configure(self, region, module_id):
         region.clear()

@@ -149,12 +149,9 @@ async def check(dut, names, rng=None):
 
 @cocotb.test()
 async def the_table_names_what_the_model_names(dut):
-    import tomllib
     await reset(dut)
     await load(dut, vtc_names.load())
-    with open(vtc_names.TABLE_FILE, 'rb') as stream:
-        data = tomllib.load(stream)
-    names = capture_names() + entry_names(data)
+    names = capture_names() + entry_names(vtc_names.table_data())
     table = vtc_names.load()
     assert sum(1 for n in names if table.lookup(n)) > 300
     await check(dut, names)

@@ -814,7 +814,7 @@ class VtcModel:
         self.guesses[self.canonical(entry.key)] = klass
         return True
 
-    def _lookup(self, parsed, frame=b''):
+    def _lookup(self, parsed, frame):
         """Update the table for one parsed frame; return (class before, class
         after) numbers and the application number before (0: none).
         """

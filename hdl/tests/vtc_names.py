@@ -118,6 +118,7 @@ def _kept(name):
         tail = tail.partition(b'.')[2]
     if not tail:
         return None
+    # split here, not by labels(): one final dot only is dropped
     parts = tail.split(b'.')
     return parts if all(parts) else None
 
@@ -131,6 +132,8 @@ class Table:
         #: [bucket][way] = entry word (0: empty)
         self.words = [[0] * TABLE_WAYS for _ in range(TABLE_BUCKETS)]
         self.applications = []
+        #: nDPI's name of an application -> its number (load())
+        self.ndpi = {}
 
     @staticmethod
     def split(value):
@@ -216,11 +219,23 @@ class Table:
             if 0 < number <= len(self.applications) else None
 
 
-def load(path=TABLE_FILE):
-    """The Table of the catalogue's application file."""
+def table_data(path=TABLE_FILE):
+    """The catalogue's application file as read: {'applications': [{name,
+    ndpi, suffixes, labels}], 'others': {suffixes, labels}, ...}.
+    """
     with open(path, 'rb') as stream:
-        data = tomllib.load(stream)
-    return Table().load(data['applications'], data.get('others'))
+        return tomllib.load(stream)
+
+
+def load(path=TABLE_FILE):
+    """The Table of the catalogue's application file; its ndpi: {nDPI's
+    name of an application: its number}.
+    """
+    data = table_data(path)
+    table = Table().load(data['applications'], data.get('others'))
+    table.ndpi = {app['ndpi']: number
+                  for number, app in enumerate(data['applications'], 1)}
+    return table
 
 
 def _sni(payload):

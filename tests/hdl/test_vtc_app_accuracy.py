@@ -73,20 +73,11 @@ def table():
     return vtc_names.load()
 
 
-@functools.lru_cache(maxsize=None)
-def ndpi_numbers():
-    """{nDPI application name: the table's application number}."""
-    import tomllib
-    with open(vtc_names.TABLE_FILE, 'rb') as stream:
-        apps = tomllib.load(stream)['applications']
-    return {app['ndpi']: number for number, app in enumerate(apps, 1)}
-
-
 def ndpi_application(flow):
     """The table's name of nDPI's application for a flow, or None (not one
     of the table's, or no application).
     """
-    number = ndpi_numbers().get(flow.protocol.split('.')[-1])
+    number = table().ndpi.get(flow.protocol.split('.')[-1])
     return table().name(number) if number else None
 
 
@@ -312,6 +303,7 @@ def test_lookup_follows_ndpis_rules():
     assert app('WWW.NETFLIX.COM.') == 'netflix'
     assert app('*.netflix.com') == 'netflix'  # any byte but a dot
     assert app('a..netflix.com') is None  # an empty label
+    assert app('netflix.com..') is None  # one final dot dropped, not two
     long_name = 'a' * 70 + '.netflix.com'
     assert app(long_name) == 'netflix'  # the cut label is dropped
 

@@ -707,9 +707,8 @@ class VtcModel:
                 or entry.name_tries >= self.inspect_packets):
             return
         entry.name_tries += 1
-        host = vtc_names.name_of(
-            entry.klass,
-            frame[parsed.start:parsed.start + parsed.payload_len],
+        host = vtc_names.frame_name(
+            entry.klass, frame, parsed.start, parsed.payload_len,
             tcp=parsed.key.proto == TCP)
         if host is not None:
             entry.application = self.applications.lookup(host)

@@ -44,6 +44,7 @@ This module is the model; the RTL follows it bit for bit (hdl/README.md,
 "Applications").
 """
 import pathlib
+import re
 import struct
 import tomllib
 import zlib
@@ -52,6 +53,9 @@ TABLE_FILE = (pathlib.Path(__file__).resolve().parents[2] / 'nova_fpga'
               / 'catalogue' / 'vtc_applications.toml')
 #: a name's bytes kept, from its end
 NAME_BYTES = 64
+#: a frame's bytes a name is read from, from its start (what the module keeps
+#: of a frame: its name extractor's buffer slots)
+NAME_WINDOW = 1024
 TABLE_BUCKETS = 1024
 TABLE_WAYS = 4
 INDEX_BITS = TABLE_BUCKETS.bit_length() - 1
@@ -75,6 +79,9 @@ TLS_SERVER_NAME = 0x0000
 DNS_HEADER = 12
 DNS_PORT = 53
 HTTP_HOST = b'\r\nhost:'
+#: what ends a Host header's name (after its leading spaces and tabs); the
+#: line must still end (a CR) for it to count
+HTTP_NAME_END = re.compile(rb'[: \t]')
 
 
 def labels(name):
@@ -266,7 +273,10 @@ def _sni(payload):
 
 
 def _host(payload):
-    """The Host header's name (port dropped) of an HTTP request, or None."""
+    """The Host header's name of an HTTP request, or None: after the first
+    CR LF "Host:" (any case), its spaces and tabs, to the first ':' (a
+    port), space, tab or CR, on a line that ends (a CR) within the payload.
+    """
     head = bytes(payload)
     at = head.lower().find(HTTP_HOST)
     if at < 0:
@@ -274,7 +284,7 @@ def _host(payload):
     value = head[at + len(HTTP_HOST):].split(b'\r', 1)
     if len(value) < 2:
         return None
-    return value[0].strip(b' \t').split(b':', 1)[0]
+    return HTTP_NAME_END.split(value[0].lstrip(b' \t'), 1)[0]
 
 
 def _qname(payload):
@@ -305,3 +315,12 @@ def name_of(klass, payload, tcp=False):
     if klass == 'dns' and tcp:
         payload = payload[2:]
     return extract(bytes(payload)) if extract and payload else None
+
+
+def frame_name(klass, frame, start, length, tcp=False):
+    """The host name a frame carries in its payload (length bytes from
+    offset start), read as the module reads it: from the frame's first
+    NAME_WINDOW bytes only.
+    """
+    return name_of(klass, bytes(frame[:NAME_WINDOW])[start:start + length],
+                   tcp=tcp)

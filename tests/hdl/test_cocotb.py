@@ -72,6 +72,15 @@ NAME_MATCH_TESTS = (
     'odd_and_cut_names_follow_the_model',
     'an_empty_table_names_nothing_and_a_write_is_seen',
 )
+#: the vTC's name extractor alone (not in the module yet), reading names
+#: from the frame bytes the model reads them from (its edge test holds the
+#: RTL's WINDOW_BYTES to the model's NAME_WINDOW)
+NAME_EXTRACT = modules.name_extractor()
+NAME_EXTRACT_TESTS = (
+    'capture_frames_give_the_models_names',
+    'edge_frames_follow_the_model',
+    'frames_with_no_slot_free_are_skipped_and_the_rest_still_right',
+)
 DECOUPLER_TESTS = (
     'coupled_passes_everything', 'decoupled_region_is_isolated',
     'ingress_frame_cut_in_half_is_dropped_whole',
@@ -109,6 +118,18 @@ SUITES = {
     ),
     'vtc_name_match': (NAME_MATCH, {}, len(NAME_MATCH_TESTS),
                        NAME_MATCH_TESTS),
+    'vtc_name_extract': (
+        NAME_EXTRACT,
+        {},
+        len(NAME_EXTRACT_TESTS),
+        NAME_EXTRACT_TESTS,
+    ),
+    'vtc_name_extract_32bit': (
+        NAME_EXTRACT,
+        {'DATA_WIDTH': 32},
+        1,
+        ('edge_frames_follow_the_model',),
+    ),
 }
 #: the vTC's frame-for-frame replays of real captures against its model
 VTC_REPLAYS = ('real_captures_match_the_model',
@@ -123,7 +144,8 @@ ICARUS_IN_CI = {
 TEST_MODULES = {'region_loopback': 'test_region_loopback',
                 DECOUPLER.top: 'test_region_decoupler',
                 'region_vtc': 'test_region_vtc',
-                NAME_MATCH.top: 'test_vtc_name_match'}
+                NAME_MATCH.top: 'test_vtc_name_match',
+                NAME_EXTRACT.top: 'test_vtc_name_extract'}
 
 
 def _simulator_tools(simulator):

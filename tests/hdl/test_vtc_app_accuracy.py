@@ -255,12 +255,32 @@ def test_application_names_against_ndpi(report):
     ('http', b'GET / HTTP/1.1\r\nHOST: WWW.Netflix.com:8080\r\n\r\n',
      b'WWW.Netflix.com'),
     ('http', b'GET / HTTP/1.1\r\nAccept: */*\r\n\r\n', None),
+    # the name ends at a space or tab too; the line must end
+    ('http', b'GET / HTTP/1.1\r\nHost: \t a.example b\r\n', b'a.example'),
+    ('http', b'GET / HTTP/1.1\r\nHost: a.example', None),
+    ('http', b'GET / HTTP/1.1\r\nHost: :80\r\n', b''),
+    ('http', b'Host: a.example\r\n', None),  # no CR LF before it
     ('dns', bytes.fromhex('1234010000010000000000000377777707796f7574756265'
                           '03636f6d0000010001'), b'www.youtube.com'),
     ('dns', bytes.fromhex('123401000000'), None),
 ])
 def test_names_are_read_from_http_and_dns(klass, payload, name):
     assert vtc_names.name_of(klass, payload) == name
+
+
+def test_names_are_read_from_the_frames_first_name_window_bytes():
+    """A Host line whose CR is the window's last byte counts; one byte
+    further, it does not.
+    """
+    def frame(pad):
+        return (b'\x00' * 40 + b'GET /' + b'a' * pad
+                + b' HTTP/1.1\r\nHost: a.example\r\n')
+    pad = vtc_names.NAME_WINDOW + 1 - len(frame(0))
+    for extra, expected in ((0, b'a.example'), (1, None)):
+        data = frame(pad + extra)
+        assert vtc_names.frame_name('http', data, 40, len(data) - 40) \
+            == expected
+        assert vtc_names.name_of('http', data[40:]) == b'a.example'
 
 
 def test_the_tls_server_name_is_read_from_a_client_hello():

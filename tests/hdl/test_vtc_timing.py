@@ -82,17 +82,18 @@ def test_several_seeds_are_summed_up_per_module():
                              else 'NOT MET')
 
 
-def test_a_part_is_wired_into_the_harness_by_its_own_ports(tmp_path):
-    """The name matcher (a part, not a catalogue module) gets its clock
-    and every port in the harness, and yosys elaborates the harness with
-    the RTL without a missing or mis-sized port.
+@pytest.mark.parametrize('name', ['vtc_name_match', 'vtc_name_extract'])
+def test_a_part_is_wired_into_the_harness_by_its_own_ports(tmp_path, name):
+    """A part (the name matcher, the name extractor: not catalogue
+    modules) gets its clock and every port in the harness, and yosys
+    elaborates the harness with the RTL without a missing or mis-sized port.
     """
     sys.path.insert(0, str(ROOT / 'benchmarks'))
     try:
         import vtc_timing
     finally:
         sys.path.pop(0)
-    part = vtc_timing.Part('vtc_name_match')
+    part = vtc_timing.Part(name)
     verilog, harness_ffs = vtc_timing.harness(part)
     assert '.clk(clk)' in verilog and '.aclk' not in verilog
     assert harness_ffs == sum(width for _, _, width in part.ports)

@@ -25,8 +25,9 @@ from nova_fpga.catalogue import entry
 #: region, so not in the catalogue.
 DECOUPLER_TOP = 'region_decoupler'
 DECOUPLER_SOURCES = ('region_decoupler.v', 'axis_frame_fifo.v')
-#: The vTC's name matcher, alone until the vTC holds it.
+#: The vTC's name matcher and name extractor, alone until the vTC holds them.
 NAME_MATCH_TOP = 'vtc_name_match'
+NAME_EXTRACT_TOP = 'vtc_name_extract'
 #: A module behind its decoupler (HdlModule.in_slot).
 SLOT_TOP = 'region_slot'
 
@@ -88,4 +89,11 @@ def name_matcher():
     """The vTC's name matcher alone (its cocotb suite, lint)."""
     return HdlModule(name=NAME_MATCH_TOP, top=NAME_MATCH_TOP,
                      sources=(NAME_MATCH_TOP + '.v', 'vtc_flow_ram.v'),
+                     parameters={})
+
+
+def name_extractor():
+    """The vTC's name extractor alone (its cocotb suite, lint)."""
+    return HdlModule(name=NAME_EXTRACT_TOP, top=NAME_EXTRACT_TOP,
+                     sources=(NAME_EXTRACT_TOP + '.v', 'vtc_flow_ram.v'),
                      parameters={})

@@ -113,7 +113,8 @@ vtc_flow_ram #(.WIDTH(DATA_WIDTH), .ADDR_WIDTH(SLOT_BITS + WORD_BITS)) buffer (
 // per slot: in use, its frame whole, the bytes kept, and its command
 reg [SLOTS-1:0]     busy = {SLOTS{1'b0}};
 reg [SLOTS-1:0]     whole = {SLOTS{1'b0}};
-reg [15:0]          kept_mem [0:SLOTS-1];
+// the last beat kept (its index, its bytes): the bytes kept are index * KEEP_WIDTH + bytes
+reg [WORD_BITS+COUNT_WIDTH-1:0] kept_mem [0:SLOTS-1];
 reg [1:0]           kind_mem [0:SLOTS-1];
 reg [15:0]          start_mem [0:SLOTS-1];
 reg [15:0]          end_mem [0:SLOTS-1];
@@ -126,11 +127,14 @@ reg                   in_frame = 1'b0;   // a frame's beats are coming
 reg                   capturing = 1'b0;  // ... into cap_slot
 reg [SLOT_BITS-1:0]   cap_slot = {SLOT_BITS{1'b0}};
 reg [WORD_BITS:0]     cap_word = {(WORD_BITS+1){1'b0}};  // saturates at WORDS
-reg [15:0]            cap_bytes = 16'd0;
 
 reg [COUNT_WIDTH-1:0] in_bytes;
-reg                   free_found;
-reg [SLOT_BITS-1:0]   free_slot;
+// the lowest free slot, registered: worked out from what `busy` becomes this cycle
+reg                   free_found = 1'b1;
+reg [SLOT_BITS-1:0]   free_slot = {SLOT_BITS{1'b0}};
+reg [SLOTS-1:0]       busy_next;
+reg                   next_found;
+reg [SLOT_BITS-1:0]   next_slot;
 integer i;
 
 always @* begin
@@ -138,23 +142,12 @@ always @* begin
     for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
         in_bytes = in_bytes + {{(COUNT_WIDTH-1){1'b0}}, in_tkeep[i]};
     end
-    free_found = 1'b0;
-    free_slot = {SLOT_BITS{1'b0}};
-    for (i = SLOTS - 1; i >= 0; i = i - 1) begin
-        if (!busy[i]) begin
-            free_found = 1'b1;
-            free_slot = i[SLOT_BITS-1:0];
-        end
-    end
 end
 
 wire                 first_beat = in_beat && !in_frame;
 wire                 beat_slot_kept = first_beat ? free_found : capturing;
 wire [SLOT_BITS-1:0] beat_slot = first_beat ? free_slot : cap_slot;
 wire [WORD_BITS:0]   beat_word = first_beat ? {(WORD_BITS+1){1'b0}} : cap_word;
-wire [15:0]          beat_bytes = (first_beat ? 16'd0 : cap_bytes)
-                                  + {{(16-COUNT_WIDTH){1'b0}}, in_bytes};
-wire [15:0]          beat_kept = beat_bytes > WINDOW_BYTES ? WINDOW_BYTES[15:0] : beat_bytes;
 
 assign wr_en = in_beat && beat_slot_kept && !beat_word[WORD_BITS];
 assign wr_addr = {beat_slot, beat_word[WORD_BITS-1:0]};
@@ -163,9 +156,18 @@ assign wr_addr = {beat_slot, beat_word[WORD_BITS-1:0]};
 reg [SLOT_BITS:0]  frame_mem [0:FRAMES-1];
 reg [FRAME_BITS:0] frame_wr_ptr = {(FRAME_BITS+1){1'b0}};
 reg [FRAME_BITS:0] frame_rd_ptr = {(FRAME_BITS+1){1'b0}};
-wire [SLOT_BITS:0] cmd_frame = frame_mem[frame_rd_ptr[FRAME_BITS-1:0]];
-wire               cmd_kept = cmd_frame[SLOT_BITS];
-wire [SLOT_BITS-1:0] cmd_slot = cmd_frame[SLOT_BITS-1:0];
+
+// a command, registered with its frame's entry (read as it comes: a cycle or more after the
+// frame's first beat wrote it)
+reg                   cmd_q = 1'b0;
+reg [1:0]             cmd_kind_q = KIND_NONE;
+reg [15:0]            cmd_start_q = 16'd0;
+reg [15:0]            cmd_end_q = 16'd0;
+reg                   cmd_tcp_q = 1'b0;
+reg [TAG_WIDTH-1:0]   cmd_tag_q = {TAG_WIDTH{1'b0}};
+reg [SLOT_BITS:0]     cmd_frame_q = {(SLOT_BITS+1){1'b0}};
+wire                  cmd_kept = cmd_frame_q[SLOT_BITS];
+wire [SLOT_BITS-1:0]  cmd_slot = cmd_frame_q[SLOT_BITS-1:0];
 
 // the commands that read, in order: their slots
 reg [SLOT_BITS-1:0] job_mem [0:SLOTS-1];
@@ -176,6 +178,36 @@ wire [SLOT_BITS-1:0] job_slot = job_mem[job_rd_ptr[SLOT_BITS-1:0]];
 
 // a job is done: its slot is freed (set in the reader below)
 reg                 job_done;
+// the queue's head, registered (the reader's set-up starts from registers); the job's slot
+// while it runs
+reg [SLOT_BITS-1:0] cur_slot = {SLOT_BITS{1'b0}};
+reg                 cur_waiting = 1'b0;
+
+// a slot is taken by a frame's first beat, freed by a command to read nothing or by its
+// job's end (never the slot a first beat takes: it was free)
+always @* begin
+    // slot by slot (a write at a variable index is a wide shifter to yosys)
+    for (i = 0; i < SLOTS; i = i + 1) begin
+        busy_next[i] = busy[i];
+        if (cmd_q && cmd_kept && cmd_kind_q == KIND_NONE && cmd_slot == i[SLOT_BITS-1:0]) begin
+            busy_next[i] = 1'b0;
+        end
+        if (job_done && cur_slot == i[SLOT_BITS-1:0]) begin
+            busy_next[i] = 1'b0;
+        end
+        if (first_beat && free_found && free_slot == i[SLOT_BITS-1:0]) begin
+            busy_next[i] = 1'b1;
+        end
+    end
+    next_found = 1'b0;
+    next_slot = {SLOT_BITS{1'b0}};
+    for (i = SLOTS - 1; i >= 0; i = i - 1) begin
+        if (!busy_next[i]) begin
+            next_found = 1'b1;
+            next_slot = i[SLOT_BITS-1:0];
+        end
+    end
+end
 
 always @(posedge clk) begin
     if (in_beat) begin
@@ -183,9 +215,8 @@ always @(posedge clk) begin
         capturing <= beat_slot_kept;
         cap_slot <= beat_slot;
         cap_word <= beat_word[WORD_BITS] ? beat_word : beat_word + 1'b1;
-        cap_bytes <= beat_bytes;
-        if (beat_slot_kept) begin
-            kept_mem[beat_slot] <= beat_kept;
+        if (beat_slot_kept && !beat_word[WORD_BITS]) begin
+            kept_mem[beat_slot] <= {beat_word[WORD_BITS-1:0], in_bytes};
         end
     end
     if (first_beat) begin
@@ -193,50 +224,59 @@ always @(posedge clk) begin
         frame_wr_ptr <= frame_wr_ptr + 1'b1;
     end
 
-    skipped <= 1'b0;
+    cmd_q <= cmd_valid;
     if (cmd_valid) begin
         frame_rd_ptr <= frame_rd_ptr + 1'b1;
+        cmd_frame_q <= frame_mem[frame_rd_ptr[FRAME_BITS-1:0]];
+        cmd_kind_q <= cmd_kind;
+        cmd_start_q <= cmd_start;
+        cmd_end_q <= cmd_end;
+        cmd_tcp_q <= cmd_tcp;
+        cmd_tag_q <= cmd_tag;
+    end
+
+    skipped <= 1'b0;
+    if (cmd_q) begin
         if (cmd_kept) begin
-            kind_mem[cmd_slot] <= cmd_kind;
-            start_mem[cmd_slot] <= cmd_start;
-            end_mem[cmd_slot] <= cmd_end;
-            tcp_mem[cmd_slot] <= cmd_tcp;
-            tag_mem[cmd_slot] <= cmd_tag;
-            if (cmd_kind != KIND_NONE) begin
+            kind_mem[cmd_slot] <= cmd_kind_q;
+            start_mem[cmd_slot] <= cmd_start_q;
+            end_mem[cmd_slot] <= cmd_end_q;
+            tcp_mem[cmd_slot] <= cmd_tcp_q;
+            tag_mem[cmd_slot] <= cmd_tag_q;
+            if (cmd_kind_q != KIND_NONE) begin
                 job_mem[job_wr_ptr[SLOT_BITS-1:0]] <= cmd_slot;
                 job_wr_ptr <= job_wr_ptr + 1'b1;
             end
         end else begin
-            skipped <= cmd_kind != KIND_NONE;
+            skipped <= cmd_kind_q != KIND_NONE;
         end
     end
 
-    // a slot is taken by a frame's first beat, whole after its last, freed by a command
-    // to read nothing or by its job's end (never the slot a first beat takes: it was free)
-    if (cmd_valid && cmd_kept && cmd_kind == KIND_NONE) begin
-        busy[cmd_slot] <= 1'b0;
-    end
+    busy <= busy_next;
+    free_found <= next_found;
+    free_slot <= next_slot;
     if (job_done) begin
-        busy[job_slot] <= 1'b0;
         job_rd_ptr <= job_rd_ptr + 1'b1;
     end
-    if (in_beat && beat_slot_kept && in_tlast) begin
-        whole[beat_slot] <= 1'b1;
-    end
-    if (first_beat && free_found) begin
-        busy[free_slot] <= 1'b1;
-        whole[free_slot] <= in_tlast;
+    // a slot's frame is whole after its last beat (cleared by the first)
+    for (i = 0; i < SLOTS; i = i + 1) begin
+        if (in_beat && beat_slot_kept && beat_slot == i[SLOT_BITS-1:0]) begin
+            whole[i] <= in_tlast;
+        end
     end
 
     if (rst) begin
         in_frame <= 1'b0;
         capturing <= 1'b0;
         busy <= {SLOTS{1'b0}};
+        free_found <= 1'b1;
+        free_slot <= {SLOT_BITS{1'b0}};
         whole <= {SLOTS{1'b0}};
         frame_wr_ptr <= {(FRAME_BITS+1){1'b0}};
         frame_rd_ptr <= {(FRAME_BITS+1){1'b0}};
         job_wr_ptr <= {(SLOT_BITS+1){1'b0}};
         job_rd_ptr <= {(SLOT_BITS+1){1'b0}};
+        cmd_q <= 1'b0;
         skipped <= 1'b0;
     end
 end
@@ -266,26 +306,66 @@ localparam [4:0] S_IDLE     = 5'd0,
                  S_D_LEN    = 5'd20,  // a label's length
                  S_D_LABEL  = 5'd21,  // its bytes
                  S_END      = 5'd22,  // the name's last byte out, if one was started
-                 S_ANSWER   = 5'd23;  // the matcher's answer, then the result
+                 S_ANSWER   = 5'd23,  // the matcher's answer, then the result
+                 S_SETTLE   = 5'd24,  // the queue's next head registered
+                 S_SETUP    = 5'd25,  // the job's bytes kept and base
+                 S_LIMIT    = 5'd26,  // its limit
+                 S_FIRST    = 5'd27;  // its first position and state
 
 localparam [7:0] CR = 8'h0D, LF = 8'h0A, SP = 8'h20, TAB = 8'h09, COLON = 8'h3A,
                  DOT = 8'h2E;
 
 reg [4:0]            state = S_IDLE;
-reg [POS_BITS-1:0]   pos = {POS_BITS{1'b0}};      // the byte read
+// the job, copied from its slot's command as it starts
+reg [1:0]            job_kind = KIND_NONE;
+reg [15:0]           job_start = 16'd0;
+reg [15:0]           job_end = 16'd0;
+reg [WORD_BITS+COUNT_WIDTH-1:0] job_last = {(WORD_BITS+COUNT_WIDTH){1'b0}};
+reg [15:0]           job_kept = 16'd0;
+reg                  job_tcp = 1'b0;
 reg [POS_BITS-1:0]   limit = {POS_BITS{1'b0}};    // the payload's end or the bytes kept
 reg [POS_BITS-1:0]   base = {POS_BITS{1'b0}};     // the payload's start (DNS: its message's)
-reg [POS_BITS-1:0]   ext_end = {POS_BITS{1'b0}};  // TLS: the extensions' end
+// where the reader jumps to from base, worked out ahead
+reg [POS_BITS-1:0]   base_4 = {POS_BITS{1'b0}};
+reg [POS_BITS-1:0]   base_5 = {POS_BITS{1'b0}};
+reg [POS_BITS-1:0]   base_12 = {POS_BITS{1'b0}};
+reg [POS_BITS-1:0]   base_43 = {POS_BITS{1'b0}};
+reg                  dns_fits = 1'b0;
+reg [POS_BITS-1:0]   ext_last = {POS_BITS{1'b0}}; // TLS: where an extension's head may start
 reg [7:0]            high = 8'd0;                 // a 16-bit field's first byte
 reg [15:0]           count = 16'd0;               // bytes of a label or name to come
 reg [1:0]            field = 2'd0;                // TLS: which byte of an extension's head
 reg                  sni = 1'b0;                  // ... the extension is server_name
-reg [47:0]           seen = 48'd0;                // HTTP: the six bytes before, folded
+// HTTP: the bytes before match the first 1..6 of CR LF "host:" (ASCII case folded)
+reg [6:1]            seen = 6'd0;
 reg                  held_valid = 1'b0;           // a name byte not sent yet
 reg [7:0]            held = 8'd0;
 reg                  found = 1'b0;                // the frame carries a name
 reg                  answer_due = 1'b0;           // the matcher has a name of ours
 reg [5:0]            answer = 6'd0;
+
+// the byte stage: the byte at b_pos (b_eof: b_pos is at or past the limit), registered
+// from the cache; the bytes after it come from rd_pos on, a byte a cycle while the cache
+// holds them; a jump (seek) empties the stage and restarts it at its position
+reg [POS_BITS-1:0]   rd_pos = {POS_BITS{1'b0}};
+reg                  b_valid = 1'b0;
+reg                  b_eof = 1'b0;
+reg [7:0]            b_byte = 8'd0;
+reg [POS_BITS-1:0]   b_pos = {POS_BITS{1'b0}};
+reg [POS_BITS-1:0]   b_next = {POS_BITS{1'b0}};  // b_pos + 1
+// what the FSM asks of the byte, worked out as it is loaded
+reg                  b_cr = 1'b0;
+reg                  b_lf = 1'b0;
+reg                  b_colon = 1'b0;
+reg                  b_blank = 1'b0;  // a space or a tab
+reg                  b_zero = 1'b0;
+reg                  b_pointer = 1'b0;  // 0x40 or more: no DNS label length
+reg                  b_h = 1'b0;
+reg                  b_o = 1'b0;
+reg                  b_s = 1'b0;
+reg                  b_t = 1'b0;
+reg                  b_handshake = 1'b0;  // 0x16
+reg                  b_one = 1'b0;
 
 reg                  cache_valid = 1'b0;
 reg [WORD_BITS-1:0]  cache_word = {WORD_BITS{1'b0}};
@@ -294,22 +374,23 @@ reg                  fetching = 1'b0;
 reg [1:0]            fetch_cycle = 2'd0;
 reg [WORD_BITS-1:0]  fetch_word = {WORD_BITS{1'b0}};
 
-wire reading = state != S_IDLE && state != S_END && state != S_ANSWER;
-wire at_end = pos >= limit;
-wire [WORD_BITS-1:0] pos_word = pos[LANE_BITS +: WORD_BITS];
-wire hit = cache_valid && cache_word == pos_word;
-// a byte is there to read this cycle
-wire take = reading && !at_end && hit;
-wire [7:0] byte_in = cache[8 * pos[LANE_BITS-1:0] +: 8];
-wire [7:0] folded = (byte_in >= 8'h41 && byte_in <= 8'h5A) ? byte_in + 8'h20 : byte_in;
-localparam [55:0] HOST = {CR, LF, "host:"};
-
-wire [POS_BITS-1:0] start_pos = {{(POS_BITS-16){1'b0}}, start_mem[job_slot]};
-wire [15:0]         job_end = end_mem[job_slot] < kept_mem[job_slot] ? end_mem[job_slot]
-                                                                     : kept_mem[job_slot];
-wire [POS_BITS-1:0] dns_base = start_pos + (tcp_mem[job_slot] ? 2 : 0);
-wire [POS_BITS-1:0] pos_next = pos + 1'b1;
-wire [15:0]         field16 = {high, byte_in};
+// the states before S_END (0-21: not 22-23, 10110-10111, nor 24-27, 110xx), decoded
+wire reading = !(state[4] && (state[3] || (state[2] && state[1])));
+wire rd_at_end = rd_pos >= limit;
+wire [WORD_BITS-1:0] rd_word = rd_pos[LANE_BITS +: WORD_BITS];
+wire rd_hit = cache_valid && cache_word == rd_word;
+// the byte stage's byte is taken this cycle
+wire take = reading && state != S_IDLE && b_valid && !b_eof;
+wire [7:0] rd_byte = cache[8 * rd_pos[LANE_BITS-1:0] +: 8];
+wire [15:0]         field16 = {high, b_byte};
+// a jump from the byte after this one: over a length byte's bytes, a length field's bytes,
+// or server_name's list length and name type (2)
+wire [15:0]         skip = state == S_T_SID || state == S_T_CM ? {8'd0, b_byte}
+                         : state == S_T_EXT && sni ? 16'd2 : field16;
+// a jump is made the cycle after (jumping: rd_pos <= jump_from + jump_by; nothing read)
+reg                 jumping = 1'b0;
+reg [POS_BITS-1:0]  jump_from = {POS_BITS{1'b0}};
+reg [15:0]          jump_by = 16'd0;
 
 // send the held byte (the name's last when `last`), hold `next` when `hold`
 task send_held(input last, input hold, input [7:0] next);
@@ -344,6 +425,26 @@ task name_done;
     end
 endtask
 
+// read on from `to` (a jump of 0 from there: rd_pos has two sources only)
+task seek(input [POS_BITS-1:0] to);
+    begin
+        jumping <= 1'b1;
+        jump_from <= to;
+        jump_by <= 16'd0;
+        b_valid <= 1'b0;
+    end
+endtask
+
+// read on `skip` bytes after the next
+task jump;
+    begin
+        jumping <= 1'b1;
+        jump_from <= b_next;
+        jump_by <= skip;
+        b_valid <= 1'b0;
+    end
+endtask
+
 always @* begin
     job_done = state == S_ANSWER && !answer_due;
 end
@@ -352,6 +453,8 @@ always @(posedge clk) begin
     name_valid <= 1'b0;
     name_last <= 1'b0;
     res_valid <= 1'b0;
+    cur_slot <= job_slot;
+    cur_waiting <= job_waiting;
 
     // the cache: a beat is read at rd_addr two cycles after it is set, kept the cycle after
     if (fetching) begin
@@ -362,11 +465,43 @@ always @(posedge clk) begin
             cache_word <= fetch_word;
             cache_valid <= 1'b1;
         end
-    end else if (reading && !at_end && !hit) begin
+    end else if (reading && state != S_IDLE && !jumping && !rd_at_end && !rd_hit) begin
         fetching <= 1'b1;
         fetch_cycle <= 2'd0;
-        fetch_word <= pos_word;
-        rd_addr <= {job_slot, pos_word};
+        fetch_word <= rd_word;
+        rd_addr <= {cur_slot, rd_word};
+    end
+
+    // the byte stage, refilled when empty or taken (not while a jump is made)
+    jumping <= 1'b0;
+    if (jumping) begin
+        rd_pos <= jump_from + {{(POS_BITS-16){1'b0}}, jump_by};
+    end else if (!b_valid || take) begin
+        b_pos <= rd_pos;
+        if (rd_at_end) begin
+            b_valid <= 1'b1;
+            b_eof <= 1'b1;
+        end else if (rd_hit) begin
+            b_valid <= 1'b1;
+            b_eof <= 1'b0;
+            b_byte <= rd_byte;
+            b_cr <= rd_byte == CR;
+            b_lf <= rd_byte == LF;
+            b_colon <= rd_byte == COLON;
+            b_blank <= rd_byte == SP || rd_byte == TAB;
+            b_zero <= rd_byte == 8'h00;
+            b_pointer <= rd_byte[7] || rd_byte[6];  // 0x40 or more
+            b_h <= rd_byte == "h" || rd_byte == "H";
+            b_o <= rd_byte == "o" || rd_byte == "O";
+            b_s <= rd_byte == "s" || rd_byte == "S";
+            b_t <= rd_byte == "t" || rd_byte == "T";
+            b_handshake <= rd_byte == 8'h16;
+            b_one <= rd_byte == 8'h01;
+            rd_pos <= rd_pos + 1'b1;
+            b_next <= rd_pos + 1'b1;
+        end else begin
+            b_valid <= 1'b0;
+        end
     end
 
     if (app_valid && answer_due) begin
@@ -376,31 +511,57 @@ always @(posedge clk) begin
 
     case (state)
         S_IDLE: begin
-            if (job_waiting && whole[job_slot] && name_ready && !fetching) begin
-                cache_valid <= 1'b0;
-                limit <= {{(POS_BITS-16){1'b0}}, job_end};
-                held_valid <= 1'b0;
-                found <= 1'b0;
-                answer <= 6'd0;
-                seen <= 48'd0;
-                base <= kind_mem[job_slot] == KIND_DNS ? dns_base : start_pos;
-                case (kind_mem[job_slot])
-                    KIND_HTTP: begin
-                        pos <= start_pos;
-                        state <= S_HTTP;
-                    end
-                    KIND_TLS: begin
-                        pos <= start_pos;
-                        state <= S_T_TYPE;
-                    end
-                    default: begin
-                        // a DNS message of at least its header, with a question
-                        pos <= dns_base + 4;
-                        state <= dns_base + 12 <= {{(POS_BITS-16){1'b0}}, job_end}
-                            ? S_D_QD_HI : S_END;
-                    end
-                endcase
+            b_valid <= 1'b0;
+            if (cur_waiting && whole[cur_slot] && name_ready && !fetching) begin
+                job_kind <= kind_mem[cur_slot];
+                job_start <= start_mem[cur_slot];
+                job_end <= end_mem[cur_slot];
+                job_last <= kept_mem[cur_slot];
+                job_tcp <= tcp_mem[cur_slot];
+                state <= S_SETUP;
             end
+        end
+
+        S_SETUP: begin
+            b_valid <= 1'b0;
+            cache_valid <= 1'b0;
+            job_kept <= {{(16-WORD_BITS-LANE_BITS){1'b0}}, job_last[COUNT_WIDTH +: WORD_BITS],
+                         {LANE_BITS{1'b0}}}
+                + {{(16-COUNT_WIDTH){1'b0}}, job_last[COUNT_WIDTH-1:0]};
+            base <= {{(POS_BITS-16){1'b0}}, job_start}
+                + (job_kind == KIND_DNS && job_tcp ? 2 : 0);
+            held_valid <= 1'b0;
+            found <= 1'b0;
+            answer <= 6'd0;
+            seen <= 6'd0;
+            state <= S_LIMIT;
+        end
+
+        S_LIMIT: begin
+            limit <= {{(POS_BITS-16){1'b0}}, job_end < job_kept ? job_end : job_kept};
+            base_4 <= base + 4;
+            base_5 <= base + 5;
+            base_12 <= base + 12;
+            base_43 <= base + 43;
+            state <= S_FIRST;
+        end
+
+        S_FIRST: begin
+            case (job_kind)
+                KIND_HTTP: begin
+                    seek(base);
+                    state <= S_HTTP;
+                end
+                KIND_TLS: begin
+                    seek(base);
+                    state <= S_T_TYPE;
+                end
+                default: begin
+                    // a DNS message of at least its header, with a question
+                    seek(base_4);
+                    state <= S_D_QD_HI;
+                end
+            endcase
         end
 
         S_END: begin
@@ -412,115 +573,120 @@ always @(posedge clk) begin
         S_ANSWER: begin
             if (!answer_due) begin
                 res_valid <= 1'b1;
-                res_tag <= tag_mem[job_slot];
+                res_tag <= tag_mem[cur_slot];
                 res_named <= found;
                 res_app <= found ? answer : 6'd0;
-                state <= S_IDLE;
+                state <= S_SETTLE;
             end
         end
 
+        S_SETTLE: begin
+            state <= S_IDLE;
+        end
+
         default: begin
-            if (reading && at_end) begin
+            if (b_valid && b_eof) begin
                 no_name;
             end
         end
     endcase
 
     if (take) begin
-        pos <= pos_next;
         case (state)
             S_HTTP: begin
-                seen <= {seen[39:0], folded};
-                if ({seen, folded} == HOST) begin
+                seen <= {seen[5] && b_t, seen[4] && b_s, seen[3] && b_o, seen[2] && b_h,
+                         seen[1] && b_lf, b_cr};
+                if (seen[6] && b_colon) begin
                     state <= S_H_LEAD;
                 end
             end
             S_H_LEAD: begin
-                if (byte_in == CR) begin
+                if (b_cr) begin
                     found <= 1'b1;
                     state <= S_ANSWER;
-                end else if (byte_in == COLON) begin
+                end else if (b_colon) begin
                     state <= S_H_CR;
-                end else if (byte_in != SP && byte_in != TAB) begin
-                    send_held(1'b0, 1'b1, byte_in);
+                end else if (!b_blank) begin
+                    send_held(1'b0, 1'b1, b_byte);
                     state <= S_H_NAME;
                 end
             end
             S_H_NAME: begin
-                if (byte_in == CR) begin
+                if (b_cr) begin
                     name_done;
-                end else if (byte_in == COLON || byte_in == SP || byte_in == TAB) begin
+                end else if (b_colon || b_blank) begin
                     // the name ends here; the line must end too
                     send_held(1'b1, 1'b0, 8'd0);
                     state <= S_H_CR;
                 end else begin
-                    send_held(1'b0, 1'b1, byte_in);
+                    send_held(1'b0, 1'b1, b_byte);
                 end
             end
             S_H_CR: begin
-                if (byte_in == CR) begin
+                if (b_cr) begin
                     found <= 1'b1;
                     state <= S_ANSWER;
                 end
             end
 
             S_T_TYPE: begin
-                pos <= base + 5;
-                state <= byte_in == 8'h16 ? S_T_HELLO : S_END;
+                seek(base_5);
+                state <= b_handshake ? S_T_HELLO : S_END;
             end
             S_T_HELLO: begin
-                pos <= base + 43;
-                state <= byte_in == 8'h01 ? S_T_SID : S_END;
+                seek(base_43);
+                state <= b_one ? S_T_SID : S_END;
             end
             S_T_SID: begin
-                pos <= pos_next + {{(POS_BITS-8){1'b0}}, byte_in};
+                jump;
                 state <= S_T_CS_HI;
             end
             S_T_CS_HI: begin
-                high <= byte_in;
+                high <= b_byte;
                 state <= S_T_CS_LO;
             end
             S_T_CS_LO: begin
-                pos <= pos_next + {{(POS_BITS-16){1'b0}}, field16};
+                jump;
                 state <= S_T_CM;
             end
             S_T_CM: begin
-                pos <= pos_next + {{(POS_BITS-8){1'b0}}, byte_in};
+                jump;
                 state <= S_T_EL_HI;
             end
             S_T_EL_HI: begin
-                high <= byte_in;
+                high <= b_byte;
                 state <= S_T_EL_LO;
             end
             S_T_EL_LO: begin
-                ext_end <= pos_next + {{(POS_BITS-16){1'b0}}, field16};
+                // the extensions end at b_next + length: a head starts 4 or more before
+                ext_last <= b_pos + {{(POS_BITS-16){1'b0}}, field16} - 3;
                 field <= 2'd0;
                 state <= S_T_EXT;
             end
             S_T_EXT: begin
                 field <= field + 1'b1;
                 case (field)
-                    2'd0: high <= byte_in;
+                    2'd0: high <= b_byte;
                     2'd1: begin
                         sni <= field16 == 16'h0000;
                     end
-                    2'd2: high <= byte_in;
+                    2'd2: high <= b_byte;
                     default: begin
                         if (sni) begin
                             // list length (2), name type (1): host_name is 0, length (2)
-                            pos <= pos_next + 2;
+                            jump;
                             state <= S_T_SN;
                         end else begin
-                            pos <= pos_next + {{(POS_BITS-16){1'b0}}, field16};
+                            jump;
                         end
                     end
                 endcase
             end
             S_T_SN: begin
-                state <= byte_in == 8'h00 ? S_T_SN_HI : S_END;
+                state <= b_zero ? S_T_SN_HI : S_END;
             end
             S_T_SN_HI: begin
-                high <= byte_in;
+                high <= b_byte;
                 state <= S_T_SN_LO;
             end
             S_T_SN_LO: begin
@@ -534,27 +700,25 @@ always @(posedge clk) begin
             end
             S_T_NAME: begin
                 count <= count - 1'b1;
+                send_held(1'b0, 1'b1, b_byte);
                 if (count == 16'd1) begin
                     // the last byte: out with it
-                    send_held(1'b0, 1'b1, byte_in);
                     state <= S_END;
                     found <= 1'b1;
-                end else begin
-                    send_held(1'b0, 1'b1, byte_in);
                 end
             end
 
             S_D_QD_HI: begin
-                high <= byte_in;
+                high <= b_byte;
                 state <= S_D_QD_LO;
             end
             S_D_QD_LO: begin
-                pos <= base + 12;
+                seek(base_12);
                 state <= field16 == 16'd0 ? S_END : S_D_LEN;
             end
             S_D_LEN: begin
-                count <= {8'd0, byte_in};
-                if (byte_in == 8'd0) begin
+                count <= {8'd0, b_byte};
+                if (b_zero) begin
                     if (held_valid) begin
                         name_done;
                     end else begin
@@ -562,7 +726,7 @@ always @(posedge clk) begin
                         found <= 1'b1;
                         state <= S_ANSWER;
                     end
-                end else if (byte_in >= 8'h40) begin
+                end else if (b_pointer) begin
                     no_name;
                 end else begin
                     if (held_valid) begin
@@ -573,7 +737,7 @@ always @(posedge clk) begin
             end
             S_D_LABEL: begin
                 count <= count - 1'b1;
-                send_held(1'b0, 1'b1, byte_in);
+                send_held(1'b0, 1'b1, b_byte);
                 if (count == 16'd1) begin
                     state <= S_D_LEN;
                 end
@@ -583,8 +747,16 @@ always @(posedge clk) begin
         endcase
     end
 
-    // TLS: an extension's head is read only while it lies before the extensions' end
-    if (state == S_T_EXT && field == 2'd0 && !(pos + 4 <= ext_end)) begin
+    // DNS: a message of at least its header (dns_fits, registered from base_12 and the limit
+    // set two cycles before the first state reads it)
+    dns_fits <= base_12 <= limit;
+    if (state == S_D_QD_HI && !dns_fits) begin
+        no_name;
+    end
+
+    // TLS: an extension's head is read only while it lies 4 or more before the extensions'
+    // end (a head at the limit is no name either)
+    if (state == S_T_EXT && field == 2'd0 && b_valid && b_pos > ext_last) begin
         no_name;
     end
 
@@ -592,11 +764,14 @@ always @(posedge clk) begin
         state <= S_IDLE;
         fetching <= 1'b0;
         cache_valid <= 1'b0;
+        b_valid <= 1'b0;
+        jumping <= 1'b0;
         held_valid <= 1'b0;
         answer_due <= 1'b0;
         name_valid <= 1'b0;
         name_last <= 1'b0;
         res_valid <= 1'b0;
+        cur_waiting <= 1'b0;
     end
 end
 

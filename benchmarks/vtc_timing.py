@@ -41,8 +41,9 @@ LUT level after the module's outputs (the XOR), none before its inputs.
         [--freq 156.25] [--keep DIR] [--worst N]
 
 A part of a module that is not in one yet (PARTS: the vTC's name matcher,
-vtc_name_match, and name extractor, vtc_name_extract) is measured alone
-when named with --module, in the same harness around its own ports.
+vtc_name_match, its name extractor, vtc_name_extract, and the two together,
+vtc_names) is measured alone when named with --module, in the same harness
+around its own ports.
 
 With --worst N it also lists the failing endpoints grouped by register and
 the N worst paths, from its own static timing analysis over the SDF file
@@ -93,6 +94,16 @@ PARTS = {
         ('in', 'app_valid', 1), ('in', 'app', 6), ('out', 'res_valid', 1),
         ('out', 'res_tag', 16), ('out', 'res_named', 1),
         ('out', 'res_app', 6)]),
+    'vtc_names': (('vtc_names.v', 'vtc_name_extract.v', 'vtc_name_match.v',
+                   'vtc_flow_ram.v'), 'clk', [
+        ('in', 'rst', 1), ('in', 'in_tdata', 64), ('in', 'in_tkeep', 8),
+        ('in', 'in_tlast', 1), ('in', 'in_beat', 1), ('in', 'cmd_valid', 1),
+        ('in', 'cmd_kind', 2), ('in', 'cmd_start', 16), ('in', 'cmd_end', 16),
+        ('in', 'cmd_tcp', 1), ('in', 'cmd_tag', 16), ('out', 'skipped', 1),
+        ('in', 'tbl_wr_en', 1), ('in', 'tbl_wr_addr', 12),
+        ('in', 'tbl_wr_data', 32), ('out', 'clearing', 1),
+        ('out', 'res_valid', 1), ('out', 'res_tag', 16),
+        ('out', 'res_named', 1), ('out', 'res_app', 6)]),
 }
 #: nets yosys named after the cells it mapped, not after the RTL's signals
 MAPPED_NET = re.compile(r'_(LUT4|TRELLIS|PFUMX|L6MUX21|CCU2|DO[AB]\d)|\$')

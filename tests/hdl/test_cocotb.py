@@ -90,6 +90,12 @@ DECOUPLER_TESTS = (
     'oversize_egress_frame_is_dropped',
     'random_decoupling_keeps_frames_whole',
 )
+#: both together, with the application table
+NAMES = modules.names()
+NAMES_TESTS = (
+    'capture_frames_get_the_models_applications',
+    'edge_frames_get_the_models_applications',
+)
 VTC_SMALL_TABLE = dict(
     VTC.parameters, FLOW_TABLE_DEPTH=16, FLOW_TICK_CYCLES=64, FLOW_TIMEOUT=4
 )
@@ -124,6 +130,7 @@ SUITES = {
         len(NAME_EXTRACT_TESTS),
         NAME_EXTRACT_TESTS,
     ),
+    'vtc_names': (NAMES, {}, len(NAMES_TESTS), NAMES_TESTS),
     'vtc_name_extract_32bit': (
         NAME_EXTRACT,
         {'DATA_WIDTH': 32},
@@ -145,7 +152,8 @@ TEST_MODULES = {'region_loopback': 'test_region_loopback',
                 DECOUPLER.top: 'test_region_decoupler',
                 'region_vtc': 'test_region_vtc',
                 NAME_MATCH.top: 'test_vtc_name_match',
-                NAME_EXTRACT.top: 'test_vtc_name_extract'}
+                NAME_EXTRACT.top: 'test_vtc_name_extract',
+                NAMES.top: 'test_vtc_names'}
 
 
 def _simulator_tools(simulator):

@@ -32,7 +32,7 @@ LOOPBACK = modules.HdlModule.of(catalogue.load().by_name('loopback'))
 TOPS = {build.top: build for build in (
     LOOPBACK, modules.decoupler(), LOOPBACK.in_slot,
     modules.HdlModule.of(catalogue.load().by_name('vtc')),
-    modules.name_matcher(), modules.name_extractor())}
+    modules.name_matcher(), modules.name_extractor(), modules.names())}
 #: the tops without a stream (no DATA_WIDTH to vary)
 STREAMLESS = {modules.NAME_MATCH_TOP}
 

@@ -82,7 +82,8 @@ def test_several_seeds_are_summed_up_per_module():
                              else 'NOT MET')
 
 
-@pytest.mark.parametrize('name', ['vtc_name_match', 'vtc_name_extract'])
+@pytest.mark.parametrize('name', ['vtc_name_match', 'vtc_name_extract',
+                                  'vtc_names'])
 def test_a_part_is_wired_into_the_harness_by_its_own_ports(tmp_path, name):
     """A part (the name matcher, the name extractor: not catalogue
     modules) gets its clock and every port in the harness, and yosys

@@ -25,9 +25,11 @@ from nova_fpga.catalogue import entry
 #: region, so not in the catalogue.
 DECOUPLER_TOP = 'region_decoupler'
 DECOUPLER_SOURCES = ('region_decoupler.v', 'axis_frame_fifo.v')
-#: The vTC's name matcher and name extractor, alone until the vTC holds them.
+#: The vTC's name matcher and name extractor, alone and together (vtc_names),
+#: until the vTC holds them.
 NAME_MATCH_TOP = 'vtc_name_match'
 NAME_EXTRACT_TOP = 'vtc_name_extract'
+NAMES_TOP = 'vtc_names'
 #: A module behind its decoupler (HdlModule.in_slot).
 SLOT_TOP = 'region_slot'
 
@@ -96,4 +98,12 @@ def name_extractor():
     """The vTC's name extractor alone (its cocotb suite, lint)."""
     return HdlModule(name=NAME_EXTRACT_TOP, top=NAME_EXTRACT_TOP,
                      sources=(NAME_EXTRACT_TOP + '.v', 'vtc_flow_ram.v'),
+                     parameters={})
+
+
+def names():
+    """The vTC's name extractor and matcher together (cocotb suite, lint)."""
+    return HdlModule(name=NAMES_TOP, top=NAMES_TOP,
+                     sources=(NAMES_TOP + '.v', NAME_EXTRACT_TOP + '.v',
+                              NAME_MATCH_TOP + '.v', 'vtc_flow_ram.v'),
                      parameters={})

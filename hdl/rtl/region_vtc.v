@@ -184,6 +184,11 @@ wire                   req_fragment;
 wire [7:0]             req_byte0;
 wire [7:0]             req_byte1;
 wire [15:0]            req_checksum;
+// where a parsed frame's payload is: what the name extractor (vtc_names) will be told to read
+/* verilator lint_off UNUSEDSIGNAL */
+wire [7:0]             req_payload_start;
+wire [15:0]            req_payload_length;
+/* verilator lint_on UNUSEDSIGNAL */
 
 vtc_parser #(
     .DATA_WIDTH(DATA_WIDTH),
@@ -217,7 +222,9 @@ parser (
     .req_fragment(req_fragment),
     .req_byte0(req_byte0),
     .req_byte1(req_byte1),
-    .req_checksum(req_checksum)
+    .req_checksum(req_checksum),
+    .req_payload_start(req_payload_start),
+    .req_payload_length(req_payload_length)
 );
 
 // policy of class c in bits [8c+7:8c] (classes 1..CLASSES-1; bit 6 and the rest read 0)

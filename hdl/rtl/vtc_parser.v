@@ -89,7 +89,10 @@ module vtc_parser #
     output reg  [47:0]            req_rtp_id = 48'd0,
     output reg  [7:0]             req_byte0 = 8'd0,
     output reg  [7:0]             req_byte1 = 8'd0,
-    output reg  [15:0]            req_checksum = 16'd0
+    output reg  [15:0]            req_checksum = 16'd0,
+    // a parsed frame's payload: its offset in the frame and its length (by the IP header)
+    output reg  [7:0]             req_payload_start = 8'd0,
+    output reg  [15:0]            req_payload_length = 16'd0
 );
 
 localparam WINDOW_BYTES = 128;
@@ -1051,6 +1054,7 @@ reg         s2_payload_beyond = 1'b0;
 reg [8*PAYLOAD_CHUNK_BYTES-1:0] s2_payload_chunk = {8*PAYLOAD_CHUNK_BYTES{1'b0}};
 reg [7:0]   s2_payload_room = 8'd0;
 reg [16:0]  s2_payload_length = 17'd0;
+reg [5:0]   s2_payload_slot = 6'd0;
 reg [15:0]  s2_sport = 16'd0;
 reg [15:0]  s2_dport = 16'd0;
 reg [7:0]   s2_proto = 8'd0;
@@ -1077,6 +1081,7 @@ always @(posedge clk) begin
     s2_payload_chunk <= payload_chunk;
     s2_payload_room <= payload_room[7:0];
     s2_payload_length <= payload_length;
+    s2_payload_slot <= l4_payload_slot;
     s2_sport <= sport;
     s2_dport <= dport;
     s2_proto <= l4_proto;
@@ -1162,6 +1167,7 @@ reg [BUCKET_BITS-1:0] sig_bucket = {BUCKET_BITS{1'b0}};
 reg [8*SIGNATURE_BYTES-1:0] sig_payload_bytes = {8*SIGNATURE_BYTES{1'b0}};
 reg                   sig_payload = 1'b0;
 reg [16:0]            sig_payload_length = 17'd0;
+reg [7:0]             sig_payload_start = 8'd0;  // 42 + 4 * payload slot
 // the payload length less 2 and less 20 (bit 17: negative), for the signatures' length
 // compares (no adder before a compare)
 reg [17:0]            sig_length_less_2 = 18'd0;
@@ -1188,6 +1194,7 @@ always @(posedge clk) begin
     sig_payload_bytes <= payload;
     sig_payload <= s2_payload_length != 17'd0;
     sig_payload_length <= s2_payload_length;
+    sig_payload_start <= 8'd42 + {s2_payload_slot, 2'b00};
     sig_length_less_2 <= {1'b0, s2_payload_length} - 18'd2;
     sig_length_less_20 <= {1'b0, s2_payload_length} - 18'd20;
     sig_sport <= s2_sport;
@@ -1246,6 +1253,8 @@ reg                   mid_pppoe = 1'b0;
 reg [7:0]             mid_byte0 = 8'd0;
 reg [7:0]             mid_byte1 = 8'd0;
 reg [15:0]            mid_checksum = 16'd0;
+reg [7:0]             mid_payload_start = 8'd0;
+reg [15:0]            mid_payload_length = 16'd0;
 
 always @(posedge clk) begin
     mid_valid <= sig_valid;
@@ -1263,6 +1272,8 @@ always @(posedge clk) begin
     mid_byte0 <= sig_byte0;
     mid_byte1 <= sig_byte1;
     mid_checksum <= sig_checksum;
+    mid_payload_start <= sig_payload_start;
+    mid_payload_length <= sig_payload_length[15:0];
     if (rst) begin
         mid_valid <= 1'b0;
     end
@@ -1283,6 +1294,8 @@ reg                   cls_pppoe = 1'b0;
 reg [7:0]             cls_byte0 = 8'd0;
 reg [7:0]             cls_byte1 = 8'd0;
 reg [15:0]            cls_checksum = 16'd0;
+reg [7:0]             cls_payload_start = 8'd0;
+reg [15:0]            cls_payload_length = 16'd0;
 
 always @(posedge clk) begin
     cls_valid <= mid_valid;
@@ -1300,6 +1313,8 @@ always @(posedge clk) begin
     cls_byte0 <= mid_byte0;
     cls_byte1 <= mid_byte1;
     cls_checksum <= mid_checksum;
+    cls_payload_start <= mid_payload_start;
+    cls_payload_length <= mid_payload_length;
     if (rst) begin
         cls_valid <= 1'b0;
     end
@@ -1325,6 +1340,8 @@ always @(posedge clk) begin
     req_byte0 <= cls_byte0;
     req_byte1 <= cls_byte1;
     req_checksum <= cls_checksum;
+    req_payload_start <= cls_payload_start;
+    req_payload_length <= cls_payload_length;
     if (rst) begin
         req_valid <= 1'b0;
     end

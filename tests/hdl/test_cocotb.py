@@ -96,6 +96,8 @@ NAMES_TESTS = (
     'capture_frames_get_the_models_applications',
     'edge_frames_get_the_models_applications',
 )
+#: the vTC's parser alone: its requests against the model's parse()
+PARSER = modules.parser()
 VTC_SMALL_TABLE = dict(
     VTC.parameters, FLOW_TABLE_DEPTH=16, FLOW_TICK_CYCLES=64, FLOW_TIMEOUT=4
 )
@@ -131,6 +133,9 @@ SUITES = {
         NAME_EXTRACT_TESTS,
     ),
     'vtc_names': (NAMES, {}, len(NAMES_TESTS), NAMES_TESTS),
+    'vtc_parser': (PARSER, {}, 1, ('requests_say_what_the_model_parses',)),
+    'vtc_parser_32bit': (PARSER, {'DATA_WIDTH': 32}, 1,
+                         ('requests_say_what_the_model_parses',)),
     'vtc_name_extract_32bit': (
         NAME_EXTRACT,
         {'DATA_WIDTH': 32},
@@ -153,7 +158,8 @@ TEST_MODULES = {'region_loopback': 'test_region_loopback',
                 'region_vtc': 'test_region_vtc',
                 NAME_MATCH.top: 'test_vtc_name_match',
                 NAME_EXTRACT.top: 'test_vtc_name_extract',
-                NAMES.top: 'test_vtc_names'}
+                NAMES.top: 'test_vtc_names',
+                PARSER.top: 'test_vtc_parser'}
 
 
 def _simulator_tools(simulator):

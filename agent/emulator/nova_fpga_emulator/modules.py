@@ -107,3 +107,12 @@ def names():
                      sources=(NAMES_TOP + '.v', NAME_EXTRACT_TOP + '.v',
                               NAME_MATCH_TOP + '.v', 'vtc_flow_ram.v'),
                      parameters={})
+
+
+def parser():
+    """The vTC's parser alone (its cocotb suite: the request the name
+    extractor is told to read from).
+    """
+    return HdlModule(name='vtc_parser', top='vtc_parser',
+                     sources=('vtc_parser.v', 'vtc_signatures.v'),
+                     parameters={})

@@ -15,6 +15,7 @@ word writes snapshots when asked, also after a fork; the soak names the
 line that allocated what grew; a process not named traces nothing.
 """
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -57,8 +58,9 @@ def test_a_traced_process_and_its_fork_name_what_grew(tmp_path,
     script.write_text(GROWER)
     other = subprocess.Popen([sys.executable, '-c', 'import time; '
                               'time.sleep(30)'], env=os.environ)
+    # a session of its own: the forked child is killed with it, not left
     grower = subprocess.Popen([sys.executable, str(script), str(directory)],
-                              env=os.environ)
+                              env=os.environ, start_new_session=True)
     try:
         for sample in (100, 150, 200):
             memtrace.request(directory, sample)
@@ -72,9 +74,10 @@ def test_a_traced_process_and_its_fork_name_what_grew(tmp_path,
         assert all(n.startswith('grower-service-') for n in names)
         lines = memtrace.growth(directory, 100)
     finally:
-        for process in (grower, other):
-            process.kill()
-            process.wait()
+        os.killpg(grower.pid, signal.SIGKILL)
+        grower.wait()
+        other.kill()
+        other.wait()
     text = '\n'.join(lines)
     # the child grew by two 200 kB blocks between samples 100 and 200,
     # allocated at the script's append line

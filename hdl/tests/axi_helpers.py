@@ -72,3 +72,27 @@ async def write_u32(axil, address, value):
     """Write one register; return the AXI response."""
     resp = await axil.write(address, value.to_bytes(4, 'little'))
     return resp.resp
+
+
+async def send_beats(dut, frame, rng, gaps=0.0, first=None):
+    """Drive a frame into a part's raw beat ports (in_tdata, in_tkeep,
+    in_tlast, in_beat: no handshake), byte 0 in lane 0, with idle cycles
+    between beats at rate gaps; first() once the first beat is taken.
+    """
+    width = len(dut.in_tkeep)
+    for at in range(0, len(frame), width):
+        if at == width and first:
+            first()
+        while rng.random() < gaps:
+            dut.in_beat.value = 0
+            await RisingEdge(dut.clk)
+        chunk = frame[at:at + width]
+        dut.in_tdata.value = int.from_bytes(chunk.ljust(width, b'\x00'),
+                                            'little')
+        dut.in_tkeep.value = (1 << len(chunk)) - 1
+        dut.in_tlast.value = int(at + width >= len(frame))
+        dut.in_beat.value = 1
+        await RisingEdge(dut.clk)
+    if len(frame) <= width and first:
+        first()
+    dut.in_beat.value = 0

@@ -32,6 +32,7 @@ from cocotb.triggers import ReadOnly
 from cocotb.triggers import RisingEdge
 
 from axi_helpers import seeded_random
+from axi_helpers import send_beats
 import vtc_captures
 import vtc_model
 import vtc_names
@@ -62,7 +63,6 @@ class Bench:
     def __init__(self, dut, rng):
         self.dut = dut
         self.rng = rng
-        self.width = len(dut.in_tkeep)
         self.streams = []     # (cycle of the last byte, name)
         self.results = []     # (cycle, tag, named, app)
         self.skips = 0
@@ -128,27 +128,8 @@ class Bench:
                 self.skips += 1
 
     async def send(self, frame, gaps=0.0, first=None):
-        """The frame's beats, with idle cycles between them at rate gaps;
-        first() once its first beat is taken.
-        """
-        dut = self.dut
-        w = self.width
-        for at in range(0, len(frame), w):
-            if at == w and first:
-                first()
-            while self.rng.random() < gaps:
-                dut.in_beat.value = 0
-                await RisingEdge(dut.clk)
-            chunk = frame[at:at + w]
-            dut.in_tdata.value = int.from_bytes(chunk.ljust(w, b'\x00'),
-                                                'little')
-            dut.in_tkeep.value = (1 << len(chunk)) - 1
-            dut.in_tlast.value = int(at + w >= len(frame))
-            dut.in_beat.value = 1
-            await RisingEdge(dut.clk)
-        if len(frame) <= w and first:
-            first()
-        dut.in_beat.value = 0
+        """The frame's beats (axi_helpers.send_beats)."""
+        await send_beats(self.dut, frame, self.rng, gaps, first)
 
     async def command(self, tag, item):
         dut = self.dut

@@ -24,6 +24,7 @@ from cocotb.triggers import ReadOnly
 from cocotb.triggers import RisingEdge
 
 from axi_helpers import seeded_random
+from axi_helpers import send_beats
 import vtc_captures
 import vtc_model
 
@@ -51,22 +52,6 @@ async def requests(dut, out):
                 length=int(dut.req_payload_length.value)))
 
 
-async def send(dut, frame, rng):
-    width = len(dut.in_tkeep)
-    for at in range(0, len(frame), width):
-        while rng.random() < 0.1:
-            dut.in_beat.value = 0
-            await RisingEdge(dut.clk)
-        chunk = frame[at:at + width]
-        dut.in_tdata.value = int.from_bytes(chunk.ljust(width, b'\x00'),
-                                            'little')
-        dut.in_tkeep.value = (1 << len(chunk)) - 1
-        dut.in_tlast.value = int(at + width >= len(frame))
-        dut.in_beat.value = 1
-        await RisingEdge(dut.clk)
-    dut.in_beat.value = 0
-
-
 def expected(frame):
     parsed = vtc_model.parse(frame)
     if parsed is vtc_model.FRAGMENT:
@@ -84,7 +69,7 @@ async def check(dut, frames):
     got = []
     cocotb.start_soon(requests(dut, got))
     for frame in frames:
-        await send(dut, frame, rng)
+        await send_beats(dut, frame, rng, gaps=0.1)
     await ClockCycles(dut.clk, 64)
     assert len(got) == len(frames)
     wrong = []

@@ -184,11 +184,9 @@ wire                   req_fragment;
 wire [7:0]             req_byte0;
 wire [7:0]             req_byte1;
 wire [15:0]            req_checksum;
-// where a parsed frame's payload is: what the name extractor (vtc_names) will be told to read
-/* verilator lint_off UNUSEDSIGNAL */
+// where a parsed frame's payload is: what the name extractor (vtc_names) is told to read
 wire [7:0]             req_payload_start;
 wire [15:0]            req_payload_length;
-/* verilator lint_on UNUSEDSIGNAL */
 
 vtc_parser #(
     .DATA_WIDTH(DATA_WIDTH),
@@ -253,8 +251,35 @@ wire         event_failed;
 wire         clearing;
 wire [15:0]  timestamp;
 
+// names: the flow table's commands to vtc_names, its results and skips back
+localparam NAME_TAG_WIDTH = 3;
+wire                      names_on;
+wire                      name_cmd_valid;
+wire [1:0]                name_cmd_kind;
+wire [15:0]               name_cmd_start;
+wire [15:0]               name_cmd_end;
+wire                      name_cmd_tcp;
+wire [NAME_TAG_WIDTH-1:0] name_cmd_tag;
+wire                      name_res_valid;
+wire [NAME_TAG_WIDTH-1:0] name_res_tag;
+wire                      name_res_named;
+wire [5:0]                name_res_app;
+wire                      name_skip_valid;
+wire [NAME_TAG_WIDTH-1:0] name_skip_tag;
+wire                      event_named;
+wire [5:0]                event_named_app;
+// the application the frame's flow had before it (marking by application: not yet)
+/* verilator lint_off UNUSEDSIGNAL */
+wire [5:0]                decision_app;
+/* verilator lint_on UNUSEDSIGNAL */
+wire                      names_clearing;
+wire                      name_tbl_wr_en;
+wire [11:0]               name_tbl_wr_addr;
+wire [31:0]               name_tbl_wr_data;
+
 vtc_flow_table #(
     .BUCKET_BITS(BUCKET_BITS),
+    .NAME_TAG_WIDTH(NAME_TAG_WIDTH),
     .INSPECT_PACKETS(INSPECT_PACKETS),
     .FLOW_TIMEOUT(FLOW_TIMEOUT),
     .FLOW_TICK_CYCLES(FLOW_TICK_CYCLES)
@@ -279,6 +304,8 @@ flow_table (
     .req_byte0(req_byte0),
     .req_byte1(req_byte1),
     .req_checksum(req_checksum),
+    .req_payload_start(req_payload_start),
+    .req_payload_length(req_payload_length),
     .policy(policy),
     .decision_valid(decision_valid),
     .decision(decision),
@@ -295,7 +322,54 @@ flow_table (
     .event_evicted(event_evicted),
     .event_failed(event_failed),
     .clearing(clearing),
-    .timestamp(timestamp)
+    .timestamp(timestamp),
+    .names_on(names_on),
+    .name_cmd_valid(name_cmd_valid),
+    .name_cmd_kind(name_cmd_kind),
+    .name_cmd_start(name_cmd_start),
+    .name_cmd_end(name_cmd_end),
+    .name_cmd_tcp(name_cmd_tcp),
+    .name_cmd_tag(name_cmd_tag),
+    .name_res_valid(name_res_valid),
+    .name_res_tag(name_res_tag),
+    .name_res_named(name_res_named),
+    .name_res_app(name_res_app),
+    .name_skip_valid(name_skip_valid),
+    .name_skip_tag(name_skip_tag),
+    .event_named(event_named),
+    .event_named_app(event_named_app),
+    .decision_app(decision_app)
+);
+
+// the host names frames carry, matched against the application table
+vtc_names #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH),
+    .TAG_WIDTH(NAME_TAG_WIDTH)
+)
+names (
+    .clk(aclk),
+    .rst(rst),
+    .in_tdata(s_axis_tdata),
+    .in_tkeep(s_axis_tkeep),
+    .in_tlast(s_axis_tlast),
+    .in_beat(in_beat),
+    .cmd_valid(name_cmd_valid),
+    .cmd_kind(name_cmd_kind),
+    .cmd_start(name_cmd_start),
+    .cmd_end(name_cmd_end),
+    .cmd_tcp(name_cmd_tcp),
+    .cmd_tag(name_cmd_tag),
+    .skipped(name_skip_valid),
+    .skipped_tag(name_skip_tag),
+    .tbl_wr_en(name_tbl_wr_en),
+    .tbl_wr_addr(name_tbl_wr_addr),
+    .tbl_wr_data(name_tbl_wr_data),
+    .clearing(names_clearing),
+    .res_valid(name_res_valid),
+    .res_tag(name_res_tag),
+    .res_named(name_res_named),
+    .res_app(name_res_app)
 );
 
 // ---- decisions, one per frame in frame order --------------------------------
@@ -579,6 +653,18 @@ reg [31:0] evictions_reg = 32'd0;
 reg [31:0] failed_reg = 32'd0;
 reg [31:0] unparsed_reg = 32'd0;
 reg [31:0] oversize_reg = 32'd0;
+reg [31:0] flows_named_reg = 32'd0;
+reg [31:0] names_skipped_reg = 32'd0;
+// NAME_TABLE ({NAMES_ON, ADDR}) and the last NAME_TABLE_DATA written; a data write goes to
+// the matcher's table a cycle later
+reg [31:0] name_table_reg = 32'd0;
+reg [31:0] name_data_reg = 32'd0;
+reg        name_tbl_wr_en_reg = 1'b0;
+reg [11:0] name_tbl_wr_addr_reg = 12'd0;
+assign names_on = name_table_reg[NAME_TABLE_NAMES_ON];
+assign name_tbl_wr_en = name_tbl_wr_en_reg;
+assign name_tbl_wr_addr = name_tbl_wr_addr_reg;
+assign name_tbl_wr_data = name_data_reg;
 reg [63:0] fragment_frames_reg = 64'd0;
 reg [63:0] fragment_bytes_reg = 64'd0;
 
@@ -637,7 +723,7 @@ regs (
     .out_beat(m_axis_tvalid && m_axis_tready),
     .out_tkeep(m_axis_tkeep),
     .out_tlast(m_axis_tlast),
-    .status_user({29'd0, clearing}),
+    .status_user({29'd0, clearing || names_clearing}),
     .clear_counters(clear_counters),
     .user_wr_en(user_wr_en),
     .user_wr_addr(wr_word),
@@ -697,6 +783,8 @@ function is_defined(input [AXIL_ADDR_WIDTH-1:0] word);
         || is_class_packets(word) || is_class_bytes(word)
         || (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES) || is_fragment_counter(word)
         || word == REG_FLOWS_GUESSED || word == REG_FLOWS_REFINED
+        || word == REG_FLOWS_NAMED || word == REG_NAMES_SKIPPED
+        || word == REG_NAME_TABLE || word == REG_NAME_TABLE_DATA
         || is_class_flows(word) || is_class_guesses(word);
 endfunction
 
@@ -718,28 +806,32 @@ reg [3:0]  rd_packets_class_reg = 4'd1;
 reg [3:0]  rd_bytes_class_reg = 4'd2;
 reg [3:0]  rd_policy_class_reg = 4'd3;
 reg [4:0]  rd_flows_addr_n_reg = 5'h1F;   // inverted: no bit of it is merged into a copy
-reg [3:0]  rd_named_index_reg = 4'd0;
+reg [4:0]  rd_named_index_reg = 5'd0;
 reg        rd_named_pre_reg = 1'b0;
 reg        rd_fragment_bytes_reg = 1'b0;
 
-// the named registers' index
-function [4:0] named_index(input [AXIL_ADDR_WIDTH-1:0] word);
+// the named registers' index, with bit 5 set when the address names one
+function [5:0] named_index(input [AXIL_ADDR_WIDTH-1:0] word);
     case (word)
-        REG_FLOW_TABLE_DEPTH:       named_index = 5'h10;
-        REG_INSPECT_PACKETS:        named_index = 5'h11;
-        REG_FLOW_TIMEOUT:           named_index = 5'h12;
-        REG_TIMESTAMP:              named_index = 5'h13;
-        REG_FLOWS_SEEN:             named_index = 5'h14;
-        REG_FLOWS_CLASSIFIED:       named_index = 5'h15;
-        REG_FLOWS_GUESSED:          named_index = 5'h16;
-        REG_FLOWS_REFINED:          named_index = 5'h17;
-        REG_FLOW_OCCUPANCY:         named_index = 5'h18;
-        REG_FLOW_INSERTIONS:        named_index = 5'h19;
-        REG_FLOW_EVICTIONS:         named_index = 5'h1A;
-        REG_FLOW_FAILED_INSERTIONS: named_index = 5'h1B;
-        REG_UNPARSED_FRAMES:        named_index = 5'h1C;
-        REG_OVERSIZE_FRAMES:        named_index = 5'h1D;
-        default:                    named_index = 5'h00;
+        REG_FLOW_TABLE_DEPTH:       named_index = 6'h20;
+        REG_INSPECT_PACKETS:        named_index = 6'h21;
+        REG_FLOW_TIMEOUT:           named_index = 6'h22;
+        REG_TIMESTAMP:              named_index = 6'h23;
+        REG_FLOWS_SEEN:             named_index = 6'h24;
+        REG_FLOWS_CLASSIFIED:       named_index = 6'h25;
+        REG_FLOWS_GUESSED:          named_index = 6'h26;
+        REG_FLOWS_REFINED:          named_index = 6'h27;
+        REG_FLOW_OCCUPANCY:         named_index = 6'h28;
+        REG_FLOW_INSERTIONS:        named_index = 6'h29;
+        REG_FLOW_EVICTIONS:         named_index = 6'h2A;
+        REG_FLOW_FAILED_INSERTIONS: named_index = 6'h2B;
+        REG_UNPARSED_FRAMES:        named_index = 6'h2C;
+        REG_OVERSIZE_FRAMES:        named_index = 6'h2D;
+        REG_FLOWS_NAMED:            named_index = 6'h2E;
+        REG_NAMES_SKIPPED:          named_index = 6'h2F;
+        REG_NAME_TABLE:             named_index = 6'h30;
+        REG_NAME_TABLE_DATA:        named_index = 6'h31;
+        default:                    named_index = 6'h00;
     endcase
 endfunction
 
@@ -864,20 +956,24 @@ always @* begin
     named = rd_named_pre_reg;
     named_data = 32'd0;
     case (rd_named_index_reg)
-        4'h0: named_data = FLOW_TABLE_DEPTH;
-        4'h1: named_data = INSPECT_PACKETS;
-        4'h2: named_data = FLOW_TIMEOUT;
-        4'h3: named_data = {16'd0, timestamp};
-        4'h4: named_data = flows_seen_reg;
-        4'h5: named_data = flows_classified_reg;
-        4'h6: named_data = flows_guessed_reg;
-        4'h7: named_data = flows_refined_reg;
-        4'h8: named_data = occupancy_reg;
-        4'h9: named_data = insertions_reg;
-        4'hA: named_data = evictions_reg;
-        4'hB: named_data = failed_reg;
-        4'hC: named_data = unparsed_reg;
-        4'hD: named_data = oversize_reg;
+        5'h00: named_data = FLOW_TABLE_DEPTH;
+        5'h01: named_data = INSPECT_PACKETS;
+        5'h02: named_data = FLOW_TIMEOUT;
+        5'h03: named_data = {16'd0, timestamp};
+        5'h04: named_data = flows_seen_reg;
+        5'h05: named_data = flows_classified_reg;
+        5'h06: named_data = flows_guessed_reg;
+        5'h07: named_data = flows_refined_reg;
+        5'h08: named_data = occupancy_reg;
+        5'h09: named_data = insertions_reg;
+        5'h0A: named_data = evictions_reg;
+        5'h0B: named_data = failed_reg;
+        5'h0C: named_data = unparsed_reg;
+        5'h0D: named_data = oversize_reg;
+        5'h0E: named_data = flows_named_reg;
+        5'h0F: named_data = names_skipped_reg;
+        5'h10: named_data = name_table_reg;
+        5'h11: named_data = name_data_reg;
         default: named_data = 32'd0;
     endcase
 end
@@ -943,6 +1039,22 @@ always @(posedge aclk) begin
     failed_reg <= failed_reg + {31'd0, event_failed};
     unparsed_reg <= unparsed_reg + {31'd0, count_unparsed_reg};
     oversize_reg <= oversize_reg + {31'd0, parser_oversize};
+    // a flow given an application of the table (1..62; 63 names another application's)
+    flows_named_reg <= flows_named_reg + {31'd0, event_named && event_named_app != 6'd0
+                                                  && event_named_app != 6'h3F};
+    names_skipped_reg <= names_skipped_reg + {31'd0, name_skip_valid};
+    name_tbl_wr_en_reg <= 1'b0;
+    if (user_wr_en && wr_word == REG_NAME_TABLE) begin
+        name_table_reg <= {user_wr_data[NAME_TABLE_NAMES_ON], 19'd0,
+                           user_wr_data[NAME_TABLE_ADDR +: NAME_TABLE_ADDR_WIDTH]};
+    end
+    if (user_wr_en && wr_word == REG_NAME_TABLE_DATA) begin
+        name_data_reg <= user_wr_data;
+        name_tbl_wr_en_reg <= 1'b1;
+        name_tbl_wr_addr_reg <= name_table_reg[NAME_TABLE_ADDR +: NAME_TABLE_ADDR_WIDTH];
+        name_table_reg[NAME_TABLE_ADDR +: NAME_TABLE_ADDR_WIDTH] <=
+            name_table_reg[NAME_TABLE_ADDR +: NAME_TABLE_ADDR_WIDTH] + 1'b1;
+    end
     if (count_fragment_reg) begin
         fragment_frames_reg <= fragment_frames_reg + 64'd1;
         fragment_bytes_reg <= fragment_bytes_reg + {40'd0, count_bytes_reg};
@@ -966,9 +1078,16 @@ always @(posedge aclk) begin
         oversize_reg <= 32'd0;
         fragment_frames_reg <= 64'd0;
         fragment_bytes_reg <= 64'd0;
+        flows_named_reg <= 32'd0;
+        names_skipped_reg <= 32'd0;
     end
 
     if (rst) begin
+        flows_named_reg <= 32'd0;
+        names_skipped_reg <= 32'd0;
+        name_table_reg <= 32'd0;
+        name_data_reg <= 32'd0;
+        name_tbl_wr_en_reg <= 1'b0;
         class_hi_snapshot_reg <= 32'd0;
         flows_seen_reg <= 32'd0;
         flows_classified_reg <= 32'd0;

@@ -64,6 +64,8 @@
 module vtc_flow_table #
 (
     parameter BUCKET_BITS = 10,
+    // the list of names being read: 2**NAME_TAG_WIDTH entries
+    parameter NAME_TAG_WIDTH = 3,
     parameter INSPECT_PACKETS = 8,
     parameter FLOW_TIMEOUT = 4096,
     parameter FLOW_TICK_CYCLES = 1048576
@@ -91,6 +93,9 @@ module vtc_flow_table #
     input  wire [7:0]             req_byte0,
     input  wire [7:0]             req_byte1,
     input  wire [15:0]            req_checksum,
+    // where a parsed frame's payload is (what the name extractor reads)
+    input  wire [7:0]             req_payload_start,
+    input  wire [15:0]            req_payload_length,
 
     // policy of class c in bits [8c+7:8c]: bit 7 enable, bits 5:0 DSCP
     input  wire [127:0]           policy,
@@ -119,7 +124,31 @@ module vtc_flow_table #
     output reg  [3:0]             event_guess_class = 4'd0,
 
     output wire                   clearing,
-    output wire [15:0]            timestamp
+    output wire [15:0]            timestamp,
+
+    // read host names (the module's NAMES_ON): when off, every command reads nothing
+    input  wire                   names_on,
+    // names (vtc_names): one command per request, in order, 5 cycles after it (read nothing,
+    // the HTTP Host, the TLS server name, the DNS question; the payload's start and end; TCP;
+    // the tag: an entry of the list of names being read)
+    output reg                    name_cmd_valid = 1'b0,
+    output reg  [1:0]             name_cmd_kind = 2'd0,
+    output reg  [15:0]            name_cmd_start = 16'd0,
+    output reg  [15:0]            name_cmd_end = 16'd0,
+    output reg                    name_cmd_tcp = 1'b0,
+    output reg  [NAME_TAG_WIDTH-1:0] name_cmd_tag = {NAME_TAG_WIDTH{1'b0}},
+    // their results (the application the table gives the name) and skips, by tag
+    input  wire                   name_res_valid,
+    input  wire [NAME_TAG_WIDTH-1:0] name_res_tag,
+    input  wire                   name_res_named,
+    input  wire [5:0]             name_res_app,
+    input  wire                   name_skip_valid,
+    input  wire [NAME_TAG_WIDTH-1:0] name_skip_tag,
+    // a flow named by a result, with its application (0: a name of no application)
+    output reg                    event_named = 1'b0,
+    output reg  [5:0]             event_named_app = 6'd0,
+    // the application the request's flow had before it, with the decision
+    output reg  [5:0]             decision_app = 6'd0
 );
 
 localparam WAYS = 4;
@@ -139,6 +168,13 @@ localparam [3:0] TLS = CLASS_TLS[3:0];
 localparam [3:0] RTP = CLASS_RTP[3:0];
 localparam [3:0] SMTP = CLASS_SMTP[3:0];
 localparam [3:0] SSH = CLASS_SSH[3:0];
+localparam [3:0] DNS = CLASS_DNS[3:0];
+// a name command's kinds (vtc_name_extract)
+localparam [1:0] NAME_NONE = 2'd0, NAME_HTTP = 2'd1, NAME_TLS = 2'd2, NAME_DNS = 2'd3;
+localparam NAME_LIST = 2 ** NAME_TAG_WIDTH;
+// a list entry stays this many cycles after its result, so that a request that read its
+// bucket before the result's write does not read the flow's name again
+localparam [3:0] NAME_HOLD = 4'd8;
 // a later RTP candidate of the stored SSRC confirms when its sequence number is 1..16 ahead
 localparam [15:0] RTP_SEQUENCE_WINDOW = 16'd16;
 
@@ -164,7 +200,10 @@ localparam RTP_WIDTH = 48;
 // upgrade or a tunnel and does not classify (SPOKE)
 localparam OPENED = RTP_LSB + RTP_WIDTH;
 localparam SPOKE = OPENED + 1;
-localparam KEY_LSB = SPOKE + 1;
+// the flow's payload packets read for a name (vtc_names) while it was not named
+localparam NAME_TRIES_LSB = SPOKE + 1;
+localparam NAME_TRIES_WIDTH = 4;
+localparam KEY_LSB = NAME_TRIES_LSB + NAME_TRIES_WIDTH;
 localparam VALID = KEY_LSB + STORED_KEY_WIDTH;
 localparam ENTRY_WIDTH = VALID + 1;
 
@@ -183,11 +222,13 @@ function [ENTRY_WIDTH-1:0] entry(input [STORED_KEY_WIDTH-1:0] key,
                                  input [INSPECTED_WIDTH-1:0] inspected,
                                  input [LAST_SEEN_WIDTH-1:0] last_seen,
                                  input pending, input [GUESS_WIDTH-1:0] guess,
-                                 input [RTP_WIDTH-1:0] rtp, input opened, input spoke);
+                                 input [RTP_WIDTH-1:0] rtp, input opened, input spoke,
+                                 input [NAME_TRIES_WIDTH-1:0] name_tries);
     begin
         entry = {ENTRY_WIDTH{1'b0}};
         entry[VALID] = 1'b1;
         entry[KEY_LSB +: STORED_KEY_WIDTH] = key;
+        entry[NAME_TRIES_LSB +: NAME_TRIES_WIDTH] = name_tries;
         entry[SPOKE] = spoke;
         entry[OPENED] = opened;
         entry[RTP_LSB +: RTP_WIDTH] = rtp;
@@ -290,6 +331,11 @@ reg [15:0]            en_timestamp = 16'd0, cmp_timestamp = 16'd0, hit_timestamp
 // FLOW_TIMEOUT, or, above it (the timestamp wrapped since), below that plus 2**16 (bit 16:
 // negative / all of them): compares with registers, no subtraction before them
 reg [16:0]            en_expiry = 17'd0, en_expiry_wrapped = 17'd0;
+// the payload's start and end (what a name command reads)
+reg [7:0]             rd_name_start = 8'd0, en_name_start = 8'd0, cmp_name_start = 8'd0;
+reg [7:0]             hit_name_start = 8'd0;
+reg [15:0]            rd_name_end = 16'd0, en_name_end = 16'd0, cmp_name_end = 16'd0;
+reg [15:0]            hit_name_end = 16'd0;
 reg                   en_clearing = 1'b0, cmp_clearing = 1'b0, hit_clearing = 1'b0;
 
 wire [17:0] checksum_sum = {2'b00, ~req_checksum} + {2'b00, ~{req_byte0, req_byte1}}
@@ -315,6 +361,8 @@ always @(posedge clk) begin
     rd_byte0 <= req_byte0[7:4];
     rd_byte1 <= req_byte1[5:0];
     rd_checksum_sum <= checksum_sum;
+    rd_name_start <= req_payload_start;
+    rd_name_end <= {8'd0, req_payload_start} + req_payload_length;
 
     en_valid <= rd_valid;
     en_parsed <= rd_parsed;
@@ -340,6 +388,8 @@ always @(posedge clk) begin
     en_expiry <= {1'b0, timestamp_reg} - {1'b0, TIMEOUT};
     en_expiry_wrapped <= {1'b0, timestamp_reg} + 17'h10000 - {1'b0, TIMEOUT};
     en_clearing <= clearing_reg;
+    en_name_start <= rd_name_start;
+    en_name_end <= rd_name_end;
 
     cmp_valid <= en_valid;
     cmp_parsed <= en_parsed;
@@ -360,6 +410,8 @@ always @(posedge clk) begin
     cmp_checksum_base <= en_checksum_base;
     cmp_timestamp <= en_timestamp;
     cmp_clearing <= en_clearing;
+    cmp_name_start <= en_name_start;
+    cmp_name_end <= en_name_end;
 
     hit_valid <= cmp_valid;
     hit_parsed <= cmp_parsed;
@@ -384,6 +436,8 @@ always @(posedge clk) begin
     hit_checksum_base <= cmp_checksum_base;
     hit_timestamp <= cmp_timestamp;
     hit_clearing <= cmp_clearing;
+    hit_name_start <= cmp_name_start;
+    hit_name_end <= cmp_name_end;
 
     dec_ipv6 <= hit_ipv6;
     dec_tags <= hit_tags;
@@ -436,6 +490,44 @@ generate
     end
 endgenerate
 
+// each way's {NAMED, application}: a RAM of their own beside the flow entries (written by
+// the pipeline when it inserts a flow, not named, and by name results), read with them
+localparam NAMES_WIDTH = 7;
+reg  [WAYS-1:0]             names_wr_way;
+reg  [BUCKET_BITS-1:0]      names_wr_bucket;
+reg  [NAMES_WIDTH-1:0]      names_wr_data;
+wire [WAYS*NAMES_WIDTH-1:0] names_data;
+
+generate
+    for (w = 0; w < WAYS; w = w + 1) begin : names
+        vtc_flow_ram #(
+            .WIDTH(NAMES_WIDTH),
+            .ADDR_WIDTH(BUCKET_BITS)
+        )
+        ram (
+            .clk(clk),
+            .wr_en(clearing_reg || names_wr_way[w]),
+            .wr_addr(clearing_reg ? clear_index_reg : names_wr_bucket),
+            .wr_data(clearing_reg ? {NAMES_WIDTH{1'b0}} : names_wr_data),
+            .rd_addr(req_bucket),
+            .rd_data(names_data[NAMES_WIDTH*w +: NAMES_WIDTH])
+        );
+    end
+endgenerate
+
+// the list of names being read: per entry, in use, the flow's bucket and way, stale (another
+// flow was inserted there since: its result is dropped), answered (then held NAME_HOLD
+// cycles before it is free again)
+reg [NAME_LIST-1:0]   list_valid = {NAME_LIST{1'b0}};
+reg [NAME_LIST-1:0]   list_stale = {NAME_LIST{1'b0}};
+reg [NAME_LIST-1:0]   list_done = {NAME_LIST{1'b0}};
+reg [BUCKET_BITS-1:0] list_bucket [0:NAME_LIST-1];
+reg [2*NAME_LIST-1:0] list_way = {2*NAME_LIST{1'b0}};    // entry n in bits [2n+1:2n]
+reg [4*NAME_LIST-1:0] list_hold = {4*NAME_LIST{1'b0}};   // entry n in bits [4n+3:4n]
+// the lowest free entry, registered (requests are 6 or more cycles apart: one taken a cycle)
+reg                   list_free_found = 1'b1;
+reg [NAME_TAG_WIDTH-1:0] list_free = {NAME_TAG_WIDTH{1'b0}};
+
 // ---- entry: the RAM outputs, from their output registers -------------------------
 
 wire [WAYS*ENTRY_WIDTH-1:0] en_entries = way_data;
@@ -462,6 +554,7 @@ reg [WAYS-1:0]                 entry_spoke;
 reg [WAYS-1:0]                 entry_first;       // OPENED and never inspected
 reg [WAYS*GUESS_WIDTH-1:0]     entry_guess;       // the stored guess, 0 once guessed
 reg [WAYS*GUESS_WIDTH-1:0]     entry_victim_guess;  // the same if unknown: guessed if evicted
+reg [WAYS*NAME_TRIES_WIDTH-1:0] entry_name_tries;
 reg [15:0]                     stored_sequence;
 reg [15:0]                     last_seen;
 reg [ENTRY_WIDTH-1:0]          stored;
@@ -504,6 +597,8 @@ always @* begin
         entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH] = stored[GUESS_LSB +: GUESS_WIDTH];
         entry_victim_guess[GUESS_WIDTH*n +: GUESS_WIDTH] =
             stored[CLASS_LSB +: CLASS_WIDTH] == 4'd0 ? stored[GUESS_LSB +: GUESS_WIDTH] : 4'd0;
+        entry_name_tries[NAME_TRIES_WIDTH*n +: NAME_TRIES_WIDTH] =
+            stored[NAME_TRIES_LSB +: NAME_TRIES_WIDTH];
     end
 end
 
@@ -524,6 +619,8 @@ reg [WAYS-1:0]                 cmp_entry_first = {WAYS{1'b0}};
 reg [WAYS*GUESS_WIDTH-1:0]     cmp_entry_guess = {WAYS*GUESS_WIDTH{1'b0}};
 reg [WAYS*GUESS_WIDTH-1:0]     cmp_entry_victim_guess = {WAYS*GUESS_WIDTH{1'b0}};
 reg [WAYS*RTP_WIDTH-1:0]       cmp_entry_rtp = {WAYS*RTP_WIDTH{1'b0}};
+reg [WAYS*NAME_TRIES_WIDTH-1:0] cmp_entry_name_tries = {WAYS*NAME_TRIES_WIDTH{1'b0}};
+reg [WAYS*NAMES_WIDTH-1:0]     cmp_names = {WAYS*NAMES_WIDTH{1'b0}};
 
 always @(posedge clk) begin
     cmp_ssrc_equal <= ssrc_equal;
@@ -534,6 +631,8 @@ always @(posedge clk) begin
     cmp_entry_first <= entry_first;
     cmp_entry_guess <= entry_guess;
     cmp_entry_victim_guess <= entry_victim_guess;
+    cmp_entry_name_tries <= entry_name_tries;
+    cmp_names <= names_data;
     for (n = 0; n < WAYS; n = n + 1) begin
         cmp_entry_rtp[RTP_WIDTH*n +: RTP_WIDTH] <= en_entries[ENTRY_WIDTH*n + RTP_LSB +: RTP_WIDTH];
     end
@@ -594,6 +693,10 @@ reg [WAYS-1:0]                 hit_rtp_confirms = {WAYS{1'b0}};
 reg [WAYS-1:0]                 hit_rtp_replaces = {WAYS{1'b0}};
 reg [WAYS*RTP_WIDTH-1:0]       hit_entry_rtp = {WAYS*RTP_WIDTH{1'b0}};
 reg [GUESS_WIDTH-1:0]          hit_victim_guess = {GUESS_WIDTH{1'b0}};
+reg [WAYS*NAME_TRIES_WIDTH-1:0] hit_entry_name_tries = {WAYS*NAME_TRIES_WIDTH{1'b0}};
+reg [WAYS*NAMES_WIDTH-1:0]     hit_names = {WAYS*NAMES_WIDTH{1'b0}};
+// per list entry: a name of a flow of this bucket is being read (not stale)
+reg [NAME_LIST-1:0]            hit_name_busy = {NAME_LIST{1'b0}};
 
 always @(posedge clk) begin
     hit_way <= hit_lowest;
@@ -614,6 +717,11 @@ always @(posedge clk) begin
     end
     hit_entry_rtp <= cmp_entry_rtp;
     hit_victim_guess <= victim_guess;
+    hit_entry_name_tries <= cmp_entry_name_tries;
+    hit_names <= cmp_names;
+    for (n = 0; n < NAME_LIST; n = n + 1) begin
+        hit_name_busy[n] <= list_valid[n] && !list_stale[n] && list_bucket[n] == cmp_bucket;
+    end
     hit_entry_inspects <= cmp_entry_inspects;
     hit_entry_class <= cmp_entry_class;
     hit_entry_inspected <= cmp_entry_inspected;
@@ -634,6 +742,11 @@ reg [GUESS_WIDTH-1:0]     hit_stored_guess;
 reg                       hit_confirms;    // the RTP candidate confirms the stored one
 reg                       hit_replaces;    // it may replace the stored one
 reg [RTP_WIDTH-1:0]       hit_stored_rtp;  // the hit way's RTP field
+reg [NAME_TRIES_WIDTH-1:0] hit_name_tries; // the hit way's NAME_TRIES
+reg                       hit_named;       // ... NAMED and application
+reg [5:0]                 hit_app;
+reg [1:0]                 hit_way_index;
+reg                       hit_name_busy_way; // a name of the hit way's flow is being read
 
 always @* begin
     hit_class = {CLASS_WIDTH{1'b0}};
@@ -648,6 +761,23 @@ always @* begin
     hit_confirms = 1'b0;
     hit_replaces = 1'b0;
     hit_stored_rtp = {RTP_WIDTH{1'b0}};
+    hit_name_tries = {NAME_TRIES_WIDTH{1'b0}};
+    hit_named = 1'b0;
+    hit_app = 6'd0;
+    hit_way_index = 2'd0;
+    for (n = 0; n < WAYS; n = n + 1) begin
+        hit_name_tries = hit_name_tries | ({NAME_TRIES_WIDTH{hit_way[n]}}
+            & hit_entry_name_tries[NAME_TRIES_WIDTH*n +: NAME_TRIES_WIDTH]);
+        hit_named = hit_named | (hit_way[n] && hit_names[NAMES_WIDTH*n + 6]);
+        hit_app = hit_app | ({6{hit_way[n]}} & hit_names[NAMES_WIDTH*n +: 6]);
+        if (hit_way[n]) begin
+            hit_way_index = n[1:0];
+        end
+    end
+    hit_name_busy_way = 1'b0;
+    for (n = 0; n < NAME_LIST; n = n + 1) begin
+        hit_name_busy_way = hit_name_busy_way | (hit_name_busy[n] && list_way[2*n +: 2] == hit_way_index);
+    end
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_flag = hit_flag | (hit_way[n] && hit_entry_pending[n]);
         hit_opened = hit_opened | (hit_way[n] && hit_entry_opened[n]);
@@ -688,6 +818,11 @@ reg                       guess_own;       // the frame ends its unknown flow: g
 reg                       guess_victim;    // the frame evicts an unknown flow: guess that
 reg [GUESS_WIDTH-1:0]     own_guess;       // the frame's flow's guess (stored or new)
 reg [CLASS_WIDTH-1:0]     found;           // the class an unknown flow's packet proves
+reg [1:0]                 name_kind;       // the name the class after carries
+reg                       read_name;       // the frame is read for a name
+reg [NAME_TRIES_WIDTH-1:0] name_tries_after;
+reg [5:0]                 app_before;      // the flow's application before this frame
+reg [1:0]                 written_way;     // write_way's index
 
 // the signature's class, compared a cycle ahead: the decision's compares start at a register
 // (the class's value alone goes into the entry and the events); an HTTP, TLS, SSH or SMTP
@@ -784,9 +919,38 @@ always @* begin
     guess_own = hit_valid && hit_parsed && !hit_clearing && hit_end && !failed
         && class_after == 4'd0 && own_guess != 4'd0 && !guess_victim;
     guess_after = guess_own ? 4'd0 : own_guess;
+
+    // a name is read from a payload packet of a flow of a class that carries one, not named,
+    // tried fewer than INSPECT_PACKETS times, no name of it being read, a list entry free
+    name_kind = class_after == HTTP ? NAME_HTTP : class_after == TLS ? NAME_TLS
+        : class_after == DNS ? NAME_DNS : NAME_NONE;
+    app_before = (|hit_way && hit_named) ? hit_app : 6'd0;
+    read_name = 1'b0;
+    name_tries_after = {NAME_TRIES_WIDTH{1'b0}};
+    if (|hit_way && hit_valid && hit_parsed && !hit_clearing) begin
+        name_tries_after = hit_name_tries;
+        read_name = names_on && !hit_named && name_kind != NAME_NONE && hit_payload
+            && hit_name_tries < INSPECT_LIMIT && !hit_name_busy_way && list_free_found;
+        if (read_name) begin
+            name_tries_after = hit_name_tries + 1'b1;
+        end
+    end else if (inserted) begin
+        read_name = names_on && name_kind != NAME_NONE && hit_payload && INSPECT_LIMIT != 4'd0
+            && list_free_found;
+        name_tries_after = {{(NAME_TRIES_WIDTH-1){1'b0}}, read_name};
+    end
+    written_way = 2'd0;
+    for (n = 0; n < WAYS; n = n + 1) begin
+        if (write_way[n]) begin
+            written_way = n[1:0];
+        end
+    end
 end
 
 reg                   dec_valid = 1'b0;
+reg                   write_insert_reg = 1'b0;   // write_entry_reg is a new flow's
+reg [1:0]             write_way_index_reg = 2'd0;
+reg [5:0]             dec_app = 6'd0;
 reg [CLASS_WIDTH-1:0] dec_before = {CLASS_WIDTH{1'b0}};
 reg [CLASS_WIDTH-1:0] dec_after = {CLASS_WIDTH{1'b0}};
 
@@ -797,7 +961,18 @@ always @(posedge clk) begin
     write_way_reg <= write_way;
     write_bucket_reg <= hit_bucket;
     write_entry_reg <= entry(hit_key, class_after, inspected, hit_timestamp, pending_after,
-                             guess_after, rtp_after, opened_after, spoke_after);
+                             guess_after, rtp_after, opened_after, spoke_after,
+                             name_tries_after);
+    write_insert_reg <= inserted;
+    write_way_index_reg <= written_way;
+    dec_app <= app_before;
+    // the name command (every request has one, in order)
+    name_cmd_valid <= hit_valid;
+    name_cmd_kind <= read_name ? name_kind : NAME_NONE;
+    name_cmd_start <= {8'd0, hit_name_start};
+    name_cmd_end <= hit_name_end;
+    name_cmd_tcp <= !hit_key[96];
+    name_cmd_tag <= list_free;
     event_unparsed <= unparsed;
     event_seen <= seen;
     event_classified <= classified;
@@ -813,6 +988,8 @@ always @(posedge clk) begin
     if (rst) begin
         dec_valid <= 1'b0;
         write_way_reg <= {WAYS{1'b0}};
+        write_insert_reg <= 1'b0;
+        name_cmd_valid <= 1'b0;
         event_unparsed <= 1'b0;
         event_seen <= 1'b0;
         event_classified <= 1'b0;
@@ -822,6 +999,133 @@ always @(posedge clk) begin
         event_occupied <= 1'b0;
         event_evicted <= 1'b0;
         event_failed <= 1'b0;
+    end
+end
+
+// ---- names: the list of names being read, their results ------------------------
+
+// a result to write: its entry is in use, not answered, not stale, and the frame carries a
+// name; written into the way's names RAM unless the pipeline inserts a flow this cycle (it
+// writes that way's {NAMED, application} to 0), then the cycle after (the pipeline writes
+// at most every sixth cycle); dropped if the pipeline inserts a flow at its place
+wire                   result_entry_ok = list_valid[name_res_tag] && !list_done[name_res_tag]
+    && !list_stale[name_res_tag];
+wire                   insert_now = write_insert_reg && |write_way_reg;
+reg                    result_held = 1'b0;
+reg [BUCKET_BITS-1:0]  result_bucket = {BUCKET_BITS{1'b0}};
+reg [1:0]              result_way = 2'd0;
+reg [5:0]              result_app = 6'd0;
+// the entry the request now in the write stage took (its own insertion does not make it stale)
+reg                    alloc_valid = 1'b0;
+reg [NAME_TAG_WIDTH-1:0] alloc_index = {NAME_TAG_WIDTH{1'b0}};
+wire [BUCKET_BITS-1:0] res_bucket = list_bucket[name_res_tag];
+wire [1:0]             res_way = list_way[2*name_res_tag +: 2];
+wire                   res_write = name_res_valid && name_res_named && result_entry_ok
+    && !(insert_now && write_bucket_reg == res_bucket && write_way_index_reg == res_way);
+reg                    names_write_result;  // the result written this cycle (held or new)
+reg [BUCKET_BITS-1:0]  names_result_bucket;
+reg [1:0]              names_result_way;
+reg [5:0]              names_result_app;
+
+always @* begin
+    names_write_result = 1'b0;
+    names_result_bucket = result_bucket;
+    names_result_way = result_way;
+    names_result_app = result_app;
+    if (result_held) begin
+        names_write_result = !insert_now;
+    end else if (res_write) begin
+        names_write_result = !insert_now;
+        names_result_bucket = res_bucket;
+        names_result_way = res_way;
+        names_result_app = name_res_app;
+    end
+    names_wr_way = {WAYS{1'b0}};
+    names_wr_bucket = names_result_bucket;
+    names_wr_data = {1'b1, names_result_app};
+    if (insert_now) begin
+        names_wr_way = write_way_reg;
+        names_wr_bucket = write_bucket_reg;
+        names_wr_data = {NAMES_WIDTH{1'b0}};
+    end else if (names_write_result) begin
+        names_wr_way = 4'b0001 << names_result_way;
+    end
+end
+
+reg [NAME_LIST-1:0]      list_valid_next;
+reg                      next_free_found;
+reg [NAME_TAG_WIDTH-1:0] next_free;
+
+always @* begin
+    list_valid_next = list_valid;
+    for (n = 0; n < NAME_LIST; n = n + 1) begin
+        if (list_done[n] && list_hold[4*n +: 4] == 4'd0) begin
+            list_valid_next[n] = 1'b0;
+        end
+        if (name_skip_valid && name_skip_tag == n[NAME_TAG_WIDTH-1:0]) begin
+            list_valid_next[n] = 1'b0;
+        end
+        if (hit_valid && read_name && list_free == n[NAME_TAG_WIDTH-1:0]) begin
+            list_valid_next[n] = 1'b1;
+        end
+    end
+    next_free_found = 1'b0;
+    next_free = {NAME_TAG_WIDTH{1'b0}};
+    for (n = NAME_LIST - 1; n >= 0; n = n - 1) begin
+        if (!list_valid_next[n]) begin
+            next_free_found = 1'b1;
+            next_free = n[NAME_TAG_WIDTH-1:0];
+        end
+    end
+end
+
+always @(posedge clk) begin
+    list_valid <= list_valid_next;
+    list_free_found <= next_free_found;
+    list_free <= next_free;
+    for (n = 0; n < NAME_LIST; n = n + 1) begin
+        if (list_done[n] && list_hold[4*n +: 4] != 4'd0) begin
+            list_hold[4*n +: 4] <= list_hold[4*n +: 4] - 1'b1;
+        end
+        if (list_done[n] && list_hold[4*n +: 4] == 4'd0) begin
+            list_done[n] <= 1'b0;
+        end
+        // a flow inserted at an entry's place: its name is another flow's now
+        if (insert_now && list_valid[n] && list_bucket[n] == write_bucket_reg
+                && list_way[2*n +: 2] == write_way_index_reg
+                && !(alloc_valid && alloc_index == n[NAME_TAG_WIDTH-1:0])) begin
+            list_stale[n] <= 1'b1;
+        end
+        if (name_res_valid && name_res_tag == n[NAME_TAG_WIDTH-1:0] && list_valid[n]) begin
+            list_done[n] <= 1'b1;
+            list_hold[4*n +: 4] <= NAME_HOLD;
+        end
+        if (hit_valid && read_name && list_free == n[NAME_TAG_WIDTH-1:0]) begin
+            list_bucket[n] <= hit_bucket;
+            list_way[2*n +: 2] <= written_way;
+            list_stale[n] <= 1'b0;
+            list_done[n] <= 1'b0;
+        end
+    end
+    alloc_valid <= hit_valid && read_name;
+    alloc_index <= list_free;
+    // a result that waits a cycle for the pipeline's write
+    result_held <= 1'b0;
+    if (!result_held && res_write && insert_now) begin
+        result_held <= 1'b1;
+        result_bucket <= res_bucket;
+        result_way <= res_way;
+        result_app <= name_res_app;
+    end
+    event_named <= names_write_result;
+    event_named_app <= names_result_app;
+    if (rst || clearing_reg) begin
+        list_valid <= {NAME_LIST{1'b0}};
+        list_done <= {NAME_LIST{1'b0}};
+        list_free_found <= 1'b1;
+        list_free <= {NAME_TAG_WIDTH{1'b0}};
+        result_held <= 1'b0;
+        event_named <= 1'b0;
     end
 end
 
@@ -841,6 +1145,7 @@ reg [1:0]  mark_tags = 2'd0;
 reg [7:4]  mark_byte0 = 4'd0;
 reg [5:0]  mark_byte1 = 6'd0;
 reg [15:0] mark_checksum_base = 16'd0;
+reg [5:0]  mark_app = 6'd0;
 
 always @(posedge clk) begin
     mark_valid <= dec_valid;
@@ -852,6 +1157,7 @@ always @(posedge clk) begin
     mark_byte0 <= dec_byte0;
     mark_byte1 <= dec_byte1;
     mark_checksum_base <= dec_checksum_base;
+    mark_app <= dec_app;
     if (rst) begin
         mark_valid <= 1'b0;
     end
@@ -867,6 +1173,7 @@ wire [15:0] new_checksum = ~(marked_sum[16] ? marked_sum_1 : marked_sum[15:0]);
 
 always @(posedge clk) begin
     decision_valid <= mark_valid;
+    decision_app <= mark_app;
     if (mark_ipv6) begin
         decision <= {mark_rewrite, 1'b1, mark_tags, mark_byte0[7:4], mark_dscp[5:2],
                      mark_dscp[1:0], mark_byte1[5:0], 8'd0, mark_after};

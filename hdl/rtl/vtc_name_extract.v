@@ -71,6 +71,7 @@ module vtc_name_extract #
     input  wire                  cmd_tcp,
     input  wire [TAG_WIDTH-1:0]  cmd_tag,
     output reg                   skipped = 1'b0,
+    output reg  [TAG_WIDTH-1:0]  skipped_tag = {TAG_WIDTH{1'b0}},
 
     output reg  [7:0]            name_byte = 8'd0,
     output reg                   name_valid = 1'b0,
@@ -249,6 +250,7 @@ always @(posedge clk) begin
             end
         end else begin
             skipped <= cmd_kind_q != KIND_NONE;
+            skipped_tag <= cmd_tag_q;
         end
     end
 

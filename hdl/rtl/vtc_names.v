@@ -23,7 +23,8 @@
  * `clearing` meanwhile).  res_valid pulses once for each command that
  * reads, with its tag: res_named when the frame carries a name, res_app
  * the application the table gives it (0: none, 63: another application's
- * name); `skipped` pulses instead for a frame that found every slot taken.
+ * name); `skipped` pulses instead (with the tag) for a frame that found every slot
+ * taken.
  */
 
 `resetall
@@ -63,6 +64,7 @@ module vtc_names #
     input  wire                             cmd_tcp,
     input  wire [TAG_WIDTH-1:0]             cmd_tag,
     output wire                             skipped,
+    output wire [TAG_WIDTH-1:0]             skipped_tag,
 
     input  wire                             tbl_wr_en,
     input  wire [$clog2(TABLE_BUCKETS)+1:0] tbl_wr_addr,
@@ -104,6 +106,7 @@ extract (
     .cmd_tcp(cmd_tcp),
     .cmd_tag(cmd_tag),
     .skipped(skipped),
+    .skipped_tag(skipped_tag),
     .name_byte(name_byte),
     .name_valid(name_valid),
     .name_last(name_last),

@@ -43,6 +43,7 @@ from axi_helpers import write_u32
 from nova_fpga import catalogue
 import vtc_captures
 import vtc_model
+import vtc_names
 
 VTC = catalogue.load().by_name('vtc')
 REGS = VTC.registers
@@ -60,6 +61,8 @@ FLOW_COUNTERS = {
     'FLOW_INSERTIONS': REGS.FLOW_INSERTIONS,
     'FLOW_EVICTIONS': REGS.FLOW_EVICTIONS,
     'FLOW_FAILED_INSERTIONS': REGS.FLOW_FAILED_INSERTIONS,
+    'FLOWS_NAMED': REGS.FLOWS_NAMED,
+    'NAMES_SKIPPED': REGS.NAMES_SKIPPED,
     'UNPARSED_FRAMES': REGS.UNPARSED_FRAMES,
     'OVERSIZE_FRAMES': REGS.OVERSIZE_FRAMES,
 }
@@ -313,10 +316,10 @@ async def registers_follow_the_contract(dut):
     classes = len(vtc_model.CLASSES)
     for offset in (0x30, REGS.POLICY, REGS.POLICY + 4 * classes,
                    REGS.CLASS_PACKETS + 8 * classes,
-                   REGS.CLASS_BYTES + 8 * classes, REGS.FLOWS_REFINED + 4,
+                   REGS.CLASS_BYTES + 8 * classes, REGS.NAMES_SKIPPED + 4,
                    REGS.CLASS_FLOWS, REGS.CLASS_FLOWS + 4 * classes,
                    REGS.CLASS_GUESSES, REGS.CLASS_GUESSES + 4 * classes,
-                   0xFFC):
+                   REGS.NAME_TABLE - 4, REGS.NAME_TABLE_DATA + 4, 0xFFC):
         assert await read_u32(axil, offset) == (0, AxiResp.SLVERR), hex(offset)
         assert await write_u32(axil, offset, 1) == AxiResp.SLVERR, hex(offset)
 
@@ -820,3 +823,64 @@ async def evicted_unknown_flows_are_guessed(dut):
     assert (c['FLOW_EVICTIONS'], c['FLOWS_GUESSED'],
             c['CLASS_GUESSES_TLS']) == (6, 6, 3)
     assert await read_counters(axil) == model.counters
+
+
+#: cycles the names of one frame take at most: read from the frame's kept
+#: bytes (a byte a cycle, four cycles a beat missed) and matched (n + 5 l + 8)
+NAME_CYCLES = 1024 * 2 + 64 * 6 + 64
+#: captures whose flows the table names (HTTP, TLS and DNS names; 35 flows)
+NAMED_CAPTURES = {
+    'ndpi': ('dns.pcap',),
+    'ndpi-more': ('tls_1.3_unidirectional_client.pcapng',),
+    'ndpi-tuning': ('dns-google-nsid.pcapng', 'dazn.pcapng',
+                    'tls_cipher_lens.pcap', 'pluralsight.pcap', 'http.pcapng',
+                    'steam.pcapng',
+                    'salesforce.pcap', 'conncheck.pcap', 'zattoo.pcap',
+                    'snapchat.pcap', 'facebook.pcap'),
+}
+
+
+async def load_names(axil, table):
+    """The application table through NAME_TABLE and NAME_TABLE_DATA, then
+    NAMES_ON.
+    """
+    for bucket, ways in enumerate(table.words):
+        for way, word in enumerate(ways):
+            if word:
+                assert await write_u32(
+                    axil, REGS.NAME_TABLE,
+                    bucket * vtc_names.TABLE_WAYS + way) == AxiResp.OKAY
+                assert await write_u32(axil, REGS.NAME_TABLE_DATA,
+                                       word) == AxiResp.OKAY
+    assert await write_u32(axil, REGS.NAME_TABLE,
+                           REGS.bit('NAME_TABLE', 'NAMES_ON')) == AxiResp.OKAY
+
+
+@cocotb.test()
+async def names_from_captures_match_the_model(dut):
+    """With the application table loaded and names on, the captures whose
+    flows nDPI names by host name give the model's counters (FLOWS_NAMED
+    among them) and frames, each frame sent once the one before has left
+    and the names it carries have been read (the model names a flow at
+    once, the module NAME_CYCLES later at most).
+    """
+    source, sink, axil = await start_vtc(dut)
+    table = vtc_names.load()
+    await load_names(axil, table)
+    model = await model_for(axil, ALL_MARKED)
+    model.applications = table
+    frames = []
+    for folder, names in NAMED_CAPTURES.items():
+        for path in vtc_captures.ndpi_capture_paths(folder):
+            if path.name in names:
+                frames += vtc_captures.read_frames(path)
+    for index, frame in enumerate(frames):
+        want = model.process(frame)
+        await source.send(AxiStreamFrame(frame))
+        got = (await sink.recv()).tdata
+        assert got == want, 'frame %d differs' % index
+        await ClockCycles(dut.aclk, NAME_CYCLES)
+    counters = await read_counters(axil)
+    assert counters == model.counters
+    assert counters['FLOWS_NAMED'] >= 30, counters['FLOWS_NAMED']
+    assert counters['NAMES_SKIPPED'] == 0

@@ -183,6 +183,10 @@ COUNTER_NAMES = (
     'FLOWS_REFINED', 'FLOW_OCCUPANCY',
     'FLOW_INSERTIONS', 'FLOW_EVICTIONS', 'FLOW_FAILED_INSERTIONS',
     'UNPARSED_FRAMES', 'OVERSIZE_FRAMES', 'FRAGMENT_FRAMES', 'FRAGMENT_BYTES',
+    # flows given an application of the table (1..MAX_APPLICATIONS); names not
+    # read because the module's name extractor was full (the model reads
+    # every name: 0)
+    'FLOWS_NAMED', 'NAMES_SKIPPED',
 ) + tuple('CLASS_PACKETS_%s' % name.upper() for name in CLASSES) \
   + tuple('CLASS_BYTES_%s' % name.upper() for name in CLASSES) \
   + tuple('CLASS_FLOWS_%s' % name.upper() for name in CLASSES[1:]) \
@@ -714,6 +718,8 @@ class VtcModel:
             entry.application = self.applications.lookup(host)
             if entry.application:
                 self.app_counters[entry.application]['flows'] += 1
+            if 0 < entry.application <= vtc_names.MAX_APPLICATIONS:
+                self.counters['FLOWS_NAMED'] += 1
 
     def clear_counters(self):
         """What CONTROL.CLEAR_COUNTERS does: every counter 0 but

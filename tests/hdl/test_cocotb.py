@@ -47,6 +47,7 @@ VTC_TABLE_TESTS = (
 VTC_TESTS = (
     'registers_follow_the_contract',
     'real_captures_match_the_model',
+    'names_from_captures_match_the_model',
     'more_captures_match_the_model',
     'ipv6_and_qinq_variants_match_the_model',
     'policy_writes_change_marking',
@@ -146,7 +147,8 @@ SUITES = {
 #: the vTC's frame-for-frame replays of real captures against its model
 VTC_REPLAYS = ('real_captures_match_the_model',
                'more_captures_match_the_model',
-               'ipv6_and_qinq_variants_match_the_model')
+               'ipv6_and_qinq_variants_match_the_model',
+               'names_from_captures_match_the_model')
 #: what Icarus runs of the vTC's suites in CI (None: the whole suite)
 ICARUS_IN_CI = {
     'vtc': tuple(t for t in VTC_TESTS if t not in VTC_REPLAYS),

@@ -24,12 +24,19 @@ localparam [AXIL_ADDR_WIDTH-1:0]
     REG_FRAGMENT_BYTES_HI      = 'h1AC,
     REG_FLOWS_GUESSED          = 'h1B0,
     REG_FLOWS_REFINED          = 'h1B4,
+    REG_FLOWS_NAMED            = 'h1B8,
+    REG_NAMES_SKIPPED          = 'h1BC,
     REG_CLASS_FLOWS            = 'h1C0,
-    REG_CLASS_GUESSES          = 'h200;
+    REG_CLASS_GUESSES          = 'h200,
+    REG_NAME_TABLE             = 'h240,
+    REG_NAME_TABLE_DATA        = 'h244;
 localparam STATUS_TABLE_CLEARING = 2;
 localparam POLICY_ENABLE = 7;
 localparam POLICY_DSCP = 0;
 localparam POLICY_DSCP_WIDTH = 6;
+localparam NAME_TABLE_NAMES_ON = 31;
+localparam NAME_TABLE_ADDR = 0;
+localparam NAME_TABLE_ADDR_WIDTH = 12;
 // classes: unknown, http, tls, dns, ssh, quic, sip, rtp, bittorrent, smtp, ntp, stun
 localparam CLASSES = 12;
 /* verilator lint_on UNUSEDPARAM */

@@ -227,6 +227,10 @@ parser (
 
 // policy of class c in bits [8c+7:8c] (classes 1..CLASSES-1; bit 6 and the rest read 0)
 wire [127:0] policy;
+// the policy of application a (APP_POLICY, applications 1..APPLICATIONS-1), read by the flow
+// table's write stage
+wire [5:0]   app_policy_addr;
+wire [7:0]   app_policy_data;
 wire         decision_valid;
 // its IP version and tags (bits 30:28) are the request's: the rewrite positions are worked
 // out from the request (found_mem)
@@ -307,6 +311,8 @@ flow_table (
     .req_payload_start(req_payload_start),
     .req_payload_length(req_payload_length),
     .policy(policy),
+    .app_policy_addr(app_policy_addr),
+    .app_policy_data(app_policy_data),
     .decision_valid(decision_valid),
     .decision(decision),
     .event_unparsed(event_unparsed),
@@ -341,7 +347,23 @@ flow_table (
     .decision_app(decision_app)
 );
 
-// the host names frames carry, matched against the application table
+// the host names frames carry, matched against the application table; the input beats
+// a cycle late, from registers (a command comes many cycles after its frame's first beat)
+reg [DATA_WIDTH-1:0] names_tdata = {DATA_WIDTH{1'b0}};
+reg [KEEP_WIDTH-1:0] names_tkeep = {KEEP_WIDTH{1'b0}};
+reg                  names_tlast = 1'b0;
+reg                  names_beat = 1'b0;
+
+always @(posedge aclk) begin
+    names_tdata <= s_axis_tdata;
+    names_tkeep <= s_axis_tkeep;
+    names_tlast <= s_axis_tlast;
+    names_beat <= in_beat;
+    if (rst) begin
+        names_beat <= 1'b0;
+    end
+end
+
 vtc_names #(
     .DATA_WIDTH(DATA_WIDTH),
     .KEEP_WIDTH(KEEP_WIDTH),
@@ -350,10 +372,10 @@ vtc_names #(
 names (
     .clk(aclk),
     .rst(rst),
-    .in_tdata(s_axis_tdata),
-    .in_tkeep(s_axis_tkeep),
-    .in_tlast(s_axis_tlast),
-    .in_beat(in_beat),
+    .in_tdata(names_tdata),
+    .in_tkeep(names_tkeep),
+    .in_tlast(names_tlast),
+    .in_beat(names_beat),
     .cmd_valid(name_cmd_valid),
     .cmd_kind(name_cmd_kind),
     .cmd_start(name_cmd_start),
@@ -723,7 +745,7 @@ regs (
     .out_beat(m_axis_tvalid && m_axis_tready),
     .out_tkeep(m_axis_tkeep),
     .out_tlast(m_axis_tlast),
-    .status_user({29'd0, clearing || names_clearing}),
+    .status_user({29'd0, clearing || names_clearing || app_clearing_reg}),
     .clear_counters(clear_counters),
     .user_wr_en(user_wr_en),
     .user_wr_addr(wr_word),
@@ -751,6 +773,10 @@ function [3:0] counter_class(input [AXIL_ADDR_WIDTH-1:0] word);
     counter_class = word[6:3];
 endfunction
 /* verilator lint_on UNUSEDSIGNAL */
+
+function is_app_policy(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_app_policy = word >= REG_APP_POLICY + 4 && word < REG_APP_POLICY + 4 * APPLICATIONS;
+endfunction
 
 function is_class_packets(input [AXIL_ADDR_WIDTH-1:0] word);
     is_class_packets = word >= REG_CLASS_PACKETS && word < REG_CLASS_PACKETS + 8 * CLASSES;
@@ -785,10 +811,44 @@ function is_defined(input [AXIL_ADDR_WIDTH-1:0] word);
         || word == REG_FLOWS_GUESSED || word == REG_FLOWS_REFINED
         || word == REG_FLOWS_NAMED || word == REG_NAMES_SKIPPED
         || word == REG_NAME_TABLE || word == REG_NAME_TABLE_DATA
-        || is_class_flows(word) || is_class_guesses(word);
+        || is_class_flows(word) || is_class_guesses(word) || is_app_policy(word);
 endfunction
 
 wire write_policy = user_wr_en && is_policy(wr_word) && user_wr_strb[0];
+
+// APP_POLICY: a RAM of 64 policies (0 and those above the applications stay 0: no write
+// reaches them), emptied in 64 cycles after a reset (TABLE_CLEARING meanwhile; a write then
+// is lost); written a cycle after the register write (its decode registered), read by the
+// flow table and by the register read, each asynchronously
+reg [7:0] app_policy_mem [0:63];
+reg       app_clearing_reg = 1'b1;
+reg [5:0] app_clear_index_reg = 6'd0;
+reg       app_wr_en_reg = 1'b0;
+reg [5:0] app_wr_addr_reg = 6'd0;
+reg [7:0] app_wr_data_reg = 8'd0;
+
+always @(posedge aclk) begin
+    app_wr_en_reg <= user_wr_en && is_app_policy(wr_word) && user_wr_strb[0];
+    app_wr_addr_reg <= wr_word[7:2];
+    app_wr_data_reg <= user_wr_data[7:0];
+    if (app_clearing_reg || app_wr_en_reg) begin
+        app_policy_mem[app_clearing_reg ? app_clear_index_reg : app_wr_addr_reg] <=
+            app_clearing_reg ? 8'd0 : app_wr_data_reg;
+    end
+    if (app_clearing_reg) begin
+        app_clear_index_reg <= app_clear_index_reg + 6'd1;
+        if (&app_clear_index_reg) begin
+            app_clearing_reg <= 1'b0;
+        end
+    end
+    if (rst) begin
+        app_clearing_reg <= 1'b1;
+        app_clear_index_reg <= 6'd0;
+        app_wr_en_reg <= 1'b0;
+    end
+end
+
+assign app_policy_data = app_policy_mem[app_policy_addr];
 
 // reads go through three register stages (the address is held for four cycles,
 // REGISTERED_READ = 2): the address, copied here (what the read multiplexer decodes starts
@@ -980,6 +1040,8 @@ end
 
 reg        rd_snapshot_reg = 1'b0;  // a 64-bit counter's LO word: reading it latches HI
 reg        rd_policy_reg = 1'b0;
+reg        rd_app_policy_reg = 1'b0;
+reg [7:0]  rd_app_policy_data_reg = 8'd0;
 reg        rd_flows_reg = 1'b0;
 reg        rd_packets_reg = 1'b0;
 reg        rd_bytes_reg = 1'b0;
@@ -997,6 +1059,8 @@ always @(posedge aclk) begin
     rd_snapshot_reg <= (is_class_packets(rd_word_reg) || is_class_bytes(rd_word_reg)
                         || is_fragment_counter(rd_word_reg)) && !rd_word_reg[2];
     rd_policy_reg <= is_policy(rd_word_reg);
+    rd_app_policy_reg <= is_app_policy(rd_word_reg);
+    rd_app_policy_data_reg <= app_policy_mem[rd_word_reg[7:2]];
     rd_flows_reg <= is_class_flows(rd_word_reg) || is_class_guesses(rd_word_reg);
     rd_packets_reg <= is_class_packets(rd_word_reg);
     rd_bytes_reg <= is_class_bytes(rd_word_reg);
@@ -1018,9 +1082,10 @@ reg [31:0] rd_high_reg = 32'd0;
 always @(posedge aclk) begin
     rd_high_reg <= rd_packets_reg ? rd_packets_data_reg[63:32]
         : (rd_bytes_reg ? rd_bytes_data_reg[63:32] : rd_fragment_data_reg[63:32]);
-    user_rd_err <= !(rd_policy_reg || rd_flows_reg || rd_packets_reg || rd_bytes_reg
+    user_rd_err <= !(rd_policy_reg || rd_app_policy_reg || rd_flows_reg || rd_packets_reg || rd_bytes_reg
                      || rd_fragment_reg || rd_named_reg);
     user_rd_data <= ({32{rd_policy_reg}} & {24'd0, rd_policy_data_reg})
+        | ({32{rd_app_policy_reg}} & {24'd0, rd_app_policy_data_reg})
         | ({32{rd_flows_reg && !rd_flows_stale_reg}} & rd_flows_data_reg)
         | ({32{rd_packets_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_packets_data_reg[31:0]))
         | ({32{rd_bytes_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_bytes_data_reg[31:0]))

@@ -99,6 +99,10 @@ module vtc_flow_table #
 
     // policy of class c in bits [8c+7:8c]: bit 7 enable, bits 5:0 DSCP
     input  wire [127:0]           policy,
+    // the policy of an application (APP_POLICY): read asynchronously at app_policy_addr
+    // (bit 7 enable, bit 6 decides: replaces the class's, bits 5:0 DSCP)
+    output wire [5:0]             app_policy_addr,
+    input  wire [7:0]             app_policy_data,
 
     // how the frame leaves: {rewrite, ipv6, tags[1:0], value_a, value_b, value_c, class[3:0]},
     // 7 cycles after the request
@@ -173,7 +177,9 @@ localparam [3:0] DNS = CLASS_DNS[3:0];
 localparam [1:0] NAME_NONE = 2'd0, NAME_HTTP = 2'd1, NAME_TLS = 2'd2, NAME_DNS = 2'd3;
 localparam NAME_LIST = 2 ** NAME_TAG_WIDTH;
 // a list entry stays this many cycles after its result, so that a request that read its
-// bucket before the result's write does not read the flow's name again
+// bucket before the result's write does not read the flow's name again (the write comes
+// two or three cycles after the entry is answered, a request looks at the list three
+// cycles after it reads its bucket)
 localparam [3:0] NAME_HOLD = 4'd8;
 // a later RTP candidate of the stored SSRC confirms when its sequence number is 1..16 ahead
 localparam [15:0] RTP_SEQUENCE_WINDOW = 16'd16;
@@ -521,12 +527,34 @@ endgenerate
 reg [NAME_LIST-1:0]   list_valid = {NAME_LIST{1'b0}};
 reg [NAME_LIST-1:0]   list_stale = {NAME_LIST{1'b0}};
 reg [NAME_LIST-1:0]   list_done = {NAME_LIST{1'b0}};
-reg [BUCKET_BITS-1:0] list_bucket [0:NAME_LIST-1];
+reg [BUCKET_BITS*NAME_LIST-1:0] list_bucket = {BUCKET_BITS*NAME_LIST{1'b0}};  // entry n in bits [BUCKET_BITS*n +: BUCKET_BITS]
 reg [2*NAME_LIST-1:0] list_way = {2*NAME_LIST{1'b0}};    // entry n in bits [2n+1:2n]
 reg [4*NAME_LIST-1:0] list_hold = {4*NAME_LIST{1'b0}};   // entry n in bits [4n+3:4n]
 // the lowest free entry, registered (requests are 6 or more cycles apart: one taken a cycle)
 reg                   list_free_found = 1'b1;
 reg [NAME_TAG_WIDTH-1:0] list_free = {NAME_TAG_WIDTH{1'b0}};
+
+// per way, at the compare stage: a name of the flow at the request's bucket and that way is
+// being read (registered into hit_name_busy); the list entries' buckets are compared with the
+// request's a stage before (an entry is taken two cycles after a decision and requests are
+// six or more cycles apart: no entry changes between the two)
+reg [NAME_LIST-1:0]   cmp_list_here = {NAME_LIST{1'b0}};
+reg [WAYS-1:0]        cmp_name_busy;
+
+always @(posedge clk) begin
+    for (n = 0; n < NAME_LIST; n = n + 1) begin
+        cmp_list_here[n] <= list_bucket[BUCKET_BITS*n +: BUCKET_BITS] == en_bucket;
+    end
+end
+
+always @* begin
+    cmp_name_busy = {WAYS{1'b0}};
+    for (n = 0; n < NAME_LIST; n = n + 1) begin
+        if (list_valid[n] && !list_stale[n] && cmp_list_here[n]) begin
+            cmp_name_busy = cmp_name_busy | (4'b0001 << list_way[2*n +: 2]);
+        end
+    end
+end
 
 // ---- entry: the RAM outputs, from their output registers -------------------------
 
@@ -695,8 +723,8 @@ reg [WAYS*RTP_WIDTH-1:0]       hit_entry_rtp = {WAYS*RTP_WIDTH{1'b0}};
 reg [GUESS_WIDTH-1:0]          hit_victim_guess = {GUESS_WIDTH{1'b0}};
 reg [WAYS*NAME_TRIES_WIDTH-1:0] hit_entry_name_tries = {WAYS*NAME_TRIES_WIDTH{1'b0}};
 reg [WAYS*NAMES_WIDTH-1:0]     hit_names = {WAYS*NAMES_WIDTH{1'b0}};
-// per list entry: a name of a flow of this bucket is being read (not stale)
-reg [NAME_LIST-1:0]            hit_name_busy = {NAME_LIST{1'b0}};
+// per way: a name of the flow at this bucket and way is being read (a list entry, not stale)
+reg [WAYS-1:0]                 hit_name_busy = {WAYS{1'b0}};
 
 always @(posedge clk) begin
     hit_way <= hit_lowest;
@@ -719,9 +747,7 @@ always @(posedge clk) begin
     hit_victim_guess <= victim_guess;
     hit_entry_name_tries <= cmp_entry_name_tries;
     hit_names <= cmp_names;
-    for (n = 0; n < NAME_LIST; n = n + 1) begin
-        hit_name_busy[n] <= list_valid[n] && !list_stale[n] && list_bucket[n] == cmp_bucket;
-    end
+    hit_name_busy <= cmp_name_busy;
     hit_entry_inspects <= cmp_entry_inspects;
     hit_entry_class <= cmp_entry_class;
     hit_entry_inspected <= cmp_entry_inspected;
@@ -745,7 +771,6 @@ reg [RTP_WIDTH-1:0]       hit_stored_rtp;  // the hit way's RTP field
 reg [NAME_TRIES_WIDTH-1:0] hit_name_tries; // the hit way's NAME_TRIES
 reg                       hit_named;       // ... NAMED and application
 reg [5:0]                 hit_app;
-reg [1:0]                 hit_way_index;
 reg                       hit_name_busy_way; // a name of the hit way's flow is being read
 
 always @* begin
@@ -764,20 +789,13 @@ always @* begin
     hit_name_tries = {NAME_TRIES_WIDTH{1'b0}};
     hit_named = 1'b0;
     hit_app = 6'd0;
-    hit_way_index = 2'd0;
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_name_tries = hit_name_tries | ({NAME_TRIES_WIDTH{hit_way[n]}}
             & hit_entry_name_tries[NAME_TRIES_WIDTH*n +: NAME_TRIES_WIDTH]);
         hit_named = hit_named | (hit_way[n] && hit_names[NAMES_WIDTH*n + 6]);
         hit_app = hit_app | ({6{hit_way[n]}} & hit_names[NAMES_WIDTH*n +: 6]);
-        if (hit_way[n]) begin
-            hit_way_index = n[1:0];
-        end
     end
-    hit_name_busy_way = 1'b0;
-    for (n = 0; n < NAME_LIST; n = n + 1) begin
-        hit_name_busy_way = hit_name_busy_way | (hit_name_busy[n] && list_way[2*n +: 2] == hit_way_index);
-    end
+    hit_name_busy_way = |(hit_way & hit_name_busy);
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_flag = hit_flag | (hit_way[n] && hit_entry_pending[n]);
         hit_opened = hit_opened | (hit_way[n] && hit_entry_opened[n]);
@@ -818,8 +836,7 @@ reg                       guess_own;       // the frame ends its unknown flow: g
 reg                       guess_victim;    // the frame evicts an unknown flow: guess that
 reg [GUESS_WIDTH-1:0]     own_guess;       // the frame's flow's guess (stored or new)
 reg [CLASS_WIDTH-1:0]     found;           // the class an unknown flow's packet proves
-reg [1:0]                 name_kind;       // the name the class after carries
-reg                       read_name;       // the frame is read for a name
+reg                       name_try;        // the frame is a try to name its flow
 reg [NAME_TRIES_WIDTH-1:0] name_tries_after;
 reg [5:0]                 app_before;      // the flow's application before this frame
 reg [1:0]                 written_way;     // write_way's index
@@ -920,24 +937,19 @@ always @* begin
         && class_after == 4'd0 && own_guess != 4'd0 && !guess_victim;
     guess_after = guess_own ? 4'd0 : own_guess;
 
-    // a name is read from a payload packet of a flow of a class that carries one, not named,
-    // tried fewer than INSPECT_PACKETS times, no name of it being read, a list entry free
-    name_kind = class_after == HTTP ? NAME_HTTP : class_after == TLS ? NAME_TLS
-        : class_after == DNS ? NAME_DNS : NAME_NONE;
+    // a try to name the flow: a payload packet of a flow not named, tried fewer than
+    // INSPECT_PACKETS times, no name of it being read (whatever its class: the command, a
+    // cycle later, reads the name if the class after carries one and a list entry is free)
     app_before = (|hit_way && hit_named) ? hit_app : 6'd0;
-    read_name = 1'b0;
+    name_try = 1'b0;
     name_tries_after = {NAME_TRIES_WIDTH{1'b0}};
     if (|hit_way && hit_valid && hit_parsed && !hit_clearing) begin
-        name_tries_after = hit_name_tries;
-        read_name = names_on && !hit_named && name_kind != NAME_NONE && hit_payload
-            && hit_name_tries < INSPECT_LIMIT && !hit_name_busy_way && list_free_found;
-        if (read_name) begin
-            name_tries_after = hit_name_tries + 1'b1;
-        end
+        name_try = names_on && !hit_named && hit_payload && hit_name_tries < INSPECT_LIMIT
+            && !hit_name_busy_way;
+        name_tries_after = hit_name_tries + {{(NAME_TRIES_WIDTH-1){1'b0}}, name_try};
     end else if (inserted) begin
-        read_name = names_on && name_kind != NAME_NONE && hit_payload && INSPECT_LIMIT != 4'd0
-            && list_free_found;
-        name_tries_after = {{(NAME_TRIES_WIDTH-1){1'b0}}, read_name};
+        name_try = names_on && hit_payload && INSPECT_LIMIT != 4'd0;
+        name_tries_after = {{(NAME_TRIES_WIDTH-1){1'b0}}, name_try};
     end
     written_way = 2'd0;
     for (n = 0; n < WAYS; n = n + 1) begin
@@ -951,6 +963,10 @@ reg                   dec_valid = 1'b0;
 reg                   write_insert_reg = 1'b0;   // write_entry_reg is a new flow's
 reg [1:0]             write_way_index_reg = 2'd0;
 reg [5:0]             dec_app = 6'd0;
+reg                   dec_name_try = 1'b0;
+reg [7:0]             dec_name_start = 8'd0;
+reg [15:0]            dec_name_end = 16'd0;
+reg                   dec_name_tcp = 1'b0;
 reg [CLASS_WIDTH-1:0] dec_before = {CLASS_WIDTH{1'b0}};
 reg [CLASS_WIDTH-1:0] dec_after = {CLASS_WIDTH{1'b0}};
 
@@ -966,13 +982,10 @@ always @(posedge clk) begin
     write_insert_reg <= inserted;
     write_way_index_reg <= written_way;
     dec_app <= app_before;
-    // the name command (every request has one, in order)
-    name_cmd_valid <= hit_valid;
-    name_cmd_kind <= read_name ? name_kind : NAME_NONE;
-    name_cmd_start <= {8'd0, hit_name_start};
-    name_cmd_end <= hit_name_end;
-    name_cmd_tcp <= !hit_key[96];
-    name_cmd_tag <= list_free;
+    dec_name_try <= name_try;
+    dec_name_start <= hit_name_start;
+    dec_name_end <= hit_name_end;
+    dec_name_tcp <= !hit_key[96];
     event_unparsed <= unparsed;
     event_seen <= seen;
     event_classified <= classified;
@@ -989,7 +1002,6 @@ always @(posedge clk) begin
         dec_valid <= 1'b0;
         write_way_reg <= {WAYS{1'b0}};
         write_insert_reg <= 1'b0;
-        name_cmd_valid <= 1'b0;
         event_unparsed <= 1'b0;
         event_seen <= 1'b0;
         event_classified <= 1'b0;
@@ -1002,139 +1014,194 @@ always @(posedge clk) begin
     end
 end
 
-// ---- names: the list of names being read, their results ------------------------
+// ---- names: the commands, the list of names being read, their results -------------
 
-// a result to write: its entry is in use, not answered, not stale, and the frame carries a
-// name; written into the way's names RAM unless the pipeline inserts a flow this cycle (it
-// writes that way's {NAMED, application} to 0), then the cycle after (the pipeline writes
-// at most every sixth cycle); dropped if the pipeline inserts a flow at its place
-wire                   result_entry_ok = list_valid[name_res_tag] && !list_done[name_res_tag]
-    && !list_stale[name_res_tag];
-wire                   insert_now = write_insert_reg && |write_way_reg;
-reg                    result_held = 1'b0;
-reg [BUCKET_BITS-1:0]  result_bucket = {BUCKET_BITS{1'b0}};
-reg [1:0]              result_way = 2'd0;
-reg [5:0]              result_app = 6'd0;
-// the entry the request now in the write stage took (its own insertion does not make it stale)
-reg                    alloc_valid = 1'b0;
-reg [NAME_TAG_WIDTH-1:0] alloc_index = {NAME_TAG_WIDTH{1'b0}};
-wire [BUCKET_BITS-1:0] res_bucket = list_bucket[name_res_tag];
-wire [1:0]             res_way = list_way[2*name_res_tag +: 2];
-wire                   res_write = name_res_valid && name_res_named && result_entry_ok
-    && !(insert_now && write_bucket_reg == res_bucket && write_way_index_reg == res_way);
-reg                    names_write_result;  // the result written this cycle (held or new)
-reg [BUCKET_BITS-1:0]  names_result_bucket;
-reg [1:0]              names_result_way;
-reg [5:0]              names_result_app;
+// Each step starts at registers.  A request's command comes the cycle after its decision:
+// a try whose class after carries a name reads it if a list entry is free, and takes the
+// entry (its bucket and way the insertion's or the hit's, the cycle after: requests are six
+// or more cycles apart, so the next one sees it).  A result is registered (r_), its entry
+// read from the list (s_), checked again and made pending (p_), then written into the way's
+// names RAM; the pipeline's insertion writes first (that way's {NAMED, application} to 0):
+// a pending result waits a cycle behind it, and one at the insertion's place, or whose entry
+// went stale meanwhile, is dropped (another flow's now).  Named results come from the
+// matcher, one per walk of it (five or more cycles apart): a result waits at most one cycle.
+reg [1:0]                dec_name_kind;
+reg [BUCKET_BITS-1:0]    name_cmd_bucket = {BUCKET_BITS{1'b0}};
+reg [1:0]                name_cmd_way = 2'd0;
 
 always @* begin
-    names_write_result = 1'b0;
-    names_result_bucket = result_bucket;
-    names_result_way = result_way;
-    names_result_app = result_app;
-    if (result_held) begin
-        names_write_result = !insert_now;
-    end else if (res_write) begin
-        names_write_result = !insert_now;
-        names_result_bucket = res_bucket;
-        names_result_way = res_way;
-        names_result_app = name_res_app;
+    dec_name_kind = dec_after == HTTP ? NAME_HTTP : dec_after == TLS ? NAME_TLS
+        : dec_after == DNS ? NAME_DNS : NAME_NONE;
+end
+
+always @(posedge clk) begin
+    // the name command (every request has one, in order)
+    name_cmd_valid <= dec_valid;
+    name_cmd_kind <= dec_name_try && list_free_found ? dec_name_kind : NAME_NONE;
+    name_cmd_start <= {8'd0, dec_name_start};
+    name_cmd_end <= dec_name_end;
+    name_cmd_tcp <= dec_name_tcp;
+    name_cmd_tag <= list_free;
+    name_cmd_bucket <= write_bucket_reg;
+    name_cmd_way <= write_way_index_reg;
+    if (rst) begin
+        name_cmd_valid <= 1'b0;
     end
+end
+
+wire                     insert_now = write_insert_reg && |write_way_reg;
+wire                     alloc_now = name_cmd_valid && name_cmd_kind != NAME_NONE;
+reg                      r_res_valid = 1'b0;
+reg [NAME_TAG_WIDTH-1:0] r_res_tag = {NAME_TAG_WIDTH{1'b0}};
+reg                      r_res_named = 1'b0;
+reg [5:0]                r_res_app = 6'd0;
+reg                      r_skip_valid = 1'b0;
+reg [NAME_TAG_WIDTH-1:0] r_skip_tag = {NAME_TAG_WIDTH{1'b0}};
+reg                      s_valid = 1'b0;
+reg [NAME_TAG_WIDTH-1:0] s_tag = {NAME_TAG_WIDTH{1'b0}};
+reg [BUCKET_BITS-1:0]    s_bucket = {BUCKET_BITS{1'b0}};
+reg [1:0]                s_way = 2'd0;
+reg [5:0]                s_app = 6'd0;
+reg                      p_valid = 1'b0;
+reg [BUCKET_BITS-1:0]    p_bucket = {BUCKET_BITS{1'b0}};
+reg [1:0]                p_way = 2'd0;
+reg [5:0]                p_app = 6'd0;
+// the insertion now is at the result's place (s_: its entry; p_: the pending one)
+wire                     s_replaced = insert_now && write_bucket_reg == s_bucket
+    && write_way_index_reg == s_way;
+wire                     p_replaced = write_bucket_reg == p_bucket && write_way_index_reg == p_way;
+wire                     p_waits = p_valid && insert_now && !p_replaced;
+
+always @* begin
     names_wr_way = {WAYS{1'b0}};
-    names_wr_bucket = names_result_bucket;
-    names_wr_data = {1'b1, names_result_app};
+    names_wr_bucket = p_bucket;
+    names_wr_data = {1'b1, p_app};
     if (insert_now) begin
         names_wr_way = write_way_reg;
         names_wr_bucket = write_bucket_reg;
         names_wr_data = {NAMES_WIDTH{1'b0}};
-    end else if (names_write_result) begin
-        names_wr_way = 4'b0001 << names_result_way;
+    end else if (p_valid) begin
+        names_wr_way = 4'b0001 << p_way;
     end
 end
 
-reg [NAME_LIST-1:0]      list_valid_next;
-reg                      next_free_found;
-reg [NAME_TAG_WIDTH-1:0] next_free;
+// the registered result's list entry (a multiplexer by the tag, each entry's fields side by
+// side: an indexed part-select of the flat list would be a shifter), and whether the pending
+// result's entry went stale
+reg                      r_entry_ok;
+reg [BUCKET_BITS-1:0]    r_entry_bucket;
+reg [1:0]                r_entry_way;
+reg                      s_entry_stale;
 
 always @* begin
-    list_valid_next = list_valid;
+    r_entry_ok = 1'b0;
+    r_entry_bucket = {BUCKET_BITS{1'b0}};
+    r_entry_way = 2'd0;
+    s_entry_stale = 1'b0;
     for (n = 0; n < NAME_LIST; n = n + 1) begin
-        if (list_done[n] && list_hold[4*n +: 4] == 4'd0) begin
-            list_valid_next[n] = 1'b0;
+        if (r_res_tag == n[NAME_TAG_WIDTH-1:0]) begin
+            r_entry_ok = list_valid[n] && !list_done[n] && !list_stale[n];
+            r_entry_bucket = list_bucket[BUCKET_BITS*n +: BUCKET_BITS];
+            r_entry_way = list_way[2*n +: 2];
         end
-        if (name_skip_valid && name_skip_tag == n[NAME_TAG_WIDTH-1:0]) begin
-            list_valid_next[n] = 1'b0;
-        end
-        if (hit_valid && read_name && list_free == n[NAME_TAG_WIDTH-1:0]) begin
-            list_valid_next[n] = 1'b1;
+        if (s_tag == n[NAME_TAG_WIDTH-1:0]) begin
+            s_entry_stale = list_stale[n];
         end
     end
-    next_free_found = 1'b0;
-    next_free = {NAME_TAG_WIDTH{1'b0}};
+end
+
+// the lowest free entry, from the list a cycle old (an entry taken shows a cycle later)
+reg                      free_found;
+reg [NAME_TAG_WIDTH-1:0] free_index;
+
+always @* begin
+    free_found = 1'b0;
+    free_index = {NAME_TAG_WIDTH{1'b0}};
     for (n = NAME_LIST - 1; n >= 0; n = n - 1) begin
-        if (!list_valid_next[n]) begin
-            next_free_found = 1'b1;
-            next_free = n[NAME_TAG_WIDTH-1:0];
+        if (!list_valid[n]) begin
+            free_found = 1'b1;
+            free_index = n[NAME_TAG_WIDTH-1:0];
         end
     end
 end
 
 always @(posedge clk) begin
-    list_valid <= list_valid_next;
-    list_free_found <= next_free_found;
-    list_free <= next_free;
+    r_res_valid <= name_res_valid;
+    r_res_tag <= name_res_tag;
+    r_res_named <= name_res_named;
+    r_res_app <= name_res_app;
+    r_skip_valid <= name_skip_valid;
+    r_skip_tag <= name_skip_tag;
+    list_free_found <= free_found;
+    list_free <= free_index;
     for (n = 0; n < NAME_LIST; n = n + 1) begin
         if (list_done[n] && list_hold[4*n +: 4] != 4'd0) begin
             list_hold[4*n +: 4] <= list_hold[4*n +: 4] - 1'b1;
         end
         if (list_done[n] && list_hold[4*n +: 4] == 4'd0) begin
             list_done[n] <= 1'b0;
+            list_valid[n] <= 1'b0;
+        end
+        if (r_skip_valid && r_skip_tag == n[NAME_TAG_WIDTH-1:0]) begin
+            list_valid[n] <= 1'b0;
         end
         // a flow inserted at an entry's place: its name is another flow's now
-        if (insert_now && list_valid[n] && list_bucket[n] == write_bucket_reg
-                && list_way[2*n +: 2] == write_way_index_reg
-                && !(alloc_valid && alloc_index == n[NAME_TAG_WIDTH-1:0])) begin
+        if (insert_now && list_valid[n]
+                && list_bucket[BUCKET_BITS*n +: BUCKET_BITS] == write_bucket_reg
+                && list_way[2*n +: 2] == write_way_index_reg) begin
             list_stale[n] <= 1'b1;
         end
-        if (name_res_valid && name_res_tag == n[NAME_TAG_WIDTH-1:0] && list_valid[n]) begin
+        if (r_res_valid && r_res_tag == n[NAME_TAG_WIDTH-1:0] && list_valid[n]) begin
             list_done[n] <= 1'b1;
             list_hold[4*n +: 4] <= NAME_HOLD;
         end
-        if (hit_valid && read_name && list_free == n[NAME_TAG_WIDTH-1:0]) begin
-            list_bucket[n] <= hit_bucket;
-            list_way[2*n +: 2] <= written_way;
+        // taken by the command now (its flow's insertion was a cycle before)
+        if (alloc_now && name_cmd_tag == n[NAME_TAG_WIDTH-1:0]) begin
+            list_valid[n] <= 1'b1;
+            list_bucket[BUCKET_BITS*n +: BUCKET_BITS] <= name_cmd_bucket;
+            list_way[2*n +: 2] <= name_cmd_way;
             list_stale[n] <= 1'b0;
             list_done[n] <= 1'b0;
         end
     end
-    alloc_valid <= hit_valid && read_name;
-    alloc_index <= list_free;
-    // a result that waits a cycle for the pipeline's write
-    result_held <= 1'b0;
-    if (!result_held && res_write && insert_now) begin
-        result_held <= 1'b1;
-        result_bucket <= res_bucket;
-        result_way <= res_way;
-        result_app <= name_res_app;
+    // a named result of an entry in use, not answered yet and not stale: its place
+    s_valid <= r_res_valid && r_res_named && r_entry_ok;
+    s_tag <= r_res_tag;
+    s_bucket <= r_entry_bucket;
+    s_way <= r_entry_way;
+    s_app <= r_res_app;
+    // the pending result: written unless the pipeline inserts now (then it waits, or is
+    // dropped if the insertion is at its place); the next one is taken when it does not wait
+    event_named <= p_valid && !insert_now;
+    event_named_app <= p_app;
+    if (!p_waits) begin
+        p_valid <= s_valid && !s_entry_stale && !s_replaced;
+        p_bucket <= s_bucket;
+        p_way <= s_way;
+        p_app <= s_app;
     end
-    event_named <= names_write_result;
-    event_named_app <= names_result_app;
     if (rst || clearing_reg) begin
+        r_res_valid <= 1'b0;
+        r_skip_valid <= 1'b0;
+        s_valid <= 1'b0;
         list_valid <= {NAME_LIST{1'b0}};
         list_done <= {NAME_LIST{1'b0}};
         list_free_found <= 1'b1;
         list_free <= {NAME_TAG_WIDTH{1'b0}};
-        result_held <= 1'b0;
+        p_valid <= 1'b0;
         event_named <= 1'b0;
     end
 end
 
-// ---- write: the class's policy ----------------------------------------------
+// ---- write: the policy of the flow's application or class --------------------
 
-// DSCP marking by the class the flow had before this frame
+// DSCP marking by the application the flow had before this frame when its policy decides
+// (bit 6), else by the class it had before this frame
 /* verilator lint_off UNUSEDSIGNAL */ // bit 6 is always 0
 wire [7:0] class_policy = policy[8*dec_before +: 8];
 /* verilator lint_on UNUSEDSIGNAL */
+assign app_policy_addr = dec_app;
+wire       app_decides = app_policy_data[6];
 
 reg        mark_valid = 1'b0;
 reg        mark_rewrite = 1'b0;
@@ -1149,8 +1216,8 @@ reg [5:0]  mark_app = 6'd0;
 
 always @(posedge clk) begin
     mark_valid <= dec_valid;
-    mark_rewrite <= dec_before != 4'd0 && class_policy[7];
-    mark_dscp <= class_policy[5:0];
+    mark_rewrite <= app_decides ? app_policy_data[7] : dec_before != 4'd0 && class_policy[7];
+    mark_dscp <= app_decides ? app_policy_data[5:0] : class_policy[5:0];
     mark_after <= dec_after;
     mark_ipv6 <= dec_ipv6;
     mark_tags <= dec_tags;

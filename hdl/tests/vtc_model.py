@@ -94,6 +94,9 @@ WAYS = 4
 TIMESTAMP_BITS = 16
 #: policy register: bit 7 enables marking, bits 5:0 are the DSCP
 POLICY_ENABLE = 0x80
+#: an application's policy (APP_POLICY): bit 6 set, it decides how the
+#: application's frames are marked, not their class's
+POLICY_DECIDES = 0x40
 
 ETH_VLAN_TYPES = (0x8100, 0x88A8)
 ETH_IPV4, ETH_IPV6, ETH_PPPOE_SESSION = 0x0800, 0x86DD, 0x8864
@@ -686,11 +689,13 @@ class VtcModel:
         )
 
     def set_app_policy(self, name, register_value):
-        """A DSCP policy for an application (by its table name): its
-        flows are marked so, whatever their class's policy.
+        """An application's policy (by its table name), as APP_POLICY:
+        with DECIDES set its flows are marked by it (ENABLE: with its DSCP;
+        clear: not at all), whatever their class's policy.
         """
         number = self.applications.applications.index(name) + 1
-        self.app_policy[number] = register_value & (POLICY_ENABLE | 0x3F)
+        self.app_policy[number] = register_value & (
+            POLICY_ENABLE | POLICY_DECIDES | 0x3F)
 
     def flow_application(self, key):
         """The application name of a flow (None: none, or no such flow)."""
@@ -701,16 +706,18 @@ class VtcModel:
         return None
 
     def _name(self, entry, parsed, frame):
-        """Look for the host name of a flow of a named class (vtc_names) in
-        its first inspect_packets payload packets; the first name found
+        """Look for the host name of a flow in its first inspect_packets
+        payload packets while it is not named (each is a try, whatever its
+        class), in those of a named class (vtc_names); the first name found
         names the application (or none).
         """
         if (self.applications is None or entry.application is not None
-                or entry.klass not in vtc_names.EXTRACT
                 or not parsed.payload_len
                 or entry.name_tries >= self.inspect_packets):
             return
         entry.name_tries += 1
+        if entry.klass not in vtc_names.EXTRACT:
+            return
         host = vtc_names.frame_name(
             entry.klass, frame, parsed.start, parsed.payload_len,
             tcp=parsed.key.proto == TCP)
@@ -898,10 +905,10 @@ class VtcModel:
             after = 0
         else:
             before, after, application = self._lookup(parsed, frame)
-            policy = self.policy[before]
-            if application in self.app_policy:
+            policy = self.policy[before] if before else 0
+            if self.app_policy.get(application, 0) & POLICY_DECIDES:
                 policy = self.app_policy[application]
-            if (before or application) and policy & POLICY_ENABLE:
+            if policy & POLICY_ENABLE:
                 out = mark(frame, parsed.l3, parsed.version, policy & 0x3F)
             if application:
                 counts = self.app_counters[application]

@@ -21,6 +21,7 @@ import pathlib
 import re
 import tomllib
 
+from nova_fpga.catalogue import applications
 from nova_fpga.catalogue import registers as regs
 
 #: the folder of hdl/rtl holding the Verilog headers hdl/generate.py
@@ -149,6 +150,29 @@ class Block:
     module_offset_meaning: str
 
 
+#: cycles without a beat after which a module holds nothing (longer than any
+#: module's forwarding latency: the vTC's first beat leaves 41 cycles after
+#: it came in); a module that works on after its frames left says how long
+#: in its [hdl] quiet_cycles.  What the emulators clock after frames: their
+#: simulated time stands still while nothing moves
+QUIET_CYCLES = 64
+
+
+@dataclasses.dataclass(frozen=True)
+class AfterReset:
+    """What the agent does after each reset of a module, before the tenant's
+    settings: waits while a bit of a register is set (``wait_offset``,
+    ``wait_mask``), then writes ``writes`` ((offset, value), in order), the
+    last of which reads back its value.
+    """
+
+    wait_offset: int
+    wait_mask: int
+    writes: tuple
+    #: what the writes are, for logs
+    what: str
+
+
 @dataclasses.dataclass(frozen=True)
 class Module:
     """A reconfigurable module: ID, HDL, registers (the common block's
@@ -175,6 +199,10 @@ class Module:
     port_guesses: tuple = ()
     #: Setting entries (what a tenant may set at boot), by offset
     settings: tuple = ()
+    #: AfterReset, or None: nothing to do after a reset
+    after_reset: AfterReset = None
+    #: cycles without a beat after which it holds nothing and does nothing
+    quiet_cycles: int = QUIET_CYCLES
 
     @property
     def directory(self):
@@ -214,10 +242,30 @@ def _required(data, key, path, kind=None):
     return value
 
 
+def _label_names(spec, path):
+    """A label set's names: its own ``names``, or ``none`` then the names of
+    the entries of a data file's table (``from = {file = "...", table =
+    "...", field = "..."}``, the file beside the entry's folder), so that an
+    element number is the entry's number plus one.
+    """
+    source = spec.get('from')
+    if source is None:
+        return tuple(_required(spec, 'names', path, list))
+    where = pathlib.Path(path).parent / _required(source, 'file', path, str)
+    table = read_toml(where).get(_required(source, 'table', path, str))
+    field = _required(source, 'field', path, str)
+    if not isinstance(table, list) or not all(
+            isinstance(item, dict) and isinstance(item.get(field), str)
+            for item in table):
+        raise CatalogueError('%s: labels from %s: [[%s]] entries with a %s '
+                             'string' % (path, where, source['table'],
+                                         field))
+    return ('none',) + tuple(item[field] for item in table)
+
+
 def _labels(data, path):
     return {key: regs.Labels(key=key,
-                             names=tuple(_required(spec, 'names', path,
-                                                   list)),
+                             names=_label_names(spec, path),
                              title=spec.get('title', key),
                              heading=spec.get('heading', key),
                              index=spec.get('index', 'i'))
@@ -386,6 +434,74 @@ def _settings(module_name, specs, register_map, path):
     return tuple(sorted(out, key=lambda s: s.offset))
 
 
+def _bit(register_map, text, where):
+    """(Register, Field) of "REGISTER.FIELD"."""
+    name, _, field = text.partition('.')
+    if name not in register_map:
+        raise CatalogueError('%s: %s is not a register' % (where, name))
+    register = register_map[name]
+    try:
+        return register, register.field(field)
+    except KeyError as exc:
+        raise CatalogueError('%s: %s' % (where, exc.args[0])) from None
+
+
+def _after_reset(data, register_map, path):
+    """The AfterReset of an [after_reset] table: {wait_while =
+    "REGISTER.FIELD", application_table = {file, address =
+    "REGISTER.FIELD", data = "REGISTER", enable = "REGISTER.FIELD"}}: the
+    application table's words (nova_fpga.catalogue.applications) each
+    written at its address (bucket * ways + way, through the address field)
+    then through the data register, then the enable bit set alone.
+    """
+    spec = data.get('after_reset')
+    if spec is None:
+        return None
+    where = '%s: after_reset' % path
+    register, field = _bit(register_map,
+                           _required(spec, 'wait_while', where, str), where)
+    table_spec = _required(spec, 'application_table', where, dict)
+    file = path.parent / _required(table_spec, 'file', where, str)
+    address, address_field = _bit(
+        register_map, _required(table_spec, 'address', where, str), where)
+    enable, enable_field = _bit(
+        register_map, _required(table_spec, 'enable', where, str), where)
+    data_name = _required(table_spec, 'data', where, str)
+    if data_name not in register_map:
+        raise CatalogueError('%s: %s is not a register' % (where, data_name))
+    try:
+        table = applications.load(file)
+    except (OSError, tomllib.TOMLDecodeError, KeyError, ValueError) as exc:
+        raise CatalogueError('%s: %s: %s' % (where, file, exc)) from None
+    limit = address_field.mask >> address_field.low
+    writes = []
+    for bucket, ways in enumerate(table.words):
+        for way, word in enumerate(ways):
+            if not word:
+                continue
+            at = bucket * applications.TABLE_WAYS + way
+            if at > limit:
+                raise CatalogueError('%s: word %d does not fit %s.%s'
+                                     % (where, at, address.name,
+                                        address_field.name))
+            writes += [(address.offset, at << address_field.low),
+                       (register_map[data_name].offset, word)]
+    writes.append((enable.offset, enable_field.mask))
+    return AfterReset(
+        wait_offset=register.offset, wait_mask=field.mask,
+        writes=tuple(writes),
+        what='the application table (%d words of %d applications, %s)'
+        % (len(writes) // 2, len(table.applications), file.name))
+
+
+def _quiet_cycles(hdl, path):
+    value = hdl.get('quiet_cycles', QUIET_CYCLES)
+    if type(value) is not int or not QUIET_CYCLES <= value < 2 ** 32:
+        raise CatalogueError('%s: quiet_cycles must be an integer %d or more'
+                             % (path, QUIET_CYCLES))
+    return value
+
+
 def load_block(path):
     """The common register block from its entry."""
     data = read_toml(path)
@@ -448,7 +564,9 @@ def load_module(path, common):
         counters=_counters(data.get('counters', ()), register_map, path),
         labels=labels, port_guesses=_port_guesses(data, labels, path),
         settings=_settings(name, data.get('registers', ()), register_map,
-                           path))
+                           path),
+        after_reset=_after_reset(data, register_map, path),
+        quiet_cycles=_quiet_cycles(hdl, path))
 
 
 def rtl_dir(hdl_dir):

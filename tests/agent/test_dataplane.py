@@ -36,34 +36,13 @@ from nova_fpga.contract import reports
 from nova_fpga_agent import datamover
 from nova_fpga_agent import privsep
 from nova_fpga_devtools.localcloud import boards as localboards
+from nova_fpga_devtools.localcloud.traffic import Capture  # noqa: F401
 from tests.agent.conftest import module_for
 from tests.agent.conftest import REFERENCE
 from tests.agent import fakekernel
 from tests.agent.processes import AgentProcess
 from tests.agent.processes import client_for
 from tests.conftest import realdata_path
-
-
-ETH_P_ALL = 0x0003
-SOL_PACKET = 263
-PACKET_AUXDATA = 8
-PACKET_OUTGOING = 4
-TP_STATUS_VLAN_VALID = 0x10
-SO_RCVBUFFORCE = 33
-RCVBUF = 8 * 1024 * 1024
-_AUXDATA = struct.Struct('IIIHHHH')
-
-
-def with_vlan_tag(data, ancdata):
-    """Put back the 802.1Q tag the kernel moved into packet auxdata."""
-    for level, kind, raw in ancdata:
-        if level == SOL_PACKET and kind == PACKET_AUXDATA \
-                and len(raw) >= _AUXDATA.size:
-            status, _, _, _, _, tci, tpid = _AUXDATA.unpack_from(raw)
-            if status & TP_STATUS_VLAN_VALID:
-                tag = struct.pack('>HH', tpid or 0x8100, tci)
-                return data[:12] + tag + data[12:]
-    return data
 
 
 def ip(*args):
@@ -106,48 +85,6 @@ def dataplane_options(tmp_path, board_if, netns, board='dp0'):
             (privsep.datapath_pctxt.cfg_section, 'helper_command'):
                 '%s --config-file %s' % (fakekernel.HELPER,
                                          tmp_path / ('%s.conf' % board))}
-
-
-class Capture:
-    """Frames arriving on an interface with a given outer VLAN."""
-
-    def __init__(self, interface, vlan):
-        self.vlan = vlan
-        self.frames = []
-        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
-                                  socket.htons(ETH_P_ALL))
-        self.sock.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
-        self.sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE,
-                             RCVBUF)
-        self.sock.bind((interface, 0))
-        self.sock.settimeout(0.2)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        while not self.stop.is_set():
-            try:
-                data, anc, _, addr = self.sock.recvmsg(65536, 1024)
-            except (socket.timeout, BlockingIOError):
-                continue
-            if addr[2] == PACKET_OUTGOING:
-                continue
-            frame = with_vlan_tag(data, anc)
-            if (
-                frame[12:14] == b'\x81\x00'
-                and struct.unpack_from('>H', frame, 14)[0] & 0xFFF == self.vlan
-            ):
-                self.frames.append(frame)
-
-    def wait_for(self, count, timeout=60):
-        deadline = time.monotonic() + timeout
-        while len(self.frames) < count and time.monotonic() < deadline:
-            time.sleep(0.05)
-        self.stop.set()
-        self.thread.join()
-        self.sock.close()
-        return self.frames
 
 
 def tagged(frame, vlan):

@@ -14,7 +14,10 @@
 the vTC's module ID runs region_vtc's Verilog (Verilator, behind the
 region's decoupler), the real captures go through it unchanged or
 DSCP-marked exactly as the reference model says, and the counters the agent
-reports over RPC are the module's, equal to the model's."""
+reports over RPC are the module's, equal to the model's.  The agent loads
+the application table after every reset of the module, so flows are named
+(flows_named) and a tenant's policy by application (vtc:dscp:app:<name>)
+marks them."""
 import hashlib
 import sys
 import uuid
@@ -32,7 +35,9 @@ from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / 'hdl' / 'tests'))
 import vtc_captures  # noqa: E402
+import vtc_model  # noqa: E402
 from vtc_model import VtcModel  # noqa: E402
+import vtc_names  # noqa: E402
 
 pytestmark = pytest.mark.hdl
 VTC = catalogue.load().by_name('vtc')
@@ -77,7 +82,8 @@ def test_vtc_region_classifies_real_captures_like_the_model(cloud, report):
     backend = agent.manager.backend
     # mark TLS and DNS flows, as an operator would
     policy = {'tls': 46, 'dns': 10}
-    model = VtcModel()
+    # the agent loaded the application table and set NAMES_ON
+    model = VtcModel(applications=vtc_names.load())
     for klass, dscp in policy.items():
         value = REGS.bit('POLICY', 'ENABLE') | dscp
         backend.write_register('rp1', REGS.at('POLICY', klass), value)
@@ -99,23 +105,43 @@ def test_vtc_region_classifies_real_captures_like_the_model(cloud, report):
     stats = cloud.client.stats({}, 'b0', 'rp1', instance)
     assert stats['module'] == model_counters(model)
     assert stats['module']['frames'] == frames
+    assert stats['module']['flows_named'] > 0
     classified = {k: v for k, v in stats['module'].items()
                   if k.endswith('_packets') and v}
     report('vTC region on the emulated board: %d real frames, %d DSCP-marked, '
            'packets per class %s' % (frames, marked, classified))
 
 
-#: a tenant's policy (server properties): classes the captures carry
+#: a tenant's policy (server properties): classes the captures carry, and
+#: an application whose flows are TLS and DNS flows of the captures (its
+#: DSCP, not theirs)
 SETTINGS = {'vtc:dscp:sip': 46, 'vtc:dscp:smtp': 10, 'vtc:dscp:tls': 18,
-            'vtc:dscp:dns': 0}
+            'vtc:dscp:dns': 0, 'vtc:dscp:app:google': 34}
 
 
-def model_policy(settings):
-    """{class: DSCP} of the model for a load's settings, by the
-    catalogue's settings (property -> POLICY element).
+def dscp_of(frame):
+    """The DSCP of a parsed frame (IPv4 or IPv6)."""
+    parsed = vtc_model.parse(frame)
+    tc = frame[parsed.l3 + 1] if parsed.version == 4 else \
+        (frame[parsed.l3] & 0x0F) << 4 | frame[parsed.l3 + 1] >> 4
+    return tc >> 2
+
+
+def model_for(settings):
+    """The model of a module loaded with settings: the application table
+    the agent writes, each setting's register value (POLICY or APP_POLICY
+    element) as the catalogue makes it.
     """
-    return {s.register.labels.names[s.index]: settings[s.name]
-            for s in VTC.settings if s.name in settings}
+    model = VtcModel(applications=vtc_names.load())
+    for setting in VTC.settings:
+        if setting.name in settings:
+            label = setting.register.labels.names[setting.index]
+            value = setting.value(settings[setting.name])
+            if setting.register.name == 'POLICY':
+                model.set_policy(label, value)
+            else:
+                model.set_app_policy(label, value)
+    return model
 
 
 def test_a_load_with_settings_marks_as_the_model_says(cloud, report):
@@ -128,14 +154,20 @@ def test_a_load_with_settings_marks_as_the_model_says(cloud, report):
                                hashlib.sha256(data).hexdigest(), data,
                                settings=SETTINGS)
     assert loaded['settings'] == SETTINGS
-    policy = model_policy(SETTINGS)
-    assert set(policy) == {'sip', 'smtp', 'tls', 'dns'}
 
     def registers():
-        return {klass: backend.read_register('rp1', REGS.at('POLICY', klass))
-                for klass in REGS.labels('POLICY')[1:]}
-    wanted = {klass: REGS.bit('POLICY', 'ENABLE') | policy[klass]
-              if klass in policy else 0 for klass in REGS.labels('POLICY')[1:]}
+        return {(name, label): backend.read_register(
+            'rp1', REGS.at(name, label))
+            for name in ('POLICY', 'APP_POLICY')
+            for label in REGS.labels(name)[1:]}
+    enable = REGS.bit('POLICY', 'ENABLE')
+    decides = enable | REGS.bit('APP_POLICY', 'DECIDES')
+    wanted = dict.fromkeys(registers(), 0)
+    wanted.update({('POLICY', 'sip'): enable | 46,
+                   ('POLICY', 'smtp'): enable | 10,
+                   ('POLICY', 'tls'): enable | 18,
+                   ('POLICY', 'dns'): enable,
+                   ('APP_POLICY', 'google'): decides | 34})
     assert registers() == wanted
     # a reset clears the module's registers, a power cycle resets it: the
     # agent writes the settings again each time, before frames flow
@@ -147,8 +179,8 @@ def test_a_load_with_settings_marks_as_the_model_says(cloud, report):
     assert cloud.client.describe({}, 'b0')['regions'][1]['settings'] \
         == SETTINGS
 
-    model = VtcModel(policy=policy)
-    frames, marked = 0, {}
+    model = model_for(SETTINGS)
+    frames, marked, dscps = 0, {}, {}
     for path in vtc_captures.ndpi_capture_paths():
         for frame in vtc_captures.read_frames(path):
             now = backend.read_register('rp1', REGS.TIMESTAMP)
@@ -158,8 +190,12 @@ def test_a_load_with_settings_marks_as_the_model_says(cloud, report):
             frames += 1
             if expected != frame:
                 marked[path.name] = marked.get(path.name, 0) + 1
-    # every class of the policy that the captures classify got marks
-    assert sum(marked.values()) > 0
+                dscp = dscp_of(expected)
+                dscps[dscp] = dscps.get(dscp, 0) + 1
+    # the classes' DSCPs and the application's were each given
+    assert {18, 34} <= set(dscps), dscps
+    stats = cloud.client.stats({}, 'b0', 'rp1', instance)
+    assert stats['module'] == model_counters(model)
     report('vTC region loaded with settings %s: %d real frames, DSCP-marked '
            'as the model says: %s' % (SETTINGS, frames, marked))
 

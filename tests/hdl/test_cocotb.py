@@ -48,6 +48,8 @@ VTC_TESTS = (
     'registers_follow_the_contract',
     'real_captures_match_the_model',
     'names_from_captures_match_the_model',
+    'names_back_to_back_change_nothing_else',
+    'a_flow_is_named_once_while_its_name_is_read',
     'more_captures_match_the_model',
     'ipv6_and_qinq_variants_match_the_model',
     'policy_writes_change_marking',
@@ -148,7 +150,8 @@ SUITES = {
 VTC_REPLAYS = ('real_captures_match_the_model',
                'more_captures_match_the_model',
                'ipv6_and_qinq_variants_match_the_model',
-               'names_from_captures_match_the_model')
+               'names_from_captures_match_the_model',
+               'names_back_to_back_change_nothing_else')
 #: what Icarus runs of the vTC's suites in CI (None: the whole suite)
 ICARUS_IN_CI = {
     'vtc': tuple(t for t in VTC_TESTS if t not in VTC_REPLAYS),

@@ -362,7 +362,7 @@ def test_an_application_policy_marks_its_flows_only():
         return bytes(Ether() / IP(src='10.0.0.1', dst='10.0.0.2') /
                      TCP(sport=sport, dport=443, flags='PA') / payload)
     model = VtcModel(applications=table())
-    model.set_app_policy('youtube', 0x80 | 34)
+    model.set_app_policy('youtube', 0xC0 | 34)
     for sport, name in ((40000, b'www.youtube.com'), (40001, b'example.org')):
         first = frame(sport, hello(name))
         assert model.process(first) == first  # named by this frame

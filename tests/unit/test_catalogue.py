@@ -19,6 +19,7 @@ import sys
 import pytest
 
 from nova_fpga import catalogue
+from nova_fpga.catalogue import applications
 
 LOOPBACK_ID = 0x4E460001
 VTC_ID = 0x4E460002
@@ -54,6 +55,7 @@ VTC_TABLE_COUNTERS = (
     'flow_table_occupancy',
     'flow_insertions', 'flow_evictions', 'flow_failed_insertions',
     'unparsed_frames', 'oversize_frames', 'fragment_frames', 'fragment_bytes',
+    'flows_named', 'names_skipped',
 )
 
 
@@ -77,6 +79,7 @@ def test_counters_read_id_first_and_lo_before_hi():
     assert counters['ntp_guessed'] == (0x200 + 4 * 10) * 3 + 1
     assert counters['flows_guessed'] == 0x1B0 * 3 + 1
     assert counters['flows_refined'] == 0x1B4 * 3 + 1
+    assert counters['flows_named'] == 0x1B8 * 3 + 1
     assert 'unknown_flows' not in counters  # not a register
     assert 'unknown_guessed' not in counters
     classes = cat.by_name('vtc').registers.labels('CLASS_PACKETS')
@@ -187,13 +190,20 @@ def test_catalogue_imports_without_openstack():
     assert out.stdout.strip() == '2'
 
 
-def test_vtc_tenant_settings_are_its_policy_per_class():
+def test_vtc_tenant_settings_are_its_policy_per_class_and_application():
     vtc = catalogue.load().by_name('vtc')
     regs = vtc.registers
     classes = regs.labels('POLICY')
-    # one per class with a policy entry, from the catalogue's class list
+    # one per class with a policy entry, from the catalogue's class list,
+    # then one per application of the application table
+    apps = applications.load().applications
+    assert regs.labels('APP_POLICY') == ('none',) + tuple(apps)
     assert [s.name for s in vtc.settings] == [
-        'vtc:dscp:%s' % c for c in classes[1:]]
+        'vtc:dscp:%s' % c for c in classes[1:]] + [
+        'vtc:dscp:app:%s' % a for a in apps]
+    youtube = {s.name: s for s in vtc.settings}['vtc:dscp:app:youtube']
+    assert youtube.offset == regs.at('APP_POLICY', 'youtube') == 0x304
+    assert youtube.value(34) == 0xC0 | 34
     sip = {s.name: s for s in vtc.settings}['vtc:dscp:sip']
     assert sip.offset == regs.at('POLICY', 'sip') == 0x40 + 4 * 6
     assert sip.maximum == 63
@@ -289,4 +299,107 @@ def test_bad_tenant_settings_are_refused(tmp_path, access, high, low, prop,
         'bad', '0x4E46AAAA', SETTABLE % (access, high, low, prop, field)))
     with pytest.raises(catalogue.CatalogueError, match=message) as exc:
         catalogue.load([tmp_path])
+    assert 'mine.toml' in str(exc.value)
+
+
+def test_vtc_after_reset_loads_the_application_table():
+    vtc = catalogue.load().by_name('vtc')
+    regs = vtc.registers
+    steps = vtc.after_reset
+    assert (steps.wait_offset, steps.wait_mask) == (
+        regs.STATUS, regs.bit('STATUS', 'TABLE_CLEARING'))
+    table = applications.load()
+    words = {(bucket, way): word
+             for bucket, ways in enumerate(table.words)
+             for way, word in enumerate(ways) if word}
+    *pairs, last = steps.writes
+    assert last == (regs.NAME_TABLE, regs.bit('NAME_TABLE', 'NAMES_ON'))
+    written = {}
+    for (at_offset, address), (data_offset, word) in zip(pairs[::2],
+                                                         pairs[1::2]):
+        assert (at_offset, data_offset) == (regs.NAME_TABLE,
+                                            regs.NAME_TABLE_DATA)
+        written[divmod(address, applications.TABLE_WAYS)] = word
+    assert written == words and len(pairs) == 2 * len(words)
+    assert vtc.quiet_cycles > catalogue.entry.QUIET_CYCLES
+    loopback = catalogue.load().by_name('loopback')
+    assert loopback.after_reset is None
+    assert loopback.quiet_cycles == catalogue.entry.QUIET_CYCLES
+
+
+APPS = """
+[[applications]]
+name = "one"
+suffixes = ["one.example"]
+
+[[applications]]
+name = "two"
+labels = ["two"]
+"""
+TABLE_ENTRY = ("""
+[labels.apps]
+from = {file = "../apps.toml", table = "applications", field = "name"}
+
+[[registers]]
+name = "AT"
+offset = 0x20
+access = "RW"
+fields = [{name = "ON", bits = [31, 31]}, {name = "ADDR", bits = [11, 0]}]
+
+[[registers]]
+name = "DATA"
+offset = 0x24
+access = "RW"
+
+[[registers]]
+name = "P"
+offset = 0x40
+access = "RW"
+array = {labels = "apps", stride = 4, first = 1}
+
+[after_reset]
+wait_while = "%s"
+application_table = {file = "../apps.toml", address = "AT.ADDR", """
+               """data = "DATA", enable = "AT.ON"}
+""")
+
+
+def test_labels_and_the_table_after_a_reset_from_a_data_file(tmp_path):
+    # the shipped layout: the data file beside the entries' folder
+    (tmp_path / 'apps.toml').write_text(APPS)
+    entries = tmp_path / 'modules'
+    entries.mkdir()
+    (entries / 'mine.toml').write_text(ENTRY % (
+        'mine', '0x4E46AAAA', 'quiet_cycles = 100\n'
+        + TABLE_ENTRY % 'STATUS.BUSY'))
+    with pytest.raises(catalogue.CatalogueError, match='has no field BUSY'):
+        catalogue.load([entries])
+    (entries / 'mine.toml').write_text(ENTRY % (
+        'mine', '0x4E46AAAA', 'quiet_cycles = 100\n'
+        + TABLE_ENTRY % 'AT.ON'))
+    mine = catalogue.load([entries]).by_name('mine')
+    assert mine.registers.labels('P') == ('none', 'one', 'two')
+    assert mine.registers.at('P', 'two') == 0x48
+    assert mine.quiet_cycles == 100
+    writes = mine.after_reset.writes
+    assert len(writes) == 2 * 2 + 1 and writes[-1] == (0x20, 1 << 31)
+    assert [offset for offset, _ in writes] == [0x20, 0x24] * 2 + [0x20]
+
+
+@pytest.mark.parametrize('apps,extra,message', [
+    ('[[applications]]\nsuffixes = ["x.example"]\n', '',
+     'entries with a name string'),
+    (APPS + '[[applications]]\nname = "bad"\nsuffixes = ["a..b"]\n', '',
+     "suffix 'a..b': not a host name"),
+    (APPS, 'quiet_cycles = 10\n', 'quiet_cycles must be an integer 64'),
+])
+def test_bad_data_files_and_quiet_cycles_are_refused(tmp_path, apps, extra,
+                                                     message):
+    (tmp_path / 'apps.toml').write_text(apps)
+    entries = tmp_path / 'modules'
+    entries.mkdir()
+    (entries / 'mine.toml').write_text(ENTRY % (
+        'mine', '0x4E46AAAA', extra + TABLE_ENTRY % 'AT.ON'))
+    with pytest.raises(catalogue.CatalogueError, match=message) as exc:
+        catalogue.load([entries])
     assert 'mine.toml' in str(exc.value)

@@ -149,6 +149,7 @@ static struct fabric_ans fabric_command(struct sgemu *e, const struct fabric_req
 		path[len] = 0;
 		if (vm && !strcmp(path, vm_path)) {
 			a.value = 1;       /* already there: the fabric kept it */
+			vmod_set_quiet(vm, r->value);
 			break;
 		}
 		sgemu_set_module(e, NULL);
@@ -166,6 +167,8 @@ static struct fabric_ans fabric_command(struct sgemu *e, const struct fabric_req
 			a.status = -1;
 			break;
 		}
+		/* value: the module's quiet cycles (0: the default) */
+		vmod_set_quiet(vm, r->value);
 		strcpy(vm_path, path);
 		break;
 	}

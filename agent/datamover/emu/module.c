@@ -50,9 +50,14 @@ struct vmod {
 	uint8_t *scratch;
 };
 
-#define QUIET_CYCLES 64        /* hdl_bridge.py: longer than any module's latency */
+#define QUIET_CYCLES 64        /* nova_fpga.catalogue.entry.QUIET_CYCLES: a module's default */
 #define RUN_MAX_CYCLES (1ull << 26)
 #define AXIL_TIMEOUT 1000
+
+void vmod_set_quiet(struct vmod *m, uint32_t cycles)
+{
+	m->quiet_cycles = cycles ? cycles : QUIET_CYCLES;
+}
 
 static void m_push(void *ctx, const uint8_t *data, uint32_t len)
 {
@@ -64,8 +69,9 @@ static void m_push(void *ctx, const uint8_t *data, uint32_t len)
 static int m_run(void *ctx)
 {
 	struct vmod *m = ctx;
-	/* every pushed frame goes in, then the module has QUIET_CYCLES
-	 * without a beat to send what it holds */
+	/* every pushed frame goes in, then the module has quiet_cycles
+	 * without a beat to send what it holds and finish what it does after
+	 * a frame (the vTC reads a frame's host name after it) */
 	return m->clock_until_idle(m->h, RUN_MAX_CYCLES, m->quiet_cycles) != 0;
 }
 

@@ -34,6 +34,9 @@ struct vmod;
 /* dlopen() the library, create and reset the module; fills *ops */
 struct vmod *vmod_open(const char *path, struct emu_module *ops, char *err, size_t errlen);
 void vmod_close(struct vmod *m);
+/* cycles without a beat after which the module holds nothing (its catalogue
+ * entry's quiet_cycles; 0: QUIET_CYCLES) */
+void vmod_set_quiet(struct vmod *m, uint32_t cycles);
 /* AXI4-Lite: the response (0 OKAY, 2 SLVERR, 3 DECERR, -1 no answer) */
 int vmod_axil_write(struct vmod *m, uint32_t addr, uint32_t value);
 int vmod_axil_read(struct vmod *m, uint32_t addr, uint32_t *value);

@@ -218,7 +218,8 @@ class EngineBridge:
         self.engine = engine
         self.module = module
         library = hdl_bridge.build(module, hdl_dir)
-        status, kept = engine.command(LOAD, path=str(library).encode())
+        status, kept = engine.command(LOAD, value=module.quiet_cycles,
+                                      path=str(library).encode())
         if status:
             raise hdl_bridge.BuildError('region %s: the engine could not '
                                         'load %s' % (engine.region, library))

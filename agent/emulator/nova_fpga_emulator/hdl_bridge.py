@@ -286,12 +286,13 @@ class HdlBridge:
     def clock(self, cycles):
         self._lib.region_clock(self._handle, cycles)
 
-    def clock_until_idle(self, max_cycles=10_000_000, quiet_cycles=64):
+    def clock_until_idle(self, max_cycles=10_000_000, quiet_cycles=None):
         """Clock until all pushed frames went in and nothing moved for
-        `quiet_cycles` (longer than any module's forwarding latency: the
-        vTC's first beat leaves 41 cycles after it came in); returns cycles
-        run.
+        `quiet_cycles` (default: the module's, its catalogue entry's: what
+        it does after its frames left is done then); returns cycles run.
         """
+        if quiet_cycles is None:
+            quiet_cycles = self.module.quiet_cycles
         return self._lib.region_clock_until_idle(
             self._handle, max_cycles, quiet_cycles
         )

@@ -49,6 +49,8 @@ class HdlModule:
     directory: pathlib.Path = None
     #: Verilog `define`s of the build (name -> value)
     defines: tuple = ()
+    #: cycles without a beat after which it holds nothing (catalogue)
+    quiet_cycles: int = entry.QUIET_CYCLES
 
     @classmethod
     def of(cls, module):
@@ -57,7 +59,8 @@ class HdlModule:
                    sources=tuple(module.sources),
                    parameters=module.build_parameters,
                    data_width=module.data_width,
-                   directory=module.directory)
+                   directory=module.directory,
+                   quiet_cycles=module.quiet_cycles)
 
     def source_paths(self, hdl_dir):
         """Its Verilog files, for a source tree's hdl/ folder."""

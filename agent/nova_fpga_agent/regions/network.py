@@ -21,9 +21,12 @@ So are the tenant's settings of its module's registers (the catalogue's
 tenant settings, checked against the module the bitstream declares): they
 are written, and read back, after every reset of the module (load, power
 on, reset, the end of the watchdog's hold) and before its data path
-starts, so no frame passes the module with its reset values.
+starts, so no frame passes the module with its reset values.  Before them
+goes what the module's catalogue entry says to do after its reset
+([after_reset]: the vTC's application table, which a reset empties).
 """
 import threading
+import time
 
 from oslo_log import log as logging
 
@@ -38,6 +41,9 @@ LOG = logging.getLogger(__name__)
 
 #: more settings than any module has registers are refused unread
 MAX_SETTINGS = 256
+#: seconds a module may take to be ready after its reset (the vTC clears its
+#: tables in 1,024 cycles: microseconds)
+READY_TIMEOUT = 1.0
 
 
 def check_network(network):
@@ -161,6 +167,37 @@ def writes(module_catalogue, rs):
     module_id = (None if rs.module_id == container.NO_USER_ID
                  else rs.module_id)
     return module_catalogue.register_writes(module_id, rs.settings or {})
+
+
+def after_reset(backend, name, module):
+    """What the module's catalogue entry (a catalogue Module; None: one the
+    catalogue does not know) says to do after its reset: wait until it is
+    ready, write its words (the vTC's application table), read the last
+    one back.
+
+    :raises base.RegisterError: not ready in READY_TIMEOUT seconds, or the
+        last word did not read back.
+    """
+    steps = module.after_reset if module is not None else None
+    if steps is None:
+        return
+    started = time.monotonic()
+    while backend.read_register(name, steps.wait_offset) & steps.wait_mask:
+        if time.monotonic() - started > READY_TIMEOUT:
+            raise base.RegisterError(
+                'module %s: register 0x%X still has 0x%X set %g s after '
+                'its reset' % (module.name, steps.wait_offset,
+                               steps.wait_mask, READY_TIMEOUT))
+    for offset, value in steps.writes:
+        backend.write_register(name, offset, value)
+    offset, value = steps.writes[-1]
+    found = backend.read_register(name, offset)
+    if found != value:
+        raise base.RegisterError(
+            'module %s: register 0x%X reads 0x%X after 0x%X was written (%s)'
+            % (module.name, offset, found, value, steps.what))
+    LOG.info('region %s: module %s reset; wrote %s in %.3f s', name,
+             module.name, steps.what, time.monotonic() - started)
 
 
 def write_settings(backend, name, register_writes):

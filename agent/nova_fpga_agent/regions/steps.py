@@ -78,7 +78,8 @@ class Load(Steps):
     """
 
     STEPS = ('validate', 'decouple', 'write', 'check_port', 'couple',
-             'reset', 'check_id', 'settings', 'start_datapath', 'persist')
+             'reset', 'check_id', 'after_reset', 'settings', 'start_datapath',
+             'persist')
     persist_steps = True
 
     def __init__(self, manager, task, data, sha256, verified=False):
@@ -152,6 +153,11 @@ class Load(Steps):
                                  'bitstream declares 0x%08X'
                                  % (found, self.info.module_id))
 
+    def after_reset(self):
+        if self.info.module_declared:
+            nw.after_reset(self.backend, self.spec.name,
+                           self.manager.catalogue.get(self.info.module_id))
+
     def settings(self):
         nw.write_settings(self.backend, self.spec.name, self.writes)
 
@@ -191,8 +197,9 @@ def make_safe(backend, name):
 
 def run_module(manager, name, rs, couple):
     """Bring the region's module up: couple it (``couple``), reset it,
-    write the tenant's settings (a reset clears them), its data path
-    stopped meanwhile, then start its data path.
+    do what its catalogue entry says to after a reset, write the tenant's
+    settings (a reset clears them), its data path stopped meanwhile, then
+    start its data path.
 
     :raises base.PortError, base.RegisterError, ValueError:
     """
@@ -202,6 +209,8 @@ def run_module(manager, name, rs, couple):
     register_writes = nw.writes(manager.catalogue, rs)
     backend.dma_stop(name)
     backend.module_reset(name)
+    if rs.module_id != container.NO_USER_ID:
+        nw.after_reset(backend, name, manager.catalogue.get(rs.module_id))
     nw.write_settings(backend, name, register_writes)
     if rs.module_id != container.NO_USER_ID:
         backend.dma_start(name)

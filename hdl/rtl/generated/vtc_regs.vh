@@ -29,7 +29,8 @@ localparam [AXIL_ADDR_WIDTH-1:0]
     REG_CLASS_FLOWS            = 'h1C0,
     REG_CLASS_GUESSES          = 'h200,
     REG_NAME_TABLE             = 'h240,
-    REG_NAME_TABLE_DATA        = 'h244;
+    REG_NAME_TABLE_DATA        = 'h244,
+    REG_APP_POLICY             = 'h300;
 localparam STATUS_TABLE_CLEARING = 2;
 localparam POLICY_ENABLE = 7;
 localparam POLICY_DSCP = 0;
@@ -37,6 +38,12 @@ localparam POLICY_DSCP_WIDTH = 6;
 localparam NAME_TABLE_NAMES_ON = 31;
 localparam NAME_TABLE_ADDR = 0;
 localparam NAME_TABLE_ADDR_WIDTH = 12;
+localparam APP_POLICY_ENABLE = 7;
+localparam APP_POLICY_DECIDES = 6;
+localparam APP_POLICY_DSCP = 0;
+localparam APP_POLICY_DSCP_WIDTH = 6;
 // classes: unknown, http, tls, dns, ssh, quic, sip, rtp, bittorrent, smtp, ntp, stun
 localparam CLASSES = 12;
+// applications: none, youtube, netflix, google, googleservices, facebook, instagram, whatsapp, facebookmessenger, twitter, amazon, amazonaws, amazonvideo, microsoft, microsoft365, teams, skype_teams, apple, appleicloud, appleitunes, applepush, zoom, spotify, twitch, telegram, tiktok, dropbox, steam, cloudflare, snapchat, pluralsight, dazn, wikipedia, googlemeet, googlechat, salesforce, zattoo, ntop
+localparam APPLICATIONS = 38;
 /* verilator lint_on UNUSEDPARAM */

@@ -42,14 +42,12 @@ import re
 import subprocess
 import sys
 
-HERE = pathlib.Path(__file__).resolve()
-TABLE = HERE.parents[3] / 'nova_fpga' / 'catalogue' / 'vtc_applications.toml'
-SOURCE = pathlib.Path('src/lib/ndpi_content_match.c.inc')
+# the application table and the name matcher's model: what is left out is
+# what the table cannot load
+from nova_fpga.catalogue import applications
 
-# the name matcher's model (hdl/tests holds the cocotb suites' helpers, not
-# a package): what is left out is what the model cannot load
-sys.path.insert(0, str(HERE.parents[3] / 'hdl' / 'tests'))
-import vtc_names  # noqa: E402
+TABLE = applications.TABLE_FILE
+SOURCE = pathlib.Path('src/lib/ndpi_content_match.c.inc')
 
 #: nDPI's application names the table takes, in the order of the vTC's
 #: application numbers (1..): the issue's list first, then the other
@@ -92,10 +90,10 @@ def entry(pattern):
         value = value[1:]
     if not _HOST_CHARS.fullmatch(value):
         return None, 'not a host name (%r)' % pattern
-    if kind == vtc_names.LABEL and \
-            value.count('.') >= vtc_names.LABEL_ENTRY_LABELS:
+    if kind == applications.LABEL and \
+            value.count('.') >= applications.LABEL_ENTRY_LABELS:
         return None, 'a label entry of more than %d labels (%r)' % (
-            vtc_names.LABEL_ENTRY_LABELS, pattern)
+            applications.LABEL_ENTRY_LABELS, pattern)
     return kind, value
 
 
@@ -107,7 +105,7 @@ def _examples(kind, value):
     """Host names the entry names (a label entry: followed by one more
     label, LABEL_FOLLOWERS).
     """
-    if kind == vtc_names.LABEL:
+    if kind == applications.LABEL:
         return [value + '.' + after for after in LABEL_FOLLOWERS]
     return [value]
 
@@ -142,7 +140,7 @@ def table(text, applications=APPLICATIONS):
     missing = [name for name, app in chosen.items()
                if not app['suffixes'] and not app['labels']]
     ordered = [chosen[name] for name in applications]
-    named = vtc_names.Table().load(ordered)
+    named = applications.Table().load(ordered)
     others = {'suffixes': [], 'labels': []}
     for pattern, ndpi in host_match(text):
         if ndpi in chosen:

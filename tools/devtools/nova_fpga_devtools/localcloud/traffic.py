@@ -21,7 +21,10 @@ loopback, raw IP and cooked captures included).
 """
 import argparse
 import collections
+import socket
 import struct
+import threading
+import time
 
 from scapy.packet import Raw
 from scapy.sendrecv import sendp
@@ -29,6 +32,14 @@ from scapy.sendrecv import sendp
 from nova_fpga_devtools import captures
 
 ETH_P_8021Q = 0x8100
+ETH_P_ALL = 0x0003
+SOL_PACKET = 263
+PACKET_AUXDATA = 8
+PACKET_OUTGOING = 4
+TP_STATUS_VLAN_VALID = 0x10
+SO_RCVBUFFORCE = 33
+RCVBUF = 8 * 1024 * 1024
+_AUXDATA = struct.Struct('IIIHHHH')
 
 #: what replay sent: frames, bytes (without the tag), for each capture
 #: file whose end cuts a record, what it cut off (the frames before it
@@ -47,6 +58,66 @@ def send(frames, interface, vlan=None):
     """
     sendp([Raw(load=f if vlan is None else tagged(f, vlan))
            for f in frames], iface=interface, verbose=False)
+
+
+def with_vlan_tag(data, ancdata):
+    """Put back the 802.1Q tag the kernel moved into packet auxdata."""
+    for level, kind, raw in ancdata:
+        if level == SOL_PACKET and kind == PACKET_AUXDATA \
+                and len(raw) >= _AUXDATA.size:
+            status, _, _, _, _, tci, tpid = _AUXDATA.unpack_from(raw)
+            if status & TP_STATUS_VLAN_VALID:
+                tag = struct.pack('>HH', tpid or ETH_P_8021Q, tci)
+                return data[:12] + tag + data[12:]
+    return data
+
+
+class Capture:
+    """Frames arriving on an interface (not sent from it) with a given
+    outer VLAN, tag included, collected by a thread of its own from the
+    moment it is made.
+    """
+
+    def __init__(self, interface, vlan):
+        self.vlan = vlan
+        self.frames = []
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                                  socket.htons(ETH_P_ALL))
+        self.sock.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+        self.sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE,
+                             RCVBUF)
+        self.sock.bind((interface, 0))
+        self.sock.settimeout(0.2)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stop.is_set():
+            try:
+                data, anc, _, addr = self.sock.recvmsg(65536, 1024)
+            except (socket.timeout, BlockingIOError):
+                continue
+            if addr[2] == PACKET_OUTGOING:
+                continue
+            frame = with_vlan_tag(data, anc)
+            if (
+                frame[12:14] == b'\x81\x00'
+                and struct.unpack_from('>H', frame, 14)[0] & 0xFFF == self.vlan
+            ):
+                self.frames.append(frame)
+
+    def wait_for(self, count, timeout=60):
+        """The frames, once count have come or timeout seconds passed;
+        the capture stops.
+        """
+        deadline = time.monotonic() + timeout
+        while len(self.frames) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.stop.set()
+        self.thread.join()
+        self.sock.close()
+        return self.frames
 
 
 BROADCAST = b'\xff' * 6

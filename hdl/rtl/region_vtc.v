@@ -18,8 +18,10 @@
  * While a frame waits in the delay FIFO its first 128 bytes are parsed
  * (vtc_parser), its flow is looked up, inspected and updated (vtc_flow_table),
  * and a decision comes back in time to rewrite its DSCP on the way out if
- * its flow was classified before it and the class's policy marks.  Counts
- * per class, flows and frames are readable over AXI4-Lite.  Behaviour and
+ * its flow was classified before it and the class's policy marks, or was
+ * named as an application before it (vtc_names: the host name its first
+ * packets carry, read after them) and the application's policy decides.
+ * Counts per class, flows and frames are readable over AXI4-Lite.  Behaviour and
  * register map: hdl/README.md (vTC section); bit-exact reference model:
  * hdl/tests/vtc_model.py.
  */
@@ -272,7 +274,7 @@ wire                      name_skip_valid;
 wire [NAME_TAG_WIDTH-1:0] name_skip_tag;
 wire                      event_named;
 wire [5:0]                event_named_app;
-// the application the frame's flow had before it (marking by application: not yet)
+// the application the frame's flow had before it (counters by application: not yet)
 /* verilator lint_off UNUSEDSIGNAL */
 wire [5:0]                decision_app;
 /* verilator lint_on UNUSEDSIGNAL */

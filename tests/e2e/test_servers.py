@@ -104,7 +104,7 @@ def test_vtc_server_classifies_real_traffic_like_the_model(
 
     paths = [realdata_path('pcaps', 'ndpi', name) for name in CAPTURES]
     vlan = REFERENCE.region('rp1').vlan
-    sent, size, cut_short, _ = traffic.replay(
+    sent, size, cut_short, _, _ = traffic.replay(
         paths, data_links[board].peer_if, vlan)
     assert not cut_short
     plane = cloud.wait_for_frames(board, 'rp1', server_id, sent)

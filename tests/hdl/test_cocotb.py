@@ -68,14 +68,14 @@ VTC_32BIT_TESTS = tuple(
 LOOPBACK = modules.HdlModule.of(catalogue.load().by_name('loopback'))
 VTC = modules.HdlModule.of(catalogue.load().by_name('vtc'))
 DECOUPLER = modules.decoupler()
-#: the vTC's name matcher alone (not in the module yet)
+#: the vTC's name matcher alone
 NAME_MATCH = modules.name_matcher()
 NAME_MATCH_TESTS = (
     'the_table_names_what_the_model_names',
     'odd_and_cut_names_follow_the_model',
     'an_empty_table_names_nothing_and_a_write_is_seen',
 )
-#: the vTC's name extractor alone (not in the module yet), reading names
+#: the vTC's name extractor alone, reading names
 #: from the frame bytes the model reads them from (its edge test holds the
 #: RTL's WINDOW_BYTES to the model's NAME_WINDOW)
 NAME_EXTRACT = modules.name_extractor()

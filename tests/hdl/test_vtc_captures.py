@@ -685,3 +685,29 @@ def test_qinq_refuses_reserved_vlan_ids():
         vtc_captures.qinq_variant([], outer=0)
     with pytest.raises(ValueError):
         vtc_captures.qinq_variant([], inner=4095)
+
+
+def test_a_replay_counts_the_dscps_it_sent_and_what_came_back(
+        tmp_path, monkeypatch):
+    """The demo's replay says the DSCPs of what it sent and of what came
+    back: IPv4's and IPv6's, behind tags, and frames that are not IP.
+    """
+    marked = ETHER_IPV4[:14] + IPV4_PACKET[:1] + bytes([34 << 2 | 1]) + \
+        IPV4_PACKET[2:]
+    ipv6 = b'\0' * 12 + b'\x86\xdd' + bytes([0x60 | 18 >> 2, (18 & 3) << 6]) \
+        + b'\0' * 38
+    arp = b'\0' * 12 + b'\x08\x06' + b'\0' * 28
+    assert traffic.dscp(traffic.tagged(marked, 11)) == 34
+    assert traffic.dscp(ETHER_IPV4 + IPV4_PACKET) == 0
+    assert traffic.dscp(ipv6) == 18
+    assert traffic.dscp(arp) is None
+    counts = traffic.dscp_counts([marked, marked, ipv6, arp,
+                                  ETHER_IPV4 + IPV4_PACKET])
+    assert counts == {34: 2, 18: 1, None: 1, 0: 1}
+    assert traffic.dscp_text(counts) == \
+        'DSCP 0 \u00d7 1, 18 \u00d7 1, 34 \u00d7 2, not IP \u00d7 1'
+    assert traffic.dscp_text({}) == 'none'
+    path = write_pcap(tmp_path / 'one.pcap', 0,
+                      [struct.pack('<I', 2) + IPV4_PACKET])
+    monkeypatch.setattr(traffic, 'sendp', lambda packets, **kwargs: None)
+    assert traffic.replay([path], 'peer0', 11).dscps == {0: 1}

@@ -22,6 +22,7 @@ it, warnings as errors.
 """
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 
@@ -29,6 +30,7 @@ import pytest
 from sphinx.cmd import build as sphinx_build
 
 from nova_fpga import catalogue
+from nova_fpga.catalogue import applications
 from nova_fpga.catalogue import entry
 from nova_fpga.contract import agent_api
 from tests.conftest import ROOT
@@ -102,7 +104,10 @@ def changed_catalogue(tmp_path):
     and a module added beside it.
     """
     shipped = catalogue.load()
-    vtc_path = tmp_path / 'vtc.toml'
+    # the shipped layout: the application table beside the entries' folder
+    (tmp_path / 'modules').mkdir()
+    shutil.copy(applications.TABLE_FILE, tmp_path)
+    vtc_path = tmp_path / 'modules' / 'vtc.toml'
     vtc_path.write_text(shipped.by_name('vtc').path.read_text()
                         + EXTRA_REGISTER)
     toy_path = tmp_path / 'docsprobe.toml'

@@ -74,6 +74,18 @@ def test_demo_runs_the_scenario_and_leaves_nothing_behind(tmp_path):
     assert re.search(r'^  frames_in = %s$' % sent.group(1), text, re.M), \
         text[text.index('data plane counters'):][:300]
     assert re.search(r'^  dropped = 0$', text, re.M)
+    # the policy by application: Facebook's flows come back with its DSCP,
+    # the other TLS flows with the class's, what was sent unmarked
+    assert '$ openstack server set --property vtc:dscp:app:facebook=34 ' \
+           '--property vtc:dscp:tls=18 vtc1' in text
+    sent_app = re.search(r'sent (\d+) frames .* 2 capture\(s\) .*: '
+                         r'DSCP 0 \u00d7 (\d+)$', text, re.M)
+    assert sent_app and sent_app.group(1) == sent_app.group(2), text
+    back = re.search(r'^(\d+) of them came back on VLAN \d+ in [\d.]+ s: '
+                     r'DSCP 0 \u00d7 (\d+), 18 \u00d7 (\d+), '
+                     r'34 \u00d7 (\d+)$', text, re.M)
+    assert back and back.group(1) == sent_app.group(1), text[-3000:]
+    assert int(back.group(3)) > 0 and int(back.group(4)) > 0, back.group(0)
     assert 'Done: vtc1 was ACTIVE' in text
     assert 'Stopping the demo cloud' in text
     # nothing left running, no data link left

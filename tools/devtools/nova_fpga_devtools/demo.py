@@ -111,6 +111,9 @@ def _add_commands(subparsers):
     replay.add_argument('board')
     replay.add_argument('region')
     replay.add_argument('captures', nargs='+', metavar='PCAP')
+    replay.add_argument('--timeout', type=float, default=300,
+                        help='seconds to wait for the frames to come back '
+                             'on the region\'s VLAN (default 300)')
     temperature = subparsers.add_parser(
         'temperature', help='set an emulated board\'s die temperature: at '
         '[watchdog] trip_temperature (85) its agent holds every region and '
@@ -315,13 +318,26 @@ def replay(conf):
         return 1
     vlan = shell.load(shell.REFERENCE).region(conf.command.region).vlan
     link = cloud.data_link(conf.command.board)
-    replayed = traffic.replay(conf.command.captures, link.peer_if, vlan)
+    # what the region sends back, on its VLAN: listened for from before the
+    # first frame goes out
+    back = traffic.Capture(link.peer_if, vlan)
+    try:
+        replayed = traffic.replay(conf.command.captures, link.peer_if, vlan)
+    except BaseException:
+        back.wait_for(0, timeout=0)
+        raise
     for cut_short in replayed.cut_short:
         print(cut_short, file=sys.stderr)
     print('sent %d frames (%d bytes) of %d capture(s) into %s\'s data '
-          'interface (host end %s), VLAN %d = region %s' % (
+          'interface (host end %s), VLAN %d = region %s: %s' % (
               replayed.frames, replayed.bytes, len(conf.command.captures),
-              conf.command.board, link.peer_if, vlan, conf.command.region))
+              conf.command.board, link.peer_if, vlan, conf.command.region,
+              traffic.dscp_text(replayed.dscps)))
+    started = time.monotonic()
+    frames = back.wait_for(replayed.frames, timeout=conf.command.timeout)
+    print('%d of them came back on VLAN %d in %.1f s: %s' % (
+        len(frames), vlan, time.monotonic() - started,
+        traffic.dscp_text(traffic.dscp_counts(frames))))
     return 0
 
 

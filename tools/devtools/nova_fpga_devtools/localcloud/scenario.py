@@ -41,6 +41,12 @@ REALDATA_BITSTREAMS = nova_fpga_devtools.REALDATA / 'bitstreams'
 #: the files the demo replays from a --pcaps directory (the reader takes both)
 CAPTURE_PATTERNS = ('*.pcap', '*.pcapng')
 SERVER = 'vtc1'
+#: the policy by application the scenario sets on the vTC (server
+#: properties: the module's tenant settings), and the captures that show it:
+#: Facebook's TLS flows and another application's
+APP_POLICY = (('vtc:dscp:app:facebook', 34), ('vtc:dscp:tls', 18))
+APP_CAPTURES = tuple(nova_fpga_devtools.REALDATA / 'pcaps' / 'ndpi-tuning'
+                     / name for name in ('facebook.pcap', 'snapchat.pcap'))
 #: on a --vm-host cloud the vTC server's networks: (name, subnet), in
 #: first; and the switch port the scenario's traffic enters by
 NETWORKS = (('scenario-in', '10.78.0.0/24'), ('scenario-out', '10.78.1.0/24'))
@@ -165,6 +171,8 @@ class Scenario:
         self.say('What the vTC classified')
         self.stack.wait_for_frames(board, region, server['id'], sent)
         self.run('openstack', 'console', 'log', 'show', SERVER)
+        if not self.stack.vm_host_name:
+            self.by_application(board, region)
 
         self.say('Delete the server: the region is free again')
         self.run('openstack', 'server', 'delete', '--wait', SERVER)
@@ -174,6 +182,29 @@ class Scenario:
         self.run('nova-fpga-demo', '--state-dir', self.stack.dir, 'status')
         self.out('\nDone: %s was ACTIVE in %s/%s, classified the captures '
                  'and left the region free.' % (SERVER, board, region))
+
+    def by_application(self, board, region):
+        """A policy by application on the running vTC: server properties,
+        written into the module at a hard reboot (with the application
+        table the agent writes after every reset); then traffic of that
+        application and another, and the DSCPs of what came back.
+        """
+        properties = [arg for name, dscp in APP_POLICY
+                      for arg in ('--property', '%s=%d' % (name, dscp))]
+        self.say('A policy by application: Facebook\'s flows (the TLS '
+                 'server name, HTTP Host or DNS question names them) marked '
+                 'with DSCP %d, other TLS flows with %d; server properties, '
+                 'written into the vTC at a hard reboot'
+                 % (APP_POLICY[0][1], APP_POLICY[1][1]))
+        self.run('openstack', 'server', 'set', *properties, SERVER)
+        self.run('openstack', 'server', 'reboot', '--hard', '--wait',
+                 SERVER)
+        self.run('openstack', 'server', 'show', SERVER, '-c', 'status',
+                 '-c', 'properties')
+        self.say('Facebook\'s and Snapchat\'s TLS traffic into the vTC: '
+                 'what comes back is marked by application')
+        self.run('nova-fpga-demo', '--state-dir', self.stack.dir, 'replay',
+                 board, region, *APP_CAPTURES)
 
     def samples(self, keep=False):
         """The FPGA region flavor and the sample bitstream images (the

@@ -43,9 +43,10 @@ _AUXDATA = struct.Struct('IIIHHHH')
 
 #: what replay sent: frames, bytes (without the tag), for each capture
 #: file whose end cuts a record, what it cut off (the frames before it
-#: sent), and the frames left out as longer than max_frame
+#: sent), the frames left out as longer than max_frame, and the DSCPs of
+#: the frames sent (dscp_counts)
 Replayed = collections.namedtuple('Replayed',
-                                  'frames bytes cut_short skipped')
+                                  'frames bytes cut_short skipped dscps')
 
 
 def tagged(frame, vlan):
@@ -120,6 +121,37 @@ class Capture:
         return self.frames
 
 
+def dscp(frame):
+    """The DSCP of an Ethernet frame's IPv4 or IPv6 header (after its
+    802.1Q and 802.1ad tags), or None: not IP.
+    """
+    at = 12
+    while frame[at:at + 2] in (b'\x81\x00', b'\x88\xa8'):
+        at += 4
+    ethertype, at = frame[at:at + 2], at + 2
+    if len(frame) < at + 2:
+        return None
+    if ethertype == b'\x08\x00':
+        return frame[at + 1] >> 2
+    if ethertype == b'\x86\xdd':
+        return ((frame[at] & 0x0F) << 4 | frame[at + 1] >> 4) >> 2
+    return None
+
+
+def dscp_counts(frames):
+    """{DSCP (None: not IP): frames}."""
+    return dict(collections.Counter(dscp(frame) for frame in frames))
+
+
+def dscp_text(counts):
+    """'DSCP 0 × 20, 18 × 44, not IP × 1', lowest first."""
+    parts = ['%d \u00d7 %d' % (value, counts[value])
+             for value in sorted(v for v in counts if v is not None)]
+    if None in counts:
+        parts.append('not IP \u00d7 %d' % counts[None])
+    return 'DSCP ' + ', '.join(parts) if parts else 'none'
+
+
 BROADCAST = b'\xff' * 6
 
 
@@ -141,7 +173,8 @@ def replay(paths, interface, vlan, broadcast=False, max_frame=None):
         frames = [BROADCAST + frame[6:] for frame in frames]
     send(frames, interface, vlan)
     return Replayed(len(frames), sum(len(f) for f in frames),
-                    [c.cut_short for c in read if c.cut_short], skipped)
+                    [c.cut_short for c in read if c.cut_short], skipped,
+                    dscp_counts(frames))
 
 
 def main(argv=None):

@@ -816,26 +816,45 @@ function is_defined(input [AXIL_ADDR_WIDTH-1:0] word);
         || is_class_flows(word) || is_class_guesses(word) || is_app_policy(word);
 endfunction
 
-wire write_policy = user_wr_en && is_policy(wr_word) && user_wr_strb[0];
+// writes to the vTC's own registers take effect a cycle after they are taken, from
+// registers: which register the write names (decoded from the held address: one flag per
+// class's policy) and its data; a read comes cycles after the write's answer
+reg [CLASSES-1:0] wr_policy_reg = {CLASSES{1'b0}};
+reg               wr_app_policy_reg = 1'b0;
+reg [5:0]         wr_app_index_reg = 6'd0;
+reg               wr_name_table_reg = 1'b0;
+reg               wr_name_data_reg = 1'b0;
+reg [31:0]        wr_data_reg = 32'd0;
+
+always @(posedge aclk) begin
+    for (c = 0; c < CLASSES; c = c + 1) begin
+        wr_policy_reg[c] <= user_wr_en && is_policy(wr_word) && user_wr_strb[0]
+            && policy_class(wr_word) == c[3:0];
+    end
+    wr_app_policy_reg <= user_wr_en && is_app_policy(wr_word) && user_wr_strb[0];
+    wr_app_index_reg <= wr_word[7:2];
+    wr_name_table_reg <= user_wr_en && wr_word == REG_NAME_TABLE;
+    wr_name_data_reg <= user_wr_en && wr_word == REG_NAME_TABLE_DATA;
+    wr_data_reg <= user_wr_data;
+    if (rst) begin
+        wr_policy_reg <= {CLASSES{1'b0}};
+        wr_app_policy_reg <= 1'b0;
+        wr_name_table_reg <= 1'b0;
+        wr_name_data_reg <= 1'b0;
+    end
+end
 
 // APP_POLICY: a RAM of 64 policies (0 and those above the applications stay 0: no write
 // reaches them), emptied in 64 cycles after a reset (TABLE_CLEARING meanwhile; a write then
-// is lost); written a cycle after the register write (its decode registered), read by the
-// flow table and by the register read, each asynchronously
+// is lost); read by the flow table and by the register read, each asynchronously
 reg [7:0] app_policy_mem [0:63];
 reg       app_clearing_reg = 1'b1;
 reg [5:0] app_clear_index_reg = 6'd0;
-reg       app_wr_en_reg = 1'b0;
-reg [5:0] app_wr_addr_reg = 6'd0;
-reg [7:0] app_wr_data_reg = 8'd0;
 
 always @(posedge aclk) begin
-    app_wr_en_reg <= user_wr_en && is_app_policy(wr_word) && user_wr_strb[0];
-    app_wr_addr_reg <= wr_word[7:2];
-    app_wr_data_reg <= user_wr_data[7:0];
-    if (app_clearing_reg || app_wr_en_reg) begin
-        app_policy_mem[app_clearing_reg ? app_clear_index_reg : app_wr_addr_reg] <=
-            app_clearing_reg ? 8'd0 : app_wr_data_reg;
+    if (app_clearing_reg || wr_app_policy_reg) begin
+        app_policy_mem[app_clearing_reg ? app_clear_index_reg : wr_app_index_reg] <=
+            app_clearing_reg ? 8'd0 : wr_data_reg[7:0];
     end
     if (app_clearing_reg) begin
         app_clear_index_reg <= app_clear_index_reg + 6'd1;
@@ -846,7 +865,6 @@ always @(posedge aclk) begin
     if (rst) begin
         app_clearing_reg <= 1'b1;
         app_clear_index_reg <= 6'd0;
-        app_wr_en_reg <= 1'b0;
     end
 end
 
@@ -990,8 +1008,8 @@ generate
                 class_packets_reg <= class_packets_reg + 64'd1;
                 class_bytes_reg <= class_bytes_reg + {40'd0, count_bytes_reg};
             end
-            if (write_policy && policy_class(wr_word) == CLASS && CLASS != 4'd0) begin
-                class_policy_reg <= user_wr_data[7:0] & 8'hBF;
+            if (wr_policy_reg[g] && CLASS != 4'd0) begin
+                class_policy_reg <= wr_data_reg[7:0] & 8'hBF;
             end
             if (clear_counters || rst) begin
                 class_packets_reg <= 64'd0;
@@ -1111,12 +1129,12 @@ always @(posedge aclk) begin
                                                   && event_named_app != 6'h3F};
     names_skipped_reg <= names_skipped_reg + {31'd0, name_skip_valid};
     name_tbl_wr_en_reg <= 1'b0;
-    if (user_wr_en && wr_word == REG_NAME_TABLE) begin
-        name_table_reg <= {user_wr_data[NAME_TABLE_NAMES_ON], 19'd0,
-                           user_wr_data[NAME_TABLE_ADDR +: NAME_TABLE_ADDR_WIDTH]};
+    if (wr_name_table_reg) begin
+        name_table_reg <= {wr_data_reg[NAME_TABLE_NAMES_ON], 19'd0,
+                           wr_data_reg[NAME_TABLE_ADDR +: NAME_TABLE_ADDR_WIDTH]};
     end
-    if (user_wr_en && wr_word == REG_NAME_TABLE_DATA) begin
-        name_data_reg <= user_wr_data;
+    if (wr_name_data_reg) begin
+        name_data_reg <= wr_data_reg;
         name_tbl_wr_en_reg <= 1'b1;
         name_tbl_wr_addr_reg <= name_table_reg[NAME_TABLE_ADDR +: NAME_TABLE_ADDR_WIDTH];
         name_table_reg[NAME_TABLE_ADDR +: NAME_TABLE_ADDR_WIDTH] <=

@@ -499,9 +499,9 @@ endgenerate
 // each way's {NAMED, application}: a RAM of their own beside the flow entries (written by
 // the pipeline when it inserts a flow, not named, and by name results), read with them
 localparam NAMES_WIDTH = 7;
-reg  [WAYS-1:0]             names_wr_way;
-reg  [BUCKET_BITS-1:0]      names_wr_bucket;
-reg  [NAMES_WIDTH-1:0]      names_wr_data;
+wire [WAYS-1:0]             names_wr_way;
+wire [BUCKET_BITS-1:0]      names_wr_bucket;
+wire [NAMES_WIDTH-1:0]      names_wr_data;
 wire [WAYS*NAMES_WIDTH-1:0] names_data;
 
 generate
@@ -538,21 +538,28 @@ reg [NAME_TAG_WIDTH-1:0] list_free = {NAME_TAG_WIDTH{1'b0}};
 // being read (registered into hit_name_busy); the list entries' buckets are compared with the
 // request's a stage before (an entry is taken two cycles after a decision and requests are
 // six or more cycles apart: no entry changes between the two)
+// (the list's combinational reads are functions in continuous assignments: an always @*
+// block whose inputs keep their initial values would never run in an event simulator)
 reg [NAME_LIST-1:0]   cmp_list_here = {NAME_LIST{1'b0}};
-reg [WAYS-1:0]        cmp_name_busy;
+
+function [WAYS-1:0] ways_busy(input [NAME_LIST-1:0] valid, input [NAME_LIST-1:0] stale,
+                              input [NAME_LIST-1:0] here, input [2*NAME_LIST-1:0] ways);
+    integer e;
+    begin
+        ways_busy = {WAYS{1'b0}};
+        for (e = 0; e < NAME_LIST; e = e + 1) begin
+            if (valid[e] && !stale[e] && here[e]) begin
+                ways_busy = ways_busy | (4'b0001 << ways[2*e +: 2]);
+            end
+        end
+    end
+endfunction
+
+wire [WAYS-1:0]       cmp_name_busy = ways_busy(list_valid, list_stale, cmp_list_here, list_way);
 
 always @(posedge clk) begin
     for (n = 0; n < NAME_LIST; n = n + 1) begin
         cmp_list_here[n] <= list_bucket[BUCKET_BITS*n +: BUCKET_BITS] == en_bucket;
-    end
-end
-
-always @* begin
-    cmp_name_busy = {WAYS{1'b0}};
-    for (n = 0; n < NAME_LIST; n = n + 1) begin
-        if (list_valid[n] && !list_stale[n] && cmp_list_here[n]) begin
-            cmp_name_busy = cmp_name_busy | (4'b0001 << list_way[2*n +: 2]);
-        end
     end
 end
 
@@ -1025,14 +1032,10 @@ end
 // a pending result waits a cycle behind it, and one at the insertion's place, or whose entry
 // went stale meanwhile, is dropped (another flow's now).  Named results come from the
 // matcher, one per walk of it (five or more cycles apart): a result waits at most one cycle.
-reg [1:0]                dec_name_kind;
+wire [1:0]               dec_name_kind = dec_after == HTTP ? NAME_HTTP
+    : dec_after == TLS ? NAME_TLS : dec_after == DNS ? NAME_DNS : NAME_NONE;
 reg [BUCKET_BITS-1:0]    name_cmd_bucket = {BUCKET_BITS{1'b0}};
 reg [1:0]                name_cmd_way = 2'd0;
-
-always @* begin
-    dec_name_kind = dec_after == HTTP ? NAME_HTTP : dec_after == TLS ? NAME_TLS
-        : dec_after == DNS ? NAME_DNS : NAME_NONE;
-end
 
 always @(posedge clk) begin
     // the name command (every request has one, in order)
@@ -1072,58 +1075,67 @@ wire                     s_replaced = insert_now && write_bucket_reg == s_bucket
 wire                     p_replaced = write_bucket_reg == p_bucket && write_way_index_reg == p_way;
 wire                     p_waits = p_valid && insert_now && !p_replaced;
 
-always @* begin
-    names_wr_way = {WAYS{1'b0}};
-    names_wr_bucket = p_bucket;
-    names_wr_data = {1'b1, p_app};
-    if (insert_now) begin
-        names_wr_way = write_way_reg;
-        names_wr_bucket = write_bucket_reg;
-        names_wr_data = {NAMES_WIDTH{1'b0}};
-    end else if (p_valid) begin
-        names_wr_way = 4'b0001 << p_way;
-    end
-end
+assign names_wr_way = insert_now ? write_way_reg : p_valid ? 4'b0001 << p_way : {WAYS{1'b0}};
+assign names_wr_bucket = insert_now ? write_bucket_reg : p_bucket;
+assign names_wr_data = insert_now ? {NAMES_WIDTH{1'b0}} : {1'b1, p_app};
 
 // the registered result's list entry (a multiplexer by the tag, each entry's fields side by
 // side: an indexed part-select of the flat list would be a shifter), and whether the pending
 // result's entry went stale
-reg                      r_entry_ok;
-reg [BUCKET_BITS-1:0]    r_entry_bucket;
-reg [1:0]                r_entry_way;
-reg                      s_entry_stale;
-
-always @* begin
-    r_entry_ok = 1'b0;
-    r_entry_bucket = {BUCKET_BITS{1'b0}};
-    r_entry_way = 2'd0;
-    s_entry_stale = 1'b0;
-    for (n = 0; n < NAME_LIST; n = n + 1) begin
-        if (r_res_tag == n[NAME_TAG_WIDTH-1:0]) begin
-            r_entry_ok = list_valid[n] && !list_done[n] && !list_stale[n];
-            r_entry_bucket = list_bucket[BUCKET_BITS*n +: BUCKET_BITS];
-            r_entry_way = list_way[2*n +: 2];
-        end
-        if (s_tag == n[NAME_TAG_WIDTH-1:0]) begin
-            s_entry_stale = list_stale[n];
+// {in use, not answered and not stale; its bucket; its way}
+function [BUCKET_BITS+2:0] list_entry(input [NAME_TAG_WIDTH-1:0] tag,
+                                      input [NAME_LIST-1:0] valid, input [NAME_LIST-1:0] done,
+                                      input [NAME_LIST-1:0] stale,
+                                      input [BUCKET_BITS*NAME_LIST-1:0] bucket,
+                                      input [2*NAME_LIST-1:0] ways);
+    integer e;
+    begin
+        list_entry = {(BUCKET_BITS+3){1'b0}};
+        for (e = 0; e < NAME_LIST; e = e + 1) begin
+            if (tag == e[NAME_TAG_WIDTH-1:0]) begin
+                list_entry = {valid[e] && !done[e] && !stale[e],
+                              bucket[BUCKET_BITS*e +: BUCKET_BITS], ways[2*e +: 2]};
+            end
         end
     end
-end
+endfunction
 
-// the lowest free entry, from the list a cycle old (an entry taken shows a cycle later)
-reg                      free_found;
-reg [NAME_TAG_WIDTH-1:0] free_index;
-
-always @* begin
-    free_found = 1'b0;
-    free_index = {NAME_TAG_WIDTH{1'b0}};
-    for (n = NAME_LIST - 1; n >= 0; n = n - 1) begin
-        if (!list_valid[n]) begin
-            free_found = 1'b1;
-            free_index = n[NAME_TAG_WIDTH-1:0];
+function list_bit(input [NAME_TAG_WIDTH-1:0] tag, input [NAME_LIST-1:0] bits);
+    integer e;
+    begin
+        list_bit = 1'b0;
+        for (e = 0; e < NAME_LIST; e = e + 1) begin
+            if (tag == e[NAME_TAG_WIDTH-1:0]) begin
+                list_bit = bits[e];
+            end
         end
     end
-end
+endfunction
+
+wire                     r_entry_ok;
+wire [BUCKET_BITS-1:0]   r_entry_bucket;
+wire [1:0]               r_entry_way;
+assign {r_entry_ok, r_entry_bucket, r_entry_way} =
+    list_entry(r_res_tag, list_valid, list_done, list_stale, list_bucket, list_way);
+wire                     s_entry_stale = list_bit(s_tag, list_stale);
+
+// the lowest free entry, from the list a cycle old (an entry taken shows a cycle later):
+// {found, index}
+function [NAME_TAG_WIDTH:0] lowest_free(input [NAME_LIST-1:0] valid);
+    integer e;
+    begin
+        lowest_free = {(NAME_TAG_WIDTH+1){1'b0}};
+        for (e = NAME_LIST - 1; e >= 0; e = e - 1) begin
+            if (!valid[e]) begin
+                lowest_free = {1'b1, e[NAME_TAG_WIDTH-1:0]};
+            end
+        end
+    end
+endfunction
+
+wire                     free_found;
+wire [NAME_TAG_WIDTH-1:0] free_index;
+assign {free_found, free_index} = lowest_free(list_valid);
 
 always @(posedge clk) begin
     r_res_valid <= name_res_valid;

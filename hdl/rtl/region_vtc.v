@@ -886,32 +886,42 @@ reg [3:0]  rd_packets_class_reg = 4'd1;
 reg [3:0]  rd_bytes_class_reg = 4'd2;
 reg [3:0]  rd_policy_class_reg = 4'd3;
 reg [4:0]  rd_flows_addr_n_reg = 5'h1F;   // inverted: no bit of it is merged into a copy
-reg [4:0]  rd_named_index_reg = 5'd0;
+reg [3:0]  rd_named_index_reg = 4'd0;
 reg        rd_named_pre_reg = 1'b0;
+// the names' registers, a multiplexer of their own beside the named ones'
+reg [1:0]  rd_names_index_reg = 2'd0;
+reg        rd_names_pre_reg = 1'b0;
 reg        rd_fragment_bytes_reg = 1'b0;
 
-// the named registers' index, with bit 5 set when the address names one
-function [5:0] named_index(input [AXIL_ADDR_WIDTH-1:0] word);
+// the named registers' index, with bit 4 set when the address names one
+function [4:0] named_index(input [AXIL_ADDR_WIDTH-1:0] word);
     case (word)
-        REG_FLOW_TABLE_DEPTH:       named_index = 6'h20;
-        REG_INSPECT_PACKETS:        named_index = 6'h21;
-        REG_FLOW_TIMEOUT:           named_index = 6'h22;
-        REG_TIMESTAMP:              named_index = 6'h23;
-        REG_FLOWS_SEEN:             named_index = 6'h24;
-        REG_FLOWS_CLASSIFIED:       named_index = 6'h25;
-        REG_FLOWS_GUESSED:          named_index = 6'h26;
-        REG_FLOWS_REFINED:          named_index = 6'h27;
-        REG_FLOW_OCCUPANCY:         named_index = 6'h28;
-        REG_FLOW_INSERTIONS:        named_index = 6'h29;
-        REG_FLOW_EVICTIONS:         named_index = 6'h2A;
-        REG_FLOW_FAILED_INSERTIONS: named_index = 6'h2B;
-        REG_UNPARSED_FRAMES:        named_index = 6'h2C;
-        REG_OVERSIZE_FRAMES:        named_index = 6'h2D;
-        REG_FLOWS_NAMED:            named_index = 6'h2E;
-        REG_NAMES_SKIPPED:          named_index = 6'h2F;
-        REG_NAME_TABLE:             named_index = 6'h30;
-        REG_NAME_TABLE_DATA:        named_index = 6'h31;
-        default:                    named_index = 6'h00;
+        REG_FLOW_TABLE_DEPTH:       named_index = 5'h10;
+        REG_INSPECT_PACKETS:        named_index = 5'h11;
+        REG_FLOW_TIMEOUT:           named_index = 5'h12;
+        REG_TIMESTAMP:              named_index = 5'h13;
+        REG_FLOWS_SEEN:             named_index = 5'h14;
+        REG_FLOWS_CLASSIFIED:       named_index = 5'h15;
+        REG_FLOWS_GUESSED:          named_index = 5'h16;
+        REG_FLOWS_REFINED:          named_index = 5'h17;
+        REG_FLOW_OCCUPANCY:         named_index = 5'h18;
+        REG_FLOW_INSERTIONS:        named_index = 5'h19;
+        REG_FLOW_EVICTIONS:         named_index = 5'h1A;
+        REG_FLOW_FAILED_INSERTIONS: named_index = 5'h1B;
+        REG_UNPARSED_FRAMES:        named_index = 5'h1C;
+        REG_OVERSIZE_FRAMES:        named_index = 5'h1D;
+        default:                    named_index = 5'h00;
+    endcase
+endfunction
+
+// the names' registers' index, with bit 2 set when the address names one
+function [2:0] names_index(input [AXIL_ADDR_WIDTH-1:0] word);
+    case (word)
+        REG_FLOWS_NAMED:            names_index = 3'h4;
+        REG_NAMES_SKIPPED:          names_index = 3'h5;
+        REG_NAME_TABLE:             names_index = 3'h6;
+        REG_NAME_TABLE_DATA:        names_index = 3'h7;
+        default:                    names_index = 3'h0;
     endcase
 endfunction
 
@@ -922,6 +932,7 @@ always @(posedge aclk) begin
     rd_policy_class_reg <= policy_class(rd_word);
     rd_flows_addr_n_reg <= ~{is_class_guesses(rd_word), policy_class(rd_word)};
     {rd_named_pre_reg, rd_named_index_reg} <= named_index(rd_word);
+    {rd_names_pre_reg, rd_names_index_reg} <= names_index(rd_word);
     rd_fragment_bytes_reg <= is_fragment_bytes(rd_word);
     // writes to read-only registers are ignored; unmapped addresses are errors (looked at
     // a cycle after the write's strobe, the address held)
@@ -1036,24 +1047,20 @@ always @* begin
     named = rd_named_pre_reg;
     named_data = 32'd0;
     case (rd_named_index_reg)
-        5'h00: named_data = FLOW_TABLE_DEPTH;
-        5'h01: named_data = INSPECT_PACKETS;
-        5'h02: named_data = FLOW_TIMEOUT;
-        5'h03: named_data = {16'd0, timestamp};
-        5'h04: named_data = flows_seen_reg;
-        5'h05: named_data = flows_classified_reg;
-        5'h06: named_data = flows_guessed_reg;
-        5'h07: named_data = flows_refined_reg;
-        5'h08: named_data = occupancy_reg;
-        5'h09: named_data = insertions_reg;
-        5'h0A: named_data = evictions_reg;
-        5'h0B: named_data = failed_reg;
-        5'h0C: named_data = unparsed_reg;
-        5'h0D: named_data = oversize_reg;
-        5'h0E: named_data = flows_named_reg;
-        5'h0F: named_data = names_skipped_reg;
-        5'h10: named_data = name_table_reg;
-        5'h11: named_data = name_data_reg;
+        4'h0: named_data = FLOW_TABLE_DEPTH;
+        4'h1: named_data = INSPECT_PACKETS;
+        4'h2: named_data = FLOW_TIMEOUT;
+        4'h3: named_data = {16'd0, timestamp};
+        4'h4: named_data = flows_seen_reg;
+        4'h5: named_data = flows_classified_reg;
+        4'h6: named_data = flows_guessed_reg;
+        4'h7: named_data = flows_refined_reg;
+        4'h8: named_data = occupancy_reg;
+        4'h9: named_data = insertions_reg;
+        4'hA: named_data = evictions_reg;
+        4'hB: named_data = failed_reg;
+        4'hC: named_data = unparsed_reg;
+        4'hD: named_data = oversize_reg;
         default: named_data = 32'd0;
     endcase
 end
@@ -1073,6 +1080,8 @@ reg        rd_flows_stale_reg = 1'b0;
 reg [63:0] rd_packets_data_reg = 64'd0;
 reg [63:0] rd_bytes_data_reg = 64'd0;
 reg [31:0] rd_named_data_reg = 32'd0;
+reg        rd_names_reg = 1'b0;
+reg [31:0] rd_names_data_reg = 32'd0;
 reg [63:0] rd_fragment_data_reg = 64'd0;
 
 always @(posedge aclk) begin
@@ -1092,6 +1101,13 @@ always @(posedge aclk) begin
     rd_packets_data_reg <= read_packets;
     rd_bytes_data_reg <= read_bytes;
     rd_named_data_reg <= named_data;
+    rd_names_reg <= rd_names_pre_reg;
+    case (rd_names_index_reg)
+        2'd0: rd_names_data_reg <= flows_named_reg;
+        2'd1: rd_names_data_reg <= names_skipped_reg;
+        2'd2: rd_names_data_reg <= name_table_reg;
+        default: rd_names_data_reg <= name_data_reg;
+    endcase
     rd_fragment_data_reg <= read_fragment;
 end
 
@@ -1103,14 +1119,15 @@ always @(posedge aclk) begin
     rd_high_reg <= rd_packets_reg ? rd_packets_data_reg[63:32]
         : (rd_bytes_reg ? rd_bytes_data_reg[63:32] : rd_fragment_data_reg[63:32]);
     user_rd_err <= !(rd_policy_reg || rd_app_policy_reg || rd_flows_reg || rd_packets_reg || rd_bytes_reg
-                     || rd_fragment_reg || rd_named_reg);
+                     || rd_fragment_reg || rd_named_reg || rd_names_reg);
     user_rd_data <= ({32{rd_policy_reg}} & {24'd0, rd_policy_data_reg})
         | ({32{rd_app_policy_reg}} & {24'd0, rd_app_policy_data_reg})
         | ({32{rd_flows_reg && !rd_flows_stale_reg}} & rd_flows_data_reg)
         | ({32{rd_packets_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_packets_data_reg[31:0]))
         | ({32{rd_bytes_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_bytes_data_reg[31:0]))
         | ({32{rd_fragment_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_fragment_data_reg[31:0]))
-        | ({32{rd_named_reg}} & rd_named_data_reg);
+        | ({32{rd_named_reg}} & rd_named_data_reg)
+        | ({32{rd_names_reg}} & rd_names_data_reg);
 end
 
 always @(posedge aclk) begin

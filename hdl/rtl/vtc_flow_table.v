@@ -177,9 +177,9 @@ localparam [3:0] DNS = CLASS_DNS[3:0];
 localparam [1:0] NAME_NONE = 2'd0, NAME_HTTP = 2'd1, NAME_TLS = 2'd2, NAME_DNS = 2'd3;
 localparam NAME_LIST = 2 ** NAME_TAG_WIDTH;
 // a list entry stays this many cycles after its result, so that a request that read its
-// bucket before the result's write does not read the flow's name again (the write comes
-// two or three cycles after the entry is answered, a request looks at the list three
-// cycles after it reads its bucket)
+// bucket before the result's write does not read the flow's name again (the write lands
+// three or four cycles after the entry is answered, a request looks at the list three
+// cycles after it reads its bucket: 8 leaves a cycle or two to spare)
 localparam [3:0] NAME_HOLD = 4'd8;
 // a later RTP candidate of the stored SSRC confirms when its sequence number is 1..16 ahead
 localparam [15:0] RTP_SEQUENCE_WINDOW = 16'd16;
@@ -504,6 +504,21 @@ wire [BUCKET_BITS-1:0]      names_wr_bucket;
 wire [NAMES_WIDTH-1:0]      names_wr_data;
 wire [WAYS*NAMES_WIDTH-1:0] names_data;
 
+// the write (an insertion's or a result's) is registered and lands a cycle later (the next
+// request reads its bucket four or more cycles after that); the clearing's is not
+reg  [WAYS-1:0]             names_wr_way_reg = {WAYS{1'b0}};
+reg  [BUCKET_BITS-1:0]      names_wr_bucket_reg = {BUCKET_BITS{1'b0}};
+reg  [NAMES_WIDTH-1:0]      names_wr_data_reg = {NAMES_WIDTH{1'b0}};
+
+always @(posedge clk) begin
+    names_wr_way_reg <= names_wr_way;
+    names_wr_bucket_reg <= names_wr_bucket;
+    names_wr_data_reg <= names_wr_data;
+    if (rst) begin
+        names_wr_way_reg <= {WAYS{1'b0}};
+    end
+end
+
 generate
     for (w = 0; w < WAYS; w = w + 1) begin : names
         vtc_flow_ram #(
@@ -512,9 +527,9 @@ generate
         )
         ram (
             .clk(clk),
-            .wr_en(clearing_reg || names_wr_way[w]),
-            .wr_addr(clearing_reg ? clear_index_reg : names_wr_bucket),
-            .wr_data(clearing_reg ? {NAMES_WIDTH{1'b0}} : names_wr_data),
+            .wr_en(clearing_reg || names_wr_way_reg[w]),
+            .wr_addr(clearing_reg ? clear_index_reg : names_wr_bucket_reg),
+            .wr_data(clearing_reg ? {NAMES_WIDTH{1'b0}} : names_wr_data_reg),
             .rd_addr(req_bucket),
             .rd_data(names_data[NAMES_WIDTH*w +: NAMES_WIDTH])
         );

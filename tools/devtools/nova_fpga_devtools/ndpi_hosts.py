@@ -44,9 +44,9 @@ import sys
 
 # the application table and the name matcher's model: what is left out is
 # what the table cannot load
-from nova_fpga.catalogue import applications
+from nova_fpga.catalogue import applications as app_table
 
-TABLE = applications.TABLE_FILE
+TABLE = app_table.TABLE_FILE
 SOURCE = pathlib.Path('src/lib/ndpi_content_match.c.inc')
 
 #: nDPI's application names the table takes, in the order of the vTC's
@@ -90,10 +90,10 @@ def entry(pattern):
         value = value[1:]
     if not _HOST_CHARS.fullmatch(value):
         return None, 'not a host name (%r)' % pattern
-    if kind == applications.LABEL and \
-            value.count('.') >= applications.LABEL_ENTRY_LABELS:
+    if kind == app_table.LABEL and \
+            value.count('.') >= app_table.LABEL_ENTRY_LABELS:
         return None, 'a label entry of more than %d labels (%r)' % (
-            applications.LABEL_ENTRY_LABELS, pattern)
+            app_table.LABEL_ENTRY_LABELS, pattern)
     return kind, value
 
 
@@ -105,7 +105,7 @@ def _examples(kind, value):
     """Host names the entry names (a label entry: followed by one more
     label, LABEL_FOLLOWERS).
     """
-    if kind == applications.LABEL:
+    if kind == app_table.LABEL:
         return [value + '.' + after for after in LABEL_FOLLOWERS]
     return [value]
 
@@ -140,7 +140,7 @@ def table(text, applications=APPLICATIONS):
     missing = [name for name, app in chosen.items()
                if not app['suffixes'] and not app['labels']]
     ordered = [chosen[name] for name in applications]
-    named = applications.Table().load(ordered)
+    named = app_table.Table().load(ordered)
     others = {'suffixes': [], 'labels': []}
     for pattern, ndpi in host_match(text):
         if ndpi in chosen:

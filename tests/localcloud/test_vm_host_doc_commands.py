@@ -380,6 +380,11 @@ STEPS = [
     Doc('openstack server reboot --hard vtc1', BOB),
     _wait_active('vtc1'),
     _delete_server('vtc1'),
+    Doc('openstack server create --image vtc-bitstream --flavor '
+        'fpga.region --nic net-id=vtc-in --nic net-id=vtc-out --property '
+        'vtc:dscp:app:youtube=34 --property vtc:dscp:tls=18 vtc1 --wait',
+        BOB, expect='ACTIVE'),
+    _delete_server('vtc1'),
     # the user guide's signed image (on the demo cloud, the reader is also
     # the operator of its bitstream-signing CA)
     Doc('openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:secp384r1 '

@@ -274,10 +274,9 @@ wire                      name_skip_valid;
 wire [NAME_TAG_WIDTH-1:0] name_skip_tag;
 wire                      event_named;
 wire [5:0]                event_named_app;
-// the application the frame's flow had before it (counters by application: not yet)
-/* verilator lint_off UNUSEDSIGNAL */
+// the application the frame's flow had before it (stored with the decision: the frame is
+// counted by it as it leaves)
 wire [5:0]                decision_app;
-/* verilator lint_on UNUSEDSIGNAL */
 wire                      names_clearing;
 wire                      name_tbl_wr_en;
 wire [11:0]               name_tbl_wr_addr;
@@ -422,10 +421,10 @@ wire        decision_rewrite = decision[31];
 wire [7:0]  position_a = decision_rewrite ? decision_found[7:0] : NO_REWRITE;
 wire [7:0]  position_b = decision_rewrite ? decision_found[15:8] : NO_REWRITE;
 wire [7:0]  position_c = decision_rewrite ? decision_found[23:16] : NO_REWRITE;
-wire [53:0] decision_entry = {decision_found[25:24], position_c, position_b, position_a,
-                              decision[27:0]};
+wire [59:0] decision_entry = {decision_app, decision_found[25:24], position_c, position_b,
+                              position_a, decision[27:0]};
 
-// {fragment, unparsed, position_c, position_b, position_a, values, class} (the positions
+// {application, fragment, unparsed, position_c, position_b, position_a, values, class} (the positions
 // stand for the decision's rewrite, ipv6, tags and PPPoE bits); never overflows: a frame's
 // decision arrives before its first beat leaves
 // distributed and in two copies written alike, as the frame FIFO: its entries are read into
@@ -433,9 +432,9 @@ wire [53:0] decision_entry = {decision_found[25:24], position_c, position_b, pos
 // take in), one copy at the read pointer and one at the next (one memory read at either
 // would have its address chosen by pop, before the RAM)
 (* ram_style = "distributed" *)
-reg [53:0]              decision_mem [0:FIFO_DEPTH-1];
+reg [59:0]              decision_mem [0:FIFO_DEPTH-1];
 (* ram_style = "distributed" *)
-reg [53:0]              decision_next_mem [0:FIFO_DEPTH-1];
+reg [59:0]              decision_next_mem [0:FIFO_DEPTH-1];
 reg [FIFO_ADDR_WIDTH:0] decision_rd_ptr_reg = {(FIFO_ADDR_WIDTH+1){1'b0}};
 
 reg [FIFO_ADDR_WIDTH:0] decision_rd_next_ptr_reg = {{FIFO_ADDR_WIDTH{1'b0}}, 1'b1};
@@ -448,13 +447,14 @@ wire        decision_ready = decision_ready_reg;
 // register: both entries are read at registered addresses and pop only chooses. An entry
 // is read the cycle after it was written, and decision_ready counts it a cycle later for
 // that (DECISION_LATENCY's last cycle)
-reg  [53:0] current = 54'd0;
+reg  [59:0] current = 60'd0;
 wire [7:0]  current_a = current[35:28];
 wire [7:0]  current_b = current[43:36];
 wire [7:0]  current_c = current[51:44];
 wire [3:0]  current_class = current[3:0];
 wire        current_unparsed = current[52];
 wire        current_fragment = current[53];
+wire [5:0]  current_app = current[59:54];
 
 // ---- output: the head beat, its DSCP bytes rewritten ------------------------
 
@@ -571,6 +571,7 @@ reg                   popped_reg = 1'b0;
 reg                   popped_last_reg = 1'b0;
 reg [COUNT_WIDTH-1:0] popped_bytes_reg = {COUNT_WIDTH{1'b0}};
 reg [3:0]             popped_class_reg = 4'd0;
+reg [5:0]             popped_app_reg = 6'd0;
 reg                   popped_fragment_reg = 1'b0;
 reg                   popped_unparsed_reg = 1'b0;
 
@@ -635,6 +636,7 @@ always @(posedge aclk) begin
     popped_last_reg <= pop && head_last;
     popped_bytes_reg <= head_bytes;
     popped_class_reg <= current_class;
+    popped_app_reg <= current_app;
     popped_fragment_reg <= current_fragment;
     popped_unparsed_reg <= current_unparsed;
     if (popped_reg) begin
@@ -664,8 +666,6 @@ end
 
 // ---- counters -----------------------------------------------------------------
 
-wire [64*CLASSES-1:0] class_packets;  // class c in bits [64c+63:64c]
-wire [64*CLASSES-1:0] class_bytes;
 reg  [31:0]           class_hi_snapshot_reg = 32'd0;
 reg [31:0] flows_seen_reg = 32'd0;
 reg [31:0] flows_classified_reg = 32'd0;
@@ -780,6 +780,18 @@ function is_app_policy(input [AXIL_ADDR_WIDTH-1:0] word);
     is_app_policy = word >= REG_APP_POLICY + 4 && word < REG_APP_POLICY + 4 * APPLICATIONS;
 endfunction
 
+function is_app_flows(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_app_flows = word >= REG_APP_FLOWS + 4 && word < REG_APP_FLOWS + 4 * APPLICATIONS;
+endfunction
+
+function is_app_packets(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_app_packets = word >= REG_APP_PACKETS + 8 && word < REG_APP_PACKETS + 8 * APPLICATIONS;
+endfunction
+
+function is_app_bytes(input [AXIL_ADDR_WIDTH-1:0] word);
+    is_app_bytes = word >= REG_APP_BYTES + 8 && word < REG_APP_BYTES + 8 * APPLICATIONS;
+endfunction
+
 function is_class_packets(input [AXIL_ADDR_WIDTH-1:0] word);
     is_class_packets = word >= REG_CLASS_PACKETS && word < REG_CLASS_PACKETS + 8 * CLASSES;
 endfunction
@@ -813,7 +825,8 @@ function is_defined(input [AXIL_ADDR_WIDTH-1:0] word);
         || word == REG_FLOWS_GUESSED || word == REG_FLOWS_REFINED
         || word == REG_FLOWS_NAMED || word == REG_NAMES_SKIPPED
         || word == REG_NAME_TABLE || word == REG_NAME_TABLE_DATA
-        || is_class_flows(word) || is_class_guesses(word) || is_app_policy(word);
+        || is_class_flows(word) || is_class_guesses(word) || is_app_policy(word)
+        || is_app_flows(word) || is_app_packets(word) || is_app_bytes(word);
 endfunction
 
 // writes to the vTC's own registers take effect a cycle after they are taken, from
@@ -882,8 +895,8 @@ reg [AXIL_ADDR_WIDTH-1:0] rd_word_reg = {AXIL_ADDR_WIDTH{1'b0}};
 // flow RAM's address, which named register (an index) and whether one, the fragment counter.
 // The copies differ in their power-up value only, which keeps synthesis from merging them
 // (they are never looked at before a read).
-reg [3:0]  rd_packets_class_reg = 4'd1;
-reg [3:0]  rd_bytes_class_reg = 4'd2;
+reg [3:0]  rd_frames_class_reg = 4'd1;   // the class frame counters' read address
+reg        rd_class_bytes_pre_reg = 1'b0; // and whether the bytes
 reg [3:0]  rd_policy_class_reg = 4'd3;
 reg [4:0]  rd_flows_addr_n_reg = 5'h1F;   // inverted: no bit of it is merged into a copy
 reg [3:0]  rd_named_index_reg = 4'd0;
@@ -892,6 +905,13 @@ reg        rd_named_pre_reg = 1'b0;
 reg [1:0]  rd_names_index_reg = 2'd0;
 reg        rd_names_pre_reg = 1'b0;
 reg        rd_fragment_bytes_reg = 1'b0;
+// the counters by application: the application's flow count and frame word (packets, or
+// bytes), and which the address names
+reg [5:0]  rd_app_flows_addr_reg = 6'd0;
+reg [5:0]  rd_app_frames_addr_reg = 6'd0;
+reg        rd_app_bytes_pre_reg = 1'b0;
+reg        rd_app_flows_pre_reg = 1'b0;
+reg        rd_app_frames_pre_reg = 1'b0;
 
 // the named registers' index, with bit 4 set when the address names one
 function [4:0] named_index(input [AXIL_ADDR_WIDTH-1:0] word);
@@ -927,13 +947,18 @@ endfunction
 
 always @(posedge aclk) begin
     rd_word_reg <= rd_word;
-    rd_packets_class_reg <= counter_class(rd_word);
-    rd_bytes_class_reg <= counter_class(rd_word);
+    rd_frames_class_reg <= counter_class(rd_word);
+    rd_class_bytes_pre_reg <= is_class_bytes(rd_word);
     rd_policy_class_reg <= policy_class(rd_word);
     rd_flows_addr_n_reg <= ~{is_class_guesses(rd_word), policy_class(rd_word)};
     {rd_named_pre_reg, rd_named_index_reg} <= named_index(rd_word);
     {rd_names_pre_reg, rd_names_index_reg} <= names_index(rd_word);
     rd_fragment_bytes_reg <= is_fragment_bytes(rd_word);
+    rd_app_flows_addr_reg <= rd_word[7:2];
+    rd_app_frames_addr_reg <= rd_word[8:3];
+    rd_app_bytes_pre_reg <= is_app_bytes(rd_word);
+    rd_app_flows_pre_reg <= is_app_flows(rd_word);
+    rd_app_frames_pre_reg <= is_app_packets(rd_word) || is_app_bytes(rd_word);
     // writes to read-only registers are ignored; unmapped addresses are errors (looked at
     // a cycle after the write's strobe, the address held)
     user_wr_err <= !is_defined(wr_word);
@@ -941,22 +966,12 @@ end
 
 wire [63:0] read_fragment = rd_fragment_bytes_reg ? fragment_bytes_reg : fragment_frames_reg;
 
-// one class's counters, selected for the register read and for the count on the output
-reg [63:0] read_packets;
-reg [63:0] read_bytes;
+// one class's policy, selected for the register read
 reg [7:0]  read_policy;
 
 always @* begin
-    read_packets = 64'd0;
-    read_bytes = 64'd0;
     read_policy = 8'd0;
     for (c = 0; c < CLASSES; c = c + 1) begin
-        if (rd_packets_class_reg == c[3:0]) begin
-            read_packets = class_packets[64*c +: 64];
-        end
-        if (rd_bytes_class_reg == c[3:0]) begin
-            read_bytes = class_bytes[64*c +: 64];
-        end
         if (rd_policy_class_reg == c[3:0]) begin
             read_policy = policy[8*c +: 8];
         end
@@ -970,6 +985,7 @@ reg        count_frame_reg = 1'b0;
 reg        count_fragment_reg = 1'b0;
 reg        count_unparsed_reg = 1'b0;
 reg [3:0]  count_class_reg = 4'd0;
+reg [5:0]  count_app_reg = 6'd0;
 reg [23:0] count_bytes_reg = 24'd0;
 
 always @(posedge aclk) begin
@@ -977,6 +993,7 @@ always @(posedge aclk) begin
     count_fragment_reg <= popped_last_reg && popped_fragment_reg;
     count_unparsed_reg <= popped_last_reg && popped_unparsed_reg;
     count_class_reg <= popped_class_reg;
+    count_app_reg <= popped_app_reg;
     count_bytes_reg <= popped_frame_bytes;
     if (rst) begin
         count_frame_reg <= 1'b0;
@@ -1004,35 +1021,76 @@ vtc_class_counters class_counters (
     .rd_stale(read_flows_stale)
 );
 
-// per-class registers, each written only when its class is selected (an indexed write
-// into an array costs a demultiplexer per bit)
+// CLASS_PACKETS and CLASS_BYTES: a frame that left (not a fragment) in its class after it;
+// frames of one class may leave a cycle apart
+wire [63:0] read_class_frames;
+
+vtc_frame_counters #(
+    .INDEX_WIDTH(4),
+    .SPACED(0)
+)
+class_frames (
+    .clk(aclk),
+    .rst(rst),
+    .clear(clear_counters),
+    .count(count_frame_reg),
+    .index(count_class_reg),
+    .bytes(count_bytes_reg),
+    .rd_index(rd_frames_class_reg),
+    .rd_bytes(rd_class_bytes_pre_reg),
+    .rd_data(read_class_frames)
+);
+
+// APP_PACKETS and APP_BYTES: a parsed frame that left, by the application its flow had
+// before it (0: none, not mapped); parsed frames are six beats or more apart
+wire [63:0] read_app_frames;
+
+vtc_frame_counters #(
+    .INDEX_WIDTH(6),
+    .SPACED(1)
+)
+app_frames (
+    .clk(aclk),
+    .rst(rst),
+    .clear(clear_counters),
+    .count(count_frame_reg && !count_unparsed_reg),
+    .index(count_app_reg),
+    .bytes(count_bytes_reg),
+    .rd_index(rd_app_frames_addr_reg),
+    .rd_bytes(rd_app_bytes_pre_reg),
+    .rd_data(read_app_frames)
+);
+
+// APP_FLOWS: a flow named (an application of the table, or another's name: 63, not mapped)
+wire [31:0] read_app_flows;
+
+vtc_app_flows app_flows (
+    .clk(aclk),
+    .rst(rst),
+    .clear(clear_counters),
+    .named(event_named),
+    .named_app(event_named_app),
+    .rd_addr(rd_app_flows_addr_reg),
+    .rd_data(read_app_flows)
+);
+
+// per-class policy registers, each written only when its class is selected (an indexed
+// write into an array costs a demultiplexer per bit)
 genvar g;
 generate
     for (g = 0; g < CLASSES; g = g + 1) begin : per_class
         localparam [3:0] CLASS = g;
-        reg [63:0] class_packets_reg = 64'd0;
-        reg [63:0] class_bytes_reg = 64'd0;
         reg [7:0]  class_policy_reg = 8'd0;
 
         always @(posedge aclk) begin
-            if (count_frame_reg && count_class_reg == CLASS) begin
-                class_packets_reg <= class_packets_reg + 64'd1;
-                class_bytes_reg <= class_bytes_reg + {40'd0, count_bytes_reg};
-            end
             if (wr_policy_reg[g] && CLASS != 4'd0) begin
                 class_policy_reg <= wr_data_reg[7:0] & 8'hBF;
-            end
-            if (clear_counters || rst) begin
-                class_packets_reg <= 64'd0;
-                class_bytes_reg <= 64'd0;
             end
             if (rst) begin
                 class_policy_reg <= 8'd0;
             end
         end
 
-        assign class_packets[64*g +: 64] = class_packets_reg;
-        assign class_bytes[64*g +: 64] = class_bytes_reg;
         assign policy[8*g +: 8] = class_policy_reg;
     end
 endgenerate
@@ -1070,36 +1128,37 @@ reg        rd_policy_reg = 1'b0;
 reg        rd_app_policy_reg = 1'b0;
 reg [7:0]  rd_app_policy_data_reg = 8'd0;
 reg        rd_flows_reg = 1'b0;
-reg        rd_packets_reg = 1'b0;
-reg        rd_bytes_reg = 1'b0;
+reg        rd_class_frames_reg = 1'b0;
 reg        rd_named_reg = 1'b0;
 reg        rd_fragment_reg = 1'b0;
 reg [7:0]  rd_policy_data_reg = 8'd0;
 reg [31:0] rd_flows_data_reg = 32'd0;
 reg        rd_flows_stale_reg = 1'b0;
-reg [63:0] rd_packets_data_reg = 64'd0;
-reg [63:0] rd_bytes_data_reg = 64'd0;
+reg [63:0] rd_class_frames_data_reg = 64'd0;
 reg [31:0] rd_named_data_reg = 32'd0;
 reg        rd_names_reg = 1'b0;
 reg [31:0] rd_names_data_reg = 32'd0;
 reg [63:0] rd_fragment_data_reg = 64'd0;
+reg        rd_app_flows_reg = 1'b0;
+reg [31:0] rd_app_flows_data_reg = 32'd0;
+reg        rd_app_frames_reg = 1'b0;
+reg [63:0] rd_app_frames_data_reg = 64'd0;
 
 always @(posedge aclk) begin
     rd_snapshot_reg <= (is_class_packets(rd_word_reg) || is_class_bytes(rd_word_reg)
-                        || is_fragment_counter(rd_word_reg)) && !rd_word_reg[2];
+                        || is_fragment_counter(rd_word_reg) || rd_app_frames_pre_reg)
+                       && !rd_word_reg[2];
     rd_policy_reg <= is_policy(rd_word_reg);
     rd_app_policy_reg <= is_app_policy(rd_word_reg);
     rd_app_policy_data_reg <= app_policy_mem[rd_word_reg[7:2]];
     rd_flows_reg <= is_class_flows(rd_word_reg) || is_class_guesses(rd_word_reg);
-    rd_packets_reg <= is_class_packets(rd_word_reg);
-    rd_bytes_reg <= is_class_bytes(rd_word_reg);
+    rd_class_frames_reg <= is_class_packets(rd_word_reg) || is_class_bytes(rd_word_reg);
     rd_named_reg <= named;
     rd_fragment_reg <= is_fragment_counter(rd_word_reg);
     rd_policy_data_reg <= read_policy;
     rd_flows_data_reg <= read_flows;
     rd_flows_stale_reg <= read_flows_stale;
-    rd_packets_data_reg <= read_packets;
-    rd_bytes_data_reg <= read_bytes;
+    rd_class_frames_data_reg <= read_class_frames;
     rd_named_data_reg <= named_data;
     rd_names_reg <= rd_names_pre_reg;
     case (rd_names_index_reg)
@@ -1109,6 +1168,10 @@ always @(posedge aclk) begin
         default: rd_names_data_reg <= name_data_reg;
     endcase
     rd_fragment_data_reg <= read_fragment;
+    rd_app_flows_reg <= rd_app_flows_pre_reg;
+    rd_app_flows_data_reg <= read_app_flows;
+    rd_app_frames_reg <= rd_app_frames_pre_reg;
+    rd_app_frames_data_reg <= read_app_frames;
 end
 
 // then the value the address names (the kinds are disjoint), and the high word of the
@@ -1116,18 +1179,23 @@ end
 reg [31:0] rd_high_reg = 32'd0;
 
 always @(posedge aclk) begin
-    rd_high_reg <= rd_packets_reg ? rd_packets_data_reg[63:32]
-        : (rd_bytes_reg ? rd_bytes_data_reg[63:32] : rd_fragment_data_reg[63:32]);
-    user_rd_err <= !(rd_policy_reg || rd_app_policy_reg || rd_flows_reg || rd_packets_reg || rd_bytes_reg
-                     || rd_fragment_reg || rd_named_reg || rd_names_reg);
+    rd_high_reg <= ({32{rd_class_frames_reg}} & rd_class_frames_data_reg[63:32])
+        | ({32{rd_fragment_reg}} & rd_fragment_data_reg[63:32])
+        | ({32{rd_app_frames_reg}} & rd_app_frames_data_reg[63:32]);
+    user_rd_err <= !(rd_policy_reg || rd_app_policy_reg || rd_flows_reg || rd_class_frames_reg
+                     || rd_fragment_reg || rd_named_reg || rd_names_reg || rd_app_flows_reg
+                     || rd_app_frames_reg);
     user_rd_data <= ({32{rd_policy_reg}} & {24'd0, rd_policy_data_reg})
         | ({32{rd_app_policy_reg}} & {24'd0, rd_app_policy_data_reg})
         | ({32{rd_flows_reg && !rd_flows_stale_reg}} & rd_flows_data_reg)
-        | ({32{rd_packets_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_packets_data_reg[31:0]))
-        | ({32{rd_bytes_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_bytes_data_reg[31:0]))
+        | ({32{rd_class_frames_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg
+                                                       : rd_class_frames_data_reg[31:0]))
         | ({32{rd_fragment_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_fragment_data_reg[31:0]))
         | ({32{rd_named_reg}} & rd_named_data_reg)
-        | ({32{rd_names_reg}} & rd_names_data_reg);
+        | ({32{rd_names_reg}} & rd_names_data_reg)
+        | ({32{rd_app_flows_reg}} & rd_app_flows_data_reg)
+        | ({32{rd_app_frames_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg
+                                                     : rd_app_frames_data_reg[31:0]));
 end
 
 always @(posedge aclk) begin

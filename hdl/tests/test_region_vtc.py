@@ -262,6 +262,32 @@ def tcp_frame(flow, flags, payload=b'', sport=40000, dport=50000):
     )
 
 
+async def read_app_counters(axil):
+    """APP_FLOWS, APP_PACKETS and APP_BYTES of every application of the
+    table, as the model's app_counters: {number: {'flows', 'packets',
+    'bytes'}} for those not all 0.
+    """
+    counters = {}
+    for number, name in enumerate(APPLICATIONS[1:], 1):
+        counts = {
+            'flows': await read_ok(axil, REGS.at('APP_FLOWS', name)),
+            'packets': await read_u64(axil, REGS.at('APP_PACKETS', name)),
+            'bytes': await read_u64(axil, REGS.at('APP_BYTES', name)),
+        }
+        if any(counts.values()):
+            counters[number] = counts
+    return counters
+
+
+def model_app_counters(model):
+    """The model's counts by application, for the applications the
+    registers show (not OTHER, a name under another application's).
+    """
+    return {number: dict(counts)
+            for number, counts in model.app_counters.items()
+            if 0 < number < len(APPLICATIONS) and any(counts.values())}
+
+
 #: a TLS record header (handshake, TLS 1.0) and the start of a ClientHello
 CLIENT_HELLO = bytes.fromhex('160301020001000200') + bytes(8)
 
@@ -323,7 +349,11 @@ async def registers_follow_the_contract(dut):
                    REGS.CLASS_GUESSES, REGS.CLASS_GUESSES + 4 * classes,
                    REGS.NAME_TABLE - 4, REGS.NAME_TABLE_DATA + 4,
                    REGS.APP_POLICY, REGS.APP_POLICY + 4 * len(APPLICATIONS),
-                   0xFFC):
+                   REGS.APP_FLOWS, REGS.APP_FLOWS + 4 * len(APPLICATIONS),
+                   REGS.APP_PACKETS, REGS.APP_PACKETS + 4,
+                   REGS.APP_PACKETS + 8 * len(APPLICATIONS),
+                   REGS.APP_BYTES, REGS.APP_BYTES + 4,
+                   REGS.APP_BYTES + 8 * len(APPLICATIONS), 0xFFC):
         assert await read_u32(axil, offset) == (0, AxiResp.SLVERR), hex(offset)
         assert await write_u32(axil, offset, 1) == AxiResp.SLVERR, hex(offset)
 
@@ -335,6 +365,14 @@ async def registers_follow_the_contract(dut):
     for number, name in enumerate(APPLICATIONS[1:], 1):
         assert await read_ok(axil, REGS.at('APP_POLICY', name)) == \
             number * 5, name
+
+    # the counters by application: 0 after the reset, read-only
+    assert await read_app_counters(axil) == {}
+    last = APPLICATIONS[-1]
+    for register in ('APP_FLOWS', 'APP_PACKETS', 'APP_BYTES'):
+        assert await write_u32(axil, REGS.at(register, last),
+                               7) == AxiResp.OKAY
+    assert await read_app_counters(axil) == {}
 
 
 @cocotb.test()
@@ -739,6 +777,30 @@ async def back_to_back_shortest_frames_see_each_others_writes(dut):
 
 
 @cocotb.test()
+async def one_beat_frames_back_to_back_are_each_counted(dut):
+    """Frames of one beat (unparsed, class unknown) back to back: one class's
+    frame counters take an update a cycle, each reading what the one before
+    writes (without that a count is lost); among them frames of another
+    class, then a beat-long frame after each.
+    """
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil, ALL_MARKED)
+    width = len(dut.s_axis_tkeep)
+    rng = seeded_random(dut)
+    frames = [bytes(rng.randrange(256) for _ in range(rng.randint(1, width)))
+              for _ in range(40)]
+    frames += [udp_frame(1, b'INVITE'), bytes(width)] * 3 + frames[:10]
+    beats = sum(-(-len(frame) // width) for frame in frames)
+    cycles = cocotb.start_soon(count_input_cycles(dut, beats))
+    await replay(dut, frames, model, source, sink)
+    # every frame came in the cycle after the one before
+    assert await cycles == beats
+    counters = await read_counters(axil)
+    assert counters == model.counters
+    assert counters['CLASS_PACKETS_UNKNOWN'] == len(frames) - 3
+
+
+@cocotb.test()
 async def full_bucket_fails_insertion_and_still_forwards(dut):
     """Small build: a fifth flow in a full bucket is counted as failed and
     forwarded unmarked.
@@ -931,6 +993,21 @@ async def names_from_captures_match_the_model(dut):
     # frames marked by their application's DSCP, and frames their
     # application's policy keeps unmarked, each seen
     assert by_application > unmarked > 0, (by_application, unmarked)
+    # the counts by application: the model's, for many applications
+    by_app = await read_app_counters(axil)
+    assert by_app == model_app_counters(model)
+    assert len(by_app) >= 10, by_app
+    assert sum(c['flows'] for c in by_app.values()) \
+        == counters['FLOWS_NAMED']
+
+    # after CLEAR_COUNTERS they count from 0: the captures again, back to
+    # back (the flows are named: no name is read again)
+    await clear_counters(axil, model)
+    assert await read_app_counters(axil) == {}
+    await replay(dut, frames, model, source, sink)
+    by_app = await read_app_counters(axil)
+    assert by_app == model_app_counters(model)
+    assert by_app and not any(c['flows'] for c in by_app.values()), by_app
 
 
 @cocotb.test()
@@ -994,3 +1071,14 @@ async def a_flow_is_named_once_while_its_name_is_read(dut):
     counters = await read_counters(axil)
     assert counters == model.counters
     assert (counters['FLOWS_NAMED'], counters['NAMES_SKIPPED']) == (1, 0)
+    # the copies that left after its name was read count in its
+    # application (the model names it at once: all seven), and each copy
+    # after that
+    (number, counts), = (await read_app_counters(axil)).items()
+    (want, wanted), = model_app_counters(model).items()
+    assert number == want and counts['flows'] == wanted['flows'] == 1
+    assert 0 < counts['packets'] < wanted['packets'] == 7, counts
+    await replay(dut, [frame] * 3, model, source, sink)
+    assert (await read_app_counters(axil))[number] == {
+        'flows': 1, 'packets': counts['packets'] + 3,
+        'bytes': counts['bytes'] + 3 * len(frame)}

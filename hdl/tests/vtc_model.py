@@ -730,11 +730,12 @@ class VtcModel:
 
     def clear_counters(self):
         """What CONTROL.CLEAR_COUNTERS does: every counter 0 but
-        FLOW_OCCUPANCY (state, not a count).
+        FLOW_OCCUPANCY (state, not a count), those by application too.
         """
         for name in self.counters:
             if name != 'FLOW_OCCUPANCY':
                 self.counters[name] = 0
+        self.app_counters.clear()
 
     @property
     def flows(self):

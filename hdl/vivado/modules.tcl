@@ -14,5 +14,5 @@ set nova_modules [dict create \
         top region_vtc \
         module_id 0x4E460002 \
         version 0x00010000 \
-        sources {region_vtc.v vtc_parser.v vtc_signatures.v vtc_flow_table.v vtc_flow_ram.v vtc_port_guess.v vtc_class_counters.v vtc_names.v vtc_name_extract.v vtc_name_match.v region_regs.v axis_register.v axil_reg_if.v} \
+        sources {region_vtc.v vtc_parser.v vtc_signatures.v vtc_flow_table.v vtc_flow_ram.v vtc_port_guess.v vtc_class_counters.v vtc_names.v vtc_name_extract.v vtc_name_match.v vtc_app_flows.v vtc_frame_counters.v region_regs.v axis_register.v axil_reg_if.v} \
         include_dirs {. generated}]]

@@ -263,13 +263,24 @@ def _label_names(spec, path):
     return ('none',) + tuple(item[field] for item in table)
 
 
+#: what a label set's ``rows`` may say (registers.Labels.rows)
+LABEL_ROWS = ('all', 'counted')
+
+
 def _labels(data, path):
-    return {key: regs.Labels(key=key,
-                             names=_label_names(spec, path),
-                             title=spec.get('title', key),
-                             heading=spec.get('heading', key),
-                             index=spec.get('index', 'i'))
-            for key, spec in data.get('labels', {}).items()}
+    labels = {}
+    for key, spec in data.get('labels', {}).items():
+        rows = spec.get('rows', 'all')
+        if rows not in LABEL_ROWS:
+            raise CatalogueError('%s: labels %s: rows = %r, not one of %s'
+                                 % (path, key, rows, ', '.join(LABEL_ROWS)))
+        labels[key] = regs.Labels(key=key,
+                                  names=_label_names(spec, path),
+                                  title=spec.get('title', key),
+                                  heading=spec.get('heading', key),
+                                  index=spec.get('index', 'i'),
+                                  rows=rows)
+    return labels
 
 
 def _fields(specs, path):

@@ -45,6 +45,9 @@ class Labels:
     title: str = ''
     heading: str = ''
     index: str = 'i'
+    #: the console's rows: 'all' labels, or 'counted' ones only (those with
+    #: a counter above 0: a long list most of which a server never sees)
+    rows: str = 'all'
 
 
 @dataclasses.dataclass(frozen=True)

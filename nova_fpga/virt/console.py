@@ -16,7 +16,8 @@ region).
 
 How counters are shown comes from the module catalogue: the common block's
 in the first line, a module's array counters as a table with a row per
-label (the vTC's traffic classes), its other counters in a line.
+label (the vTC's traffic classes; its applications, those counted only),
+its other counters in a line.
 """
 
 
@@ -37,10 +38,21 @@ def _cell(counters, counter, label):
     return '-'
 
 
+def _counted(row):
+    return any(isinstance(cell, int) and cell for cell in row[1:])
+
+
 def _table(counters, labels, columns):
-    """Lines of one array table and the counter names it shows."""
+    """Lines of one array table and the counter names it shows (a label set
+    whose rows are 'counted' shows the labels with a count only).
+    """
     rows = [[label] + [_cell(counters, c, label) for c in columns]
             for label in labels.names]
+    left_out = 0
+    if labels.rows == 'counted':
+        shown_rows = [row for row in rows if _counted(row)]
+        left_out = len(rows) - len(shown_rows)
+        rows = shown_rows
     head = [labels.heading] + [c.column for c in columns]
     widths = [max(len(str(row[i])) for row in rows + [head])
               for i in range(len(head))]
@@ -52,8 +64,10 @@ def _table(counters, labels, columns):
                                                          row[1:])])
     shown = {c.name.format(label=label) for c in columns
              for label in labels.names}
-    return ['%s:' % labels.title, line(head)] + [line(r) for r in rows], \
-        shown
+    lines = ['%s:' % labels.title, line(head)] + [line(r) for r in rows]
+    if left_out:
+        lines.append('  (%d more: none counted)' % left_out)
+    return lines, shown
 
 
 def _module_lines(counters, module):

@@ -67,6 +67,10 @@ def model_counters(model):
         out['%s_guessed' % klass] = model.counters[
             'CLASS_GUESSES_%s' % klass.upper()
         ]
+    for number, name in enumerate(REGS.labels('APP_FLOWS')[1:], 1):
+        counts = model.app_counters.get(number, {})
+        for what in ('flows', 'packets', 'bytes'):
+            out['app_%s_%s' % (name, what)] = counts.get(what, 0)
     return out
 
 
@@ -106,10 +110,17 @@ def test_vtc_region_classifies_real_captures_like_the_model(cloud, report):
     assert stats['module'] == model_counters(model)
     assert stats['module']['frames'] == frames
     assert stats['module']['flows_named'] > 0
+    # by application too (every frame sent once the one before left and
+    # its name was read: as the model, which names at once)
+    by_app = {k: v for k, v in stats['module'].items()
+              if k.startswith('app_') and v}
+    assert sum(v for k, v in by_app.items() if k.endswith('_flows')) \
+        == stats['module']['flows_named']
     classified = {k: v for k, v in stats['module'].items()
-                  if k.endswith('_packets') and v}
+                  if k.endswith('_packets') and not k.startswith('app_') and v}
     report('vTC region on the emulated board: %d real frames, %d DSCP-marked, '
-           'packets per class %s' % (frames, marked, classified))
+           'packets per class %s; by application %s'
+           % (frames, marked, classified, by_app))
 
 
 #: a tenant's policy (server properties): classes the captures carry, and

@@ -57,6 +57,7 @@ VTC_TESTS = (
     'one_beat_per_cycle_at_a_fixed_latency',
     'inspection_stops_after_inspect_packets',
     'back_to_back_shortest_frames_see_each_others_writes',
+    'one_beat_frames_back_to_back_are_each_counted',
     'udp_rtp_takes_two_packets_of_one_ssrc',
     'ended_flows_are_guessed_and_tunnels_refined',
 )

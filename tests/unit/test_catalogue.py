@@ -83,9 +83,18 @@ def test_counters_read_id_first_and_lo_before_hi():
     assert 'unknown_flows' not in counters  # not a register
     assert 'unknown_guessed' not in counters
     classes = cat.by_name('vtc').registers.labels('CLASS_PACKETS')
+    applications = cat.by_name('vtc').registers.labels('APP_FLOWS')
+    # by application: flows, packets and bytes of each but none
+    assert counters['app_youtube_flows'] == 0x404 * 3 + 1
+    assert counters['app_youtube_bytes'] == \
+        (0x80C * 3 + 1) << 32 | (0x808 * 3 + 1)
+    assert log.index(0x608) + 1 == log.index(0x60C)
+    assert 'app_none_flows' not in counters
     # the common pair, the table's own, then packets and bytes per class and
-    # flows and guesses per class but unknown
-    assert len(counters) == 2 + len(VTC_TABLE_COUNTERS) + 4 * len(classes) - 2
+    # flows and guesses per class but unknown, then three per application
+    # but none
+    assert len(counters) == 2 + len(VTC_TABLE_COUNTERS) \
+        + 4 * len(classes) - 2 + 3 * (len(applications) - 1)
     assert set(VTC_TABLE_COUNTERS) <= set(counters)
     with pytest.raises(ValueError, match='0x4E460001'):
         cat.read_counters(VTC_ID, fake_read(LOOPBACK_ID, []))
@@ -403,3 +412,26 @@ def test_bad_data_files_and_quiet_cycles_are_refused(tmp_path, apps, extra,
     with pytest.raises(catalogue.CatalogueError, match=message) as exc:
         catalogue.load([entries])
     assert 'mine.toml' in str(exc.value)
+
+
+def test_label_rows_are_all_or_counted(tmp_path):
+    (tmp_path / 'apps.toml').write_text(APPS)
+    entry = ENTRY % ('mine', '0x4E46AAAA', TABLE_ENTRY % 'AT.ON')
+
+    def load(rows):
+        entries = tmp_path / ('modules-%s' % rows)
+        entries.mkdir()
+        (entries / 'mine.toml').write_text(entry if rows is None else (
+            entry.replace('field = "name"}',
+                          'field = "name"}\nrows = "%s"' % rows)))
+        return catalogue.load([entries]).by_name('mine').labels['apps']
+
+    assert load(None).rows == 'all'
+    assert load('counted').rows == 'counted'
+    with pytest.raises(catalogue.CatalogueError,
+                       match="labels apps: rows = 'some', not one of all, "
+                             "counted") as exc:
+        load('some')
+    assert 'mine.toml' in str(exc.value)
+    assert catalogue.load().by_name('vtc').labels['applications'].rows == \
+        'counted'

@@ -56,8 +56,11 @@ def test_vtc_counters_as_a_class_table():
     assert rows['quic'] == ['2', '0', '12', '3000']
     assert rows['tls'] == ['0', '1', '0', '0']
     assert re.match(r'^  quic +2 +0 +12 +3000$', lines[10])
-    assert lines[end].startswith('  flows seen 7, flows classified 5, '
-                                 'flows guessed 1, flows refined 0, ')
+    # then the applications (a table of their own), then the scalars
+    assert lines[end] == 'applications:'
+    scalars = lines[end + 3]
+    assert scalars.startswith('  flows seen 7, flows classified 5, '
+                              'flows guessed 1, flows refined 0, ')
     assert '  error_note = x' in lines
     assert lines[-2:] == ['data plane counters:', '  frames_in = 30']
 
@@ -71,3 +74,38 @@ def test_module_without_own_counters_and_no_counters():
         'module counters: frames 1, bytes 60']
     stats.module, stats.module_id = {}, None
     assert console.render('b', stats, cat).splitlines()[1:] == []
+
+
+def test_vtc_applications_table_shows_the_counted_ones():
+    """The applications are a long list (the table file's): the console's
+    table by application shows those with a count, and how many more it
+    leaves out.
+    """
+    stats = vtc_stats()
+    stats.module.update(app_facebook_flows=3, app_facebook_packets=40,
+                        app_facebook_bytes=12000, app_youtube_packets=2,
+                        app_youtube_bytes=1400)
+    lines = console.render('board0', stats, catalogue.load()).splitlines()
+    start = lines.index('applications:')
+    assert lines[start + 1].split() == ['application', 'flows', 'packets',
+                                        'bytes']
+    rows = [line.split() for line in lines[start + 2:start + 4]]
+    # in the table file's order
+    assert rows == [['youtube', '0', '2', '1400'],
+                    ['facebook', '3', '40', '12000']]
+    applications = catalogue.load().by_name('vtc').registers.labels(
+        'APP_FLOWS')
+    # 'none' is not an element read (APP_* start at 1): '-' only
+    assert lines[start + 4] == '  (%d more: none counted)' % (
+        len(applications) - 2)
+    assert not any(line.startswith('  app_') for line in lines)
+
+
+def test_vtc_applications_table_with_nothing_counted():
+    lines = console.render('board0', vtc_stats(),
+                           catalogue.load()).splitlines()
+    start = lines.index('applications:')
+    applications = catalogue.load().by_name('vtc').registers.labels(
+        'APP_FLOWS')
+    assert lines[start + 2] == '  (%d more: none counted)' % len(
+        applications)

@@ -86,6 +86,15 @@ def test_demo_runs_the_scenario_and_leaves_nothing_behind(tmp_path):
                      r'34 \u00d7 (\d+)$', text, re.M)
     assert back and back.group(1) == sent_app.group(1), text[-3000:]
     assert int(back.group(3)) > 0 and int(back.group(4)) > 0, back.group(0)
+    # the console after it: by application, Facebook's frames are those
+    # that came back with its DSCP (its policy decides), and its flows
+    # were named
+    tail = text[back.end():]
+    assert 'applications:' in tail, tail[:3000]
+    facebook = re.search(r'^  facebook +(\d+) +(\d+) +(\d+)$', tail, re.M)
+    assert facebook and int(facebook.group(1)) > 0, tail[:3000]
+    assert facebook.group(2) == back.group(4), (facebook.group(0),
+                                                back.group(0))
     assert 'Done: vtc1 was ACTIVE' in text
     assert 'Stopping the demo cloud' in text
     # nothing left running, no data link left

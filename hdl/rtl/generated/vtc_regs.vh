@@ -30,7 +30,10 @@ localparam [AXIL_ADDR_WIDTH-1:0]
     REG_CLASS_GUESSES          = 'h200,
     REG_NAME_TABLE             = 'h240,
     REG_NAME_TABLE_DATA        = 'h244,
-    REG_APP_POLICY             = 'h300;
+    REG_APP_POLICY             = 'h300,
+    REG_APP_FLOWS              = 'h400,
+    REG_APP_PACKETS            = 'h600,
+    REG_APP_BYTES              = 'h800;
 localparam STATUS_TABLE_CLEARING = 2;
 localparam POLICY_ENABLE = 7;
 localparam POLICY_DSCP = 0;

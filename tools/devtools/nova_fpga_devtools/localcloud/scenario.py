@@ -205,6 +205,9 @@ class Scenario:
                  'what comes back is marked by application')
         self.run('nova-fpga-demo', '--state-dir', self.stack.dir, 'replay',
                  board, region, *APP_CAPTURES)
+        self.say('What the vTC counted by application (the replay waited for '
+                 'every frame to come back)')
+        self.run('openstack', 'console', 'log', 'show', SERVER)
 
     def samples(self, keep=False):
         """The FPGA region flavor and the sample bitstream images (the

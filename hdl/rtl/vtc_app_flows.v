@@ -1,0 +1,94 @@
+// Licensed under the Apache License, Version 2.0 (the "License"); you may
+// not use this file except in compliance with the License. You may obtain
+// a copy of the License at
+//
+//      http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+// WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+// License for the specific language governing permissions and limitations
+// under the License.
+
+/*
+ * vTC flows by application: APP_FLOWS[a], flows named as application a, for
+ * every application number 0..63, in a distributed RAM (64 words: a LUT's
+ * depth; no block RAM is left in rp1) updated by read-modify-write.  (The
+ * frames by application are vtc_frame_counters'.)
+ *
+ * An update comes for each name the matcher found (one walk each, five
+ * cycles or more apart): its application is registered (held until the next
+ * update), its word read into a register the cycle after and written the
+ * cycle after that, at the same registered address (the RAM's write port
+ * and its update read share one address), so no cycle holds the RAM read
+ * and the adder together.  CLEAR_COUNTERS marks every word stale in one
+ * cycle: a stale word reads 0 and its next update starts from 0 (an update
+ * being written as the clear comes counted before it, and is cleared; one
+ * being read, after it).
+ *
+ * The register read: `rd_addr` (held for the read) reads a word
+ * combinationally, at the RAM's second address; the reader registers it.
+ */
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module vtc_app_flows
+(
+    input  wire        clk,
+    input  wire        rst,
+    input  wire        clear,
+
+    // a flow named as application `named_app`
+    input  wire        named,
+    input  wire [5:0]  named_app,
+
+    input  wire [5:0]  rd_addr,
+    output wire [31:0] rd_data
+);
+
+(* ram_style = "distributed" *)
+reg [31:0] flows_mem [0:63];
+reg [63:0] stale_reg = {64{1'b1}};
+
+integer i;
+
+initial begin
+    for (i = 0; i < 64; i = i + 1) begin
+        flows_mem[i] = 32'd0;
+    end
+end
+
+reg        op_reg = 1'b0;
+reg [5:0]  addr_reg = 6'd0;       // held until the next update (five cycles or more)
+reg        write_reg = 1'b0;
+reg [31:0] old_reg = 32'd0;
+
+always @(posedge clk) begin
+    op_reg <= named;
+    if (named) begin
+        addr_reg <= named_app;
+    end
+    write_reg <= op_reg;
+    old_reg <= stale_reg[addr_reg] ? 32'd0 : flows_mem[addr_reg];
+    if (write_reg) begin
+        flows_mem[addr_reg] <= old_reg + 32'd1;
+        stale_reg[addr_reg] <= 1'b0;
+    end
+    if (clear) begin
+        old_reg <= 32'd0;
+        stale_reg <= {64{1'b1}};
+    end
+    if (rst) begin
+        op_reg <= 1'b0;
+        write_reg <= 1'b0;
+        stale_reg <= {64{1'b1}};
+    end
+end
+
+assign rd_data = stale_reg[rd_addr] ? 32'd0 : flows_mem[rd_addr];
+
+endmodule
+
+`resetall

@@ -50,9 +50,11 @@ def _table(counters, labels, columns):
             for label in labels.names]
     left_out = 0
     if labels.rows == 'counted':
-        shown_rows = [row for row in rows if _counted(row)]
-        left_out = len(rows) - len(shown_rows)
-        rows = shown_rows
+        # rows with a counter (not all '-': the element no register holds)
+        read = [row for row in rows
+                if any(isinstance(cell, int) for cell in row[1:])]
+        rows = [row for row in read if _counted(row)]
+        left_out = len(read) - len(rows)
     head = [labels.heading] + [c.column for c in columns]
     widths = [max(len(str(row[i])) for row in rows + [head])
               for i in range(len(head))]

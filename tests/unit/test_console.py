@@ -95,9 +95,9 @@ def test_vtc_applications_table_shows_the_counted_ones():
                     ['facebook', '3', '40', '12000']]
     applications = catalogue.load().by_name('vtc').registers.labels(
         'APP_FLOWS')
-    # 'none' is not an element read (APP_* start at 1): '-' only
+    # 'none' is no element read (APP_* start at 1): not among them
     assert lines[start + 4] == '  (%d more: none counted)' % (
-        len(applications) - 2)
+        len(applications) - 3)
     assert not any(line.startswith('  app_') for line in lines)
 
 
@@ -107,5 +107,5 @@ def test_vtc_applications_table_with_nothing_counted():
     start = lines.index('applications:')
     applications = catalogue.load().by_name('vtc').registers.labels(
         'APP_FLOWS')
-    assert lines[start + 2] == '  (%d more: none counted)' % len(
-        applications)
+    assert lines[start + 2] == '  (%d more: none counted)' % (
+        len(applications) - 1)

@@ -1024,6 +1024,7 @@ vtc_class_counters class_counters (
 // CLASS_PACKETS and CLASS_BYTES: a frame that left (not a fragment) in its class after it;
 // frames of one class may leave a cycle apart
 wire [63:0] read_class_frames;
+wire        read_class_frames_stale;
 
 vtc_frame_counters #(
     .INDEX_WIDTH(4),
@@ -1038,12 +1039,14 @@ class_frames (
     .bytes(count_bytes_reg),
     .rd_index(rd_frames_class_reg),
     .rd_bytes(rd_class_bytes_pre_reg),
-    .rd_data(read_class_frames)
+    .rd_data(read_class_frames),
+    .rd_stale(read_class_frames_stale)
 );
 
 // APP_PACKETS and APP_BYTES: a parsed frame that left, by the application its flow had
 // before it (0: none, not mapped); parsed frames are six beats or more apart
 wire [63:0] read_app_frames;
+wire        read_app_frames_stale;
 
 vtc_frame_counters #(
     .INDEX_WIDTH(6),
@@ -1058,11 +1061,13 @@ app_frames (
     .bytes(count_bytes_reg),
     .rd_index(rd_app_frames_addr_reg),
     .rd_bytes(rd_app_bytes_pre_reg),
-    .rd_data(read_app_frames)
+    .rd_data(read_app_frames),
+    .rd_stale(read_app_frames_stale)
 );
 
 // APP_FLOWS: a flow named (an application of the table, or another's name: 63, not mapped)
 wire [31:0] read_app_flows;
+wire        read_app_flows_stale;
 
 vtc_app_flows app_flows (
     .clk(aclk),
@@ -1071,7 +1076,8 @@ vtc_app_flows app_flows (
     .named(event_named),
     .named_app(event_named_app),
     .rd_addr(rd_app_flows_addr_reg),
-    .rd_data(read_app_flows)
+    .rd_data(read_app_flows),
+    .rd_stale(read_app_flows_stale)
 );
 
 // per-class policy registers, each written only when its class is selected (an indexed
@@ -1135,14 +1141,17 @@ reg [7:0]  rd_policy_data_reg = 8'd0;
 reg [31:0] rd_flows_data_reg = 32'd0;
 reg        rd_flows_stale_reg = 1'b0;
 reg [63:0] rd_class_frames_data_reg = 64'd0;
+reg        rd_class_frames_stale_reg = 1'b0;
 reg [31:0] rd_named_data_reg = 32'd0;
 reg        rd_names_reg = 1'b0;
 reg [31:0] rd_names_data_reg = 32'd0;
 reg [63:0] rd_fragment_data_reg = 64'd0;
 reg        rd_app_flows_reg = 1'b0;
 reg [31:0] rd_app_flows_data_reg = 32'd0;
+reg        rd_app_flows_stale_reg = 1'b0;
 reg        rd_app_frames_reg = 1'b0;
 reg [63:0] rd_app_frames_data_reg = 64'd0;
+reg        rd_app_frames_stale_reg = 1'b0;
 
 always @(posedge aclk) begin
     rd_snapshot_reg <= (is_class_packets(rd_word_reg) || is_class_bytes(rd_word_reg)
@@ -1159,6 +1168,7 @@ always @(posedge aclk) begin
     rd_flows_data_reg <= read_flows;
     rd_flows_stale_reg <= read_flows_stale;
     rd_class_frames_data_reg <= read_class_frames;
+    rd_class_frames_stale_reg <= read_class_frames_stale;
     rd_named_data_reg <= named_data;
     rd_names_reg <= rd_names_pre_reg;
     case (rd_names_index_reg)
@@ -1170,8 +1180,10 @@ always @(posedge aclk) begin
     rd_fragment_data_reg <= read_fragment;
     rd_app_flows_reg <= rd_app_flows_pre_reg;
     rd_app_flows_data_reg <= read_app_flows;
+    rd_app_flows_stale_reg <= read_app_flows_stale;
     rd_app_frames_reg <= rd_app_frames_pre_reg;
     rd_app_frames_data_reg <= read_app_frames;
+    rd_app_frames_stale_reg <= read_app_frames_stale;
 end
 
 // then the value the address names (the kinds are disjoint), and the high word of the
@@ -1179,23 +1191,26 @@ end
 reg [31:0] rd_high_reg = 32'd0;
 
 always @(posedge aclk) begin
-    rd_high_reg <= ({32{rd_class_frames_reg}} & rd_class_frames_data_reg[63:32])
+    rd_high_reg <= ({32{rd_class_frames_reg && !rd_class_frames_stale_reg}}
+                    & rd_class_frames_data_reg[63:32])
         | ({32{rd_fragment_reg}} & rd_fragment_data_reg[63:32])
-        | ({32{rd_app_frames_reg}} & rd_app_frames_data_reg[63:32]);
+        | ({32{rd_app_frames_reg && !rd_app_frames_stale_reg}} & rd_app_frames_data_reg[63:32]);
     user_rd_err <= !(rd_policy_reg || rd_app_policy_reg || rd_flows_reg || rd_class_frames_reg
                      || rd_fragment_reg || rd_named_reg || rd_names_reg || rd_app_flows_reg
                      || rd_app_frames_reg);
     user_rd_data <= ({32{rd_policy_reg}} & {24'd0, rd_policy_data_reg})
         | ({32{rd_app_policy_reg}} & {24'd0, rd_app_policy_data_reg})
         | ({32{rd_flows_reg && !rd_flows_stale_reg}} & rd_flows_data_reg)
-        | ({32{rd_class_frames_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg
-                                                       : rd_class_frames_data_reg[31:0]))
+        | ({32{(rd_class_frames_reg || rd_app_frames_reg) && rd_word_reg[2]}}
+           & class_hi_snapshot_reg)
+        | ({32{rd_class_frames_reg && !rd_word_reg[2] && !rd_class_frames_stale_reg}}
+           & rd_class_frames_data_reg[31:0])
         | ({32{rd_fragment_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg : rd_fragment_data_reg[31:0]))
         | ({32{rd_named_reg}} & rd_named_data_reg)
         | ({32{rd_names_reg}} & rd_names_data_reg)
-        | ({32{rd_app_flows_reg}} & rd_app_flows_data_reg)
-        | ({32{rd_app_frames_reg}} & (rd_word_reg[2] ? class_hi_snapshot_reg
-                                                     : rd_app_frames_data_reg[31:0]));
+        | ({32{rd_app_flows_reg && !rd_app_flows_stale_reg}} & rd_app_flows_data_reg)
+        | ({32{rd_app_frames_reg && !rd_word_reg[2] && !rd_app_frames_stale_reg}}
+           & rd_app_frames_data_reg[31:0]);
 end
 
 always @(posedge aclk) begin

@@ -26,8 +26,9 @@
  * being written as the clear comes counted before it, and is cleared; one
  * being read, after it).
  *
- * The register read: `rd_addr` (held for the read) reads a word
- * combinationally, at the RAM's second address; the reader registers it.
+ * The register read: `rd_addr` (held for the read) reads a word, at the
+ * RAM's second address, and its stale flag apart, combinationally; the
+ * reader registers both and clears the word after (a stale word reads 0).
  */
 
 `resetall
@@ -45,7 +46,8 @@ module vtc_app_flows
     input  wire [5:0]  named_app,
 
     input  wire [5:0]  rd_addr,
-    output wire [31:0] rd_data
+    output wire [31:0] rd_data,
+    output wire        rd_stale
 );
 
 (* ram_style = "distributed" *)
@@ -62,7 +64,12 @@ end
 
 reg        op_reg = 1'b0;
 reg [5:0]  addr_reg = 6'd0;       // held until the next update (five cycles or more)
+// the word's stale flag read as the update is registered, its one-hot (which clears it as
+// the update writes): the address register drives the RAM only
+reg        op_stale_reg = 1'b1;
+reg [63:0] op_onehot_reg = 64'd0;
 reg        write_reg = 1'b0;
+reg [63:0] write_onehot_reg = 64'd0;
 reg [31:0] old_reg = 32'd0;
 
 always @(posedge clk) begin
@@ -70,24 +77,31 @@ always @(posedge clk) begin
     if (named) begin
         addr_reg <= named_app;
     end
+    op_stale_reg <= clear || stale_reg[named_app];
+    op_onehot_reg <= named ? 64'd1 << named_app : 64'd0;
     write_reg <= op_reg;
-    old_reg <= stale_reg[addr_reg] ? 32'd0 : flows_mem[addr_reg];
+    write_onehot_reg <= op_onehot_reg;
+    old_reg <= op_stale_reg ? 32'd0 : flows_mem[addr_reg];
     if (write_reg) begin
         flows_mem[addr_reg] <= old_reg + 32'd1;
-        stale_reg[addr_reg] <= 1'b0;
     end
+    stale_reg <= stale_reg & ~write_onehot_reg;
     if (clear) begin
         old_reg <= 32'd0;
         stale_reg <= {64{1'b1}};
     end
     if (rst) begin
         op_reg <= 1'b0;
+        op_onehot_reg <= 64'd0;
         write_reg <= 1'b0;
+        write_onehot_reg <= 64'd0;
         stale_reg <= {64{1'b1}};
     end
 end
 
-assign rd_data = stale_reg[rd_addr] ? 32'd0 : flows_mem[rd_addr];
+// the reader registers the word and the flag apart, and clears the word after
+assign rd_data = flows_mem[rd_addr];
+assign rd_stale = stale_reg[rd_addr];
 
 endmodule
 

@@ -31,8 +31,14 @@
  * being written as the clear comes counted before it, and is cleared; one
  * being read, after it).
  *
+ * The stale flags are cleared through a one-hot of the index made as the
+ * update is registered, and an update's flag is read then, so that the
+ * index register (which addresses every RAM bit) drives nothing else.
+ *
  * The register read: `rd_index` (held for the read) reads the packets or,
- * with `rd_bytes`, the bytes, combinationally; the reader registers them.
+ * with `rd_bytes`, the bytes, and the index's stale flag apart,
+ * combinationally; the reader registers both and clears the word after (a
+ * stale word reads 0).
  */
 
 `resetall
@@ -56,7 +62,8 @@ module vtc_frame_counters #
 
     input  wire [INDEX_WIDTH-1:0] rd_index,
     input  wire                   rd_bytes,
-    output wire [63:0]            rd_data
+    output wire [63:0]            rd_data,
+    output wire                   rd_stale
 );
 
 localparam DEPTH = 2 ** INDEX_WIDTH;
@@ -79,11 +86,17 @@ end
 reg                   op_reg = 1'b0;
 reg [INDEX_WIDTH-1:0] op_index_reg = {INDEX_WIDTH{1'b0}};  // SPACED: held until the next
 reg [23:0]            op_bytes_reg = 24'd0;
+// the index's stale flag, read as the update is registered (an update writing the index in
+// that cycle makes it fresh, a clear stale); its one-hot, which clears the flag as the update
+// writes
+reg                   op_stale_reg = 1'b1;
+reg [DEPTH-1:0]       op_onehot_reg = {DEPTH{1'b0}};
 // the update before is writing the words this one reads (compared as they are registered;
 // never with SPACED)
 reg                   forward_reg = 1'b0;
 reg                   old_valid_reg = 1'b0;
 reg [INDEX_WIDTH-1:0] old_index_reg = {INDEX_WIDTH{1'b0}};
+reg [DEPTH-1:0]       old_onehot_reg = {DEPTH{1'b0}};
 reg [23:0]            old_add_reg = 24'd0;
 reg [63:0]            old_packets_reg = 64'd0;
 reg [63:0]            old_bytes_reg = 64'd0;
@@ -98,22 +111,25 @@ always @(posedge clk) begin
         op_index_reg <= index;
         op_bytes_reg <= bytes;
     end
+    op_stale_reg <= clear || (stale_reg[index] && !(old_valid_reg && write_index == index));
+    op_onehot_reg <= count ? {{(DEPTH-1){1'b0}}, 1'b1} << index : {DEPTH{1'b0}};
     forward_reg <= SPACED == 0 && op_reg && op_index_reg == index;
     old_valid_reg <= op_reg;
     old_index_reg <= op_index_reg;
+    old_onehot_reg <= op_onehot_reg;
     old_add_reg <= op_bytes_reg;
     if (forward_reg) begin
         old_packets_reg <= new_packets;
         old_bytes_reg <= new_bytes;
     end else begin
-        old_packets_reg <= stale_reg[op_index_reg] ? 64'd0 : packets_mem[op_index_reg];
-        old_bytes_reg <= stale_reg[op_index_reg] ? 64'd0 : bytes_mem[op_index_reg];
+        old_packets_reg <= op_stale_reg ? 64'd0 : packets_mem[op_index_reg];
+        old_bytes_reg <= op_stale_reg ? 64'd0 : bytes_mem[op_index_reg];
     end
     if (old_valid_reg) begin
         packets_mem[write_index] <= new_packets;
         bytes_mem[write_index] <= new_bytes;
-        stale_reg[write_index] <= 1'b0;
     end
+    stale_reg <= stale_reg & ~old_onehot_reg;
     if (clear) begin
         old_packets_reg <= 64'd0;
         old_bytes_reg <= 64'd0;
@@ -121,14 +137,17 @@ always @(posedge clk) begin
     end
     if (rst) begin
         op_reg <= 1'b0;
+        op_onehot_reg <= {DEPTH{1'b0}};
         forward_reg <= 1'b0;
         old_valid_reg <= 1'b0;
+        old_onehot_reg <= {DEPTH{1'b0}};
         stale_reg <= {DEPTH{1'b1}};
     end
 end
 
-assign rd_data = stale_reg[rd_index] ? 64'd0
-    : (rd_bytes ? bytes_mem[rd_index] : packets_mem[rd_index]);
+// the reader registers the word and the flag apart, and clears the word after
+assign rd_data = rd_bytes ? bytes_mem[rd_index] : packets_mem[rd_index];
+assign rd_stale = stale_reg[rd_index];
 
 endmodule
 

@@ -48,6 +48,19 @@ def spawning(checker):
                for server in checker.servers().values())
 
 
+def built_by_compute(checker, prefix):
+    """Both of a flight's creates are nova-compute's (spawning, or ACTIVE
+    already), one of them still spawning.
+    """
+    names = {'%s-0' % prefix, '%s-1' % prefix}
+    servers = [server for server in checker.servers().values()
+               if server['name'] in names]
+    states = [server['OS-EXT-STS:task_state'] for server in servers
+              if server['status'] != 'ACTIVE']
+    return len(servers) == 2 and states and \
+        all(state == 'spawning' for state in states)
+
+
 def settled(checker, admin, flight, fault, report):
     """Check the invariants once the cloud settled; report the outcome
     and the time from the fault's end (now) to a settled cloud.  The
@@ -96,9 +109,12 @@ def creating(checker, flight):
 def test_mariadb_restarted_during_creates(fault_cloud, checker, bob, admin,
                                           images, report):
     flight = in_flight(bob, images, 'rel-db')
-    # once nova-compute builds them: nova-conductor loses a build whose
-    # quota recheck meets the restart (upstream nova; the report says so)
-    workload.wait_until(lambda: spawning(checker), 60, 'a create under way',
+    # once nova-compute builds them both: nova-conductor loses a build whose
+    # quota recheck meets the restart (upstream nova), which waiting for
+    # one of them alone left to chance (the other still in the conductor:
+    # BUILD with no task for good)
+    workload.wait_until(lambda: built_by_compute(checker, 'rel-db'), 60,
+                        'both creates under way in nova-compute',
                         interval=0.2)
     db = fault_cloud._private_mariadb()
     assert fault_cloud.stop('mariadb/mariadb')

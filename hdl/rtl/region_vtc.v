@@ -424,8 +424,8 @@ wire [7:0]  position_c = decision_rewrite ? decision_found[23:16] : NO_REWRITE;
 wire [59:0] decision_entry = {decision_app, decision_found[25:24], position_c, position_b,
                               position_a, decision[27:0]};
 
-// {application, fragment, unparsed, position_c, position_b, position_a, values, class} (the positions
-// stand for the decision's rewrite, ipv6, tags and PPPoE bits); never overflows: a frame's
+// {application, fragment, unparsed, position_c, position_b, position_a, values, class} (the
+// positions stand for the decision's rewrite, ipv6, tags and PPPoE bits); never overflows: a frame's
 // decision arrives before its first beat leaves
 // distributed and in two copies written alike, as the frame FIFO: its entries are read into
 // `current` through a register of its own (which a block RAM's slow output register would

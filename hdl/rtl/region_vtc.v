@@ -978,9 +978,8 @@ always @* begin
     end
 end
 
-// a frame that left, counted two cycles after in its class or as a fragment (and as unparsed):
-// each class adds to its own counters, so no class's count goes through a selector and the
-// adder in one cycle
+// a frame that left, counted two cycles after in its class and its application (the frame
+// counters' RAMs, two cycles more) or as a fragment (and as unparsed)
 reg        count_frame_reg = 1'b0;
 reg        count_fragment_reg = 1'b0;
 reg        count_unparsed_reg = 1'b0;

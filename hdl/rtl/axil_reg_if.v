@@ -23,9 +23,9 @@
  * REGISTERED_READ = n > 0, a read's address is registered when the read is
  * taken and its data taken n + 2 cycles later (reg_rd_en), the address held
  * all along: the register file may put n + 1 register stages in its read
- * multiplexer.  With REGISTERED_WRITE = 1, reg_wr_err is taken a cycle after
- * the strobe and the write answered then (the address and data held): the
- * register file may decode its error through one register stage.
+ * multiplexer.  With REGISTERED_WRITE = n > 0, reg_wr_err is taken n cycles
+ * after the strobe and the write answered then (the address and data held): the
+ * register file may decode its error through n register stages.
  */
 
 `resetall
@@ -39,7 +39,8 @@ module axil_reg_if #
     parameter STRB_WIDTH = DATA_WIDTH / 8,
     // n > 0: reads answered n + 2 cycles after they are taken, from a registered address
     parameter REGISTERED_READ = 0,
-    // 1: writes answered a cycle after the strobe, from a reg_wr_err registered meanwhile
+    // n > 0: writes answered n cycles after the strobe, from a reg_wr_err registered
+    // meanwhile (through n register stages)
     parameter REGISTERED_WRITE = 0
 )
 (
@@ -97,14 +98,16 @@ reg [READ_CYCLES-1:0] read_pending_reg = {READ_CYCLES{1'b0}};
 
 // the write taken last cycle, strobed now
 reg                  write_pending_reg = 1'b0;
-reg                  write_answer_reg = 1'b0;   // REGISTERED_WRITE: a cycle after the strobe
+// REGISTERED_WRITE = n > 0: the strobe, 1 .. n cycles on (the answer at n)
+localparam WRITE_CYCLES = REGISTERED_WRITE > 0 ? REGISTERED_WRITE : 1;
+reg [WRITE_CYCLES-1:0] write_answer_reg = {WRITE_CYCLES{1'b0}};
 reg [ADDR_WIDTH-1:0] write_addr_reg = {ADDR_WIDTH{1'b0}};
 reg [DATA_WIDTH-1:0] write_data_reg = {DATA_WIDTH{1'b0}};
 reg [STRB_WIDTH-1:0] write_strb_reg = {STRB_WIDTH{1'b0}};
 
 wire write_take = s_axil_awvalid && s_axil_wvalid && !bvalid_reg && !write_pending_reg
-    && !(REGISTERED_WRITE != 0 && write_answer_reg);
-wire write_answer = REGISTERED_WRITE != 0 ? write_answer_reg : write_pending_reg;
+    && !(REGISTERED_WRITE != 0 && |write_answer_reg);
+wire write_answer = REGISTERED_WRITE != 0 ? write_answer_reg[WRITE_CYCLES-1] : write_pending_reg;
 wire read_take = s_axil_arvalid && !rvalid_reg && read_pending_reg == {READ_CYCLES{1'b0}};
 wire read_answer = REGISTERED_READ != 0 ? read_pending_reg[READ_CYCLES-1] : read_take;
 
@@ -124,12 +127,17 @@ assign reg_wr_en = write_pending_reg;
 assign reg_rd_addr = REGISTERED_READ != 0 ? read_addr_reg : s_axil_araddr;
 assign reg_rd_en = read_answer;
 
+integer w;
+
 always @(posedge clk) begin
     if (bvalid_reg && s_axil_bready) begin
         bvalid_reg <= 1'b0;
     end
     write_pending_reg <= write_take;
-    write_answer_reg <= REGISTERED_WRITE != 0 && write_pending_reg;
+    for (w = WRITE_CYCLES - 1; w > 0; w = w - 1) begin
+        write_answer_reg[w] <= write_answer_reg[w-1];
+    end
+    write_answer_reg[0] <= REGISTERED_WRITE != 0 && write_pending_reg;
     if (write_take) begin
         write_addr_reg <= s_axil_awaddr;
         write_data_reg <= s_axil_wdata;
@@ -156,7 +164,7 @@ always @(posedge clk) begin
     if (rst) begin
         bvalid_reg <= 1'b0;
         write_pending_reg <= 1'b0;
-        write_answer_reg <= 1'b0;
+        write_answer_reg <= {WRITE_CYCLES{1'b0}};
         rvalid_reg <= 1'b0;
         read_pending_reg <= {READ_CYCLES{1'b0}};
     end

@@ -25,8 +25,9 @@
  * in the same cycle, and user_*_err makes an offset it does not define
  * answer SLVERR; with REGISTERED_READ = n > 0 the read address is held for
  * n + 2 cycles and the module may answer through n + 1 register stages;
- * with REGISTERED_WRITE = 1 the write address is held a cycle after
- * user_wr_en and user_wr_err is looked at then, so the module may register it),
+ * with REGISTERED_WRITE = n > 0 the write address is held n cycles after
+ * user_wr_en and user_wr_err is looked at then, so the module may decode it
+ * through n register stages),
  * and pulses clear_counters for the module's own counters.  A beat is
  * counted a cycle after it leaves (its handshake registered, so the count's
  * adder starts at a flip-flop), and CONTROL.CLEAR_COUNTERS takes effect a
@@ -50,7 +51,8 @@ module region_regs #
     parameter [31:0] MODULE_VERSION = 32'h00000000,
     // n > 0: reads answered n + 2 cycles after they are taken (axil_reg_if)
     parameter REGISTERED_READ = 0,
-    // 1: writes answered a cycle after user_wr_en, user_wr_err looked at then (axil_reg_if)
+    // n > 0: writes answered n cycles after user_wr_en, user_wr_err looked at then
+    // (axil_reg_if)
     parameter REGISTERED_WRITE = 0
 )
 (

@@ -678,6 +678,7 @@ reg [31:0] failed_reg = 32'd0;
 reg [31:0] unparsed_reg = 32'd0;
 reg [31:0] oversize_reg = 32'd0;
 reg [31:0] flows_named_reg = 32'd0;
+reg        named_counted_reg = 1'b0;
 reg [31:0] names_skipped_reg = 32'd0;
 // NAME_TABLE ({NAMES_ON, ADDR}) and the last NAME_TABLE_DATA written; a data write goes to
 // the matcher's table a cycle later
@@ -702,9 +703,10 @@ wire [AXIL_ADDR_WIDTH-1:0] wr_word;
 wire [31:0]                user_wr_data;
 wire [3:0]                 user_wr_strb;
 /* verilator lint_on UNUSEDSIGNAL */
-// a write's error is registered (REGISTERED_WRITE): the decode of every defined offset is
-// a cycle's work of its own
+// a write's error is registered (REGISTERED_WRITE = 2): the decode of every defined offset
+// is two cycles' work of its own (its parts registered, then put together)
 reg                        user_wr_err = 1'b0;
+reg  [3:0]                 wr_defined_reg = 4'd0;
 wire                       user_rd_en;
 wire [AXIL_ADDR_WIDTH-1:0] rd_word;
 // reads are answered from registers (REGISTERED_READ)
@@ -718,7 +720,7 @@ region_regs #(
     .MODULE_ID(MODULE_ID),
     .MODULE_VERSION(MODULE_VERSION),
     .REGISTERED_READ(2),
-    .REGISTERED_WRITE(1)
+    .REGISTERED_WRITE(2)
 )
 regs (
     .clk(aclk),
@@ -818,15 +820,17 @@ function is_fragment_counter(input [AXIL_ADDR_WIDTH-1:0] word);
         || is_fragment_bytes(word);
 endfunction
 
-function is_defined(input [AXIL_ADDR_WIDTH-1:0] word);
-    is_defined = (word >= REG_FLOW_TABLE_DEPTH && word <= REG_TIMESTAMP) || is_policy(word)
-        || is_class_packets(word) || is_class_bytes(word)
-        || (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES) || is_fragment_counter(word)
-        || word == REG_FLOWS_GUESSED || word == REG_FLOWS_REFINED
-        || word == REG_FLOWS_NAMED || word == REG_NAMES_SKIPPED
-        || word == REG_NAME_TABLE || word == REG_NAME_TABLE_DATA
-        || is_class_flows(word) || is_class_guesses(word) || is_app_policy(word)
-        || is_app_flows(word) || is_app_packets(word) || is_app_bytes(word);
+// every defined offset, in parts (each registered; a write's error is their OR, inverted)
+function [3:0] defined_parts(input [AXIL_ADDR_WIDTH-1:0] word);
+    defined_parts = {
+        (word >= REG_FLOW_TABLE_DEPTH && word <= REG_TIMESTAMP) || is_policy(word)
+            || is_class_packets(word) || is_class_bytes(word),
+        (word >= REG_FLOWS_SEEN && word <= REG_OVERSIZE_FRAMES) || is_fragment_counter(word)
+            || word == REG_FLOWS_GUESSED || word == REG_FLOWS_REFINED
+            || word == REG_FLOWS_NAMED || word == REG_NAMES_SKIPPED
+            || word == REG_NAME_TABLE || word == REG_NAME_TABLE_DATA,
+        is_class_flows(word) || is_class_guesses(word) || is_app_policy(word),
+        is_app_flows(word) || is_app_packets(word) || is_app_bytes(word)};
 endfunction
 
 // writes to the vTC's own registers take effect a cycle after they are taken, from
@@ -960,8 +964,9 @@ always @(posedge aclk) begin
     rd_app_flows_pre_reg <= is_app_flows(rd_word);
     rd_app_frames_pre_reg <= is_app_packets(rd_word) || is_app_bytes(rd_word);
     // writes to read-only registers are ignored; unmapped addresses are errors (looked at
-    // a cycle after the write's strobe, the address held)
-    user_wr_err <= !is_defined(wr_word);
+    // two cycles after the write's strobe, the address held)
+    wr_defined_reg <= defined_parts(wr_word);
+    user_wr_err <= ~|wr_defined_reg;
 end
 
 wire [63:0] read_fragment = rd_fragment_bytes_reg ? fragment_bytes_reg : fragment_frames_reg;
@@ -1223,9 +1228,10 @@ always @(posedge aclk) begin
     failed_reg <= failed_reg + {31'd0, event_failed};
     unparsed_reg <= unparsed_reg + {31'd0, count_unparsed_reg};
     oversize_reg <= oversize_reg + {31'd0, parser_oversize};
-    // a flow given an application of the table (1..62; 63 names another application's)
-    flows_named_reg <= flows_named_reg + {31'd0, event_named && event_named_app != 6'd0
-                                                  && event_named_app != 6'h3F};
+    // a flow given an application of the table (1..62; 63 names another application's),
+    // counted a cycle after the event (the compares registered apart from the adder)
+    named_counted_reg <= event_named && event_named_app != 6'd0 && event_named_app != 6'h3F;
+    flows_named_reg <= flows_named_reg + {31'd0, named_counted_reg};
     names_skipped_reg <= names_skipped_reg + {31'd0, name_skip_valid};
     name_tbl_wr_en_reg <= 1'b0;
     if (wr_name_table_reg) begin
@@ -1263,11 +1269,13 @@ always @(posedge aclk) begin
         fragment_frames_reg <= 64'd0;
         fragment_bytes_reg <= 64'd0;
         flows_named_reg <= 32'd0;
+        named_counted_reg <= 1'b0;
         names_skipped_reg <= 32'd0;
     end
 
     if (rst) begin
         flows_named_reg <= 32'd0;
+        named_counted_reg <= 1'b0;
         names_skipped_reg <= 32'd0;
         name_table_reg <= 32'd0;
         name_data_reg <= 32'd0;

@@ -307,7 +307,7 @@ reg                   hit_matched = 1'b0, hit_match_tls = 1'b0, hit_match_smtp =
 reg                   hit_match_http_connect = 1'b0;
 reg                   rd_syn = 1'b0, en_syn = 1'b0, cmp_syn = 1'b0, hit_syn = 1'b0;
 reg                   rd_other = 1'b0, en_other = 1'b0, cmp_other = 1'b0, hit_other = 1'b0;
-reg                   rd_end = 1'b0, en_end = 1'b0, cmp_end = 1'b0, hit_end = 1'b0;
+reg                   rd_end = 1'b0, en_end = 1'b0, cmp_end = 1'b0;
 reg                   rd_connect = 1'b0, en_connect = 1'b0, cmp_connect = 1'b0;
 reg                   rd_rtp = 1'b0, en_rtp = 1'b0, cmp_rtp = 1'b0, hit_rtp = 1'b0;
 reg [47:0]            rd_rtp_id = 48'd0, en_rtp_id = 48'd0, cmp_rtp_id = 48'd0, hit_rtp_id = 48'd0;
@@ -429,7 +429,6 @@ always @(posedge clk) begin
     hit_match_tls <= cmp_match == TLS;
     hit_match_smtp <= cmp_match == SMTP;
     hit_match_http_connect <= cmp_match == HTTP && cmp_connect;
-    hit_end <= cmp_end;
     hit_syn <= cmp_syn;
     hit_other <= cmp_other;
     hit_rtp <= cmp_rtp;
@@ -747,6 +746,18 @@ reg [WAYS*NAME_TRIES_WIDTH-1:0] hit_entry_name_tries = {WAYS*NAME_TRIES_WIDTH{1'
 reg [WAYS*NAMES_WIDTH-1:0]     hit_names = {WAYS*NAMES_WIDTH{1'b0}};
 // per way: a name of the flow at this bucket and way is being read (a list entry, not stale)
 reg [WAYS-1:0]                 hit_name_busy = {WAYS{1'b0}};
+// what the decision's guess needs, put together here so that it is three LUT levels from
+// these registers (it was the vTC's worst path, through the decision's if-chain): per way,
+// the frame ends its flow unknown with a stored guess if that way hits (the way's class 0,
+// not found now, its guess not 0); a request the guess may be taken for (valid, parsed, not
+// while clearing, ending its flow); a hit at all, a free way, an expired way; a miss's own
+// guess, unless its packet is classified now
+reg [WAYS-1:0]                 hit_own_guesses = {WAYS{1'b0}};
+reg                            hit_ends = 1'b0;
+reg                            hit_any = 1'b0;
+reg                            hit_free_any = 1'b0;
+reg                            hit_expired_any = 1'b0;
+reg                            hit_miss_guesses = 1'b0;
 
 always @(posedge clk) begin
     hit_way <= hit_lowest;
@@ -767,6 +778,24 @@ always @(posedge clk) begin
     end
     hit_entry_rtp <= cmp_entry_rtp;
     hit_victim_guess <= victim_guess;
+    for (n = 0; n < WAYS; n = n + 1) begin
+        hit_own_guesses[n] <= cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
+            && cmp_entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH] != 4'd0
+            && !(cmp_entry_inspects[n]
+                 && ((cmp_match != 4'd0 && !(cmp_entry_spoke[n] && (cmp_match == HTTP
+                      || cmp_match == TLS || cmp_match == SSH || cmp_match == SMTP)))
+                     || (cmp_rtp && cmp_entry_pending[n] && &cmp_ssrc_equal[4*n +: 4]
+                         && cmp_sequence_ahead[n])));
+    end
+    hit_ends <= cmp_valid && cmp_parsed && !cmp_clearing && cmp_end;
+    hit_any <= |hit;
+    hit_free_any <= |(~cmp_entry_valid);
+    hit_expired_any <= |expired;
+    hit_miss_guesses <= cmp_guess != 4'd0
+        && !(cmp_payload && INSPECT_LIMIT != 4'd0 && cmp_match != 4'd0);
+    if (rst) begin
+        hit_ends <= 1'b0;
+    end
     hit_entry_name_tries <= cmp_entry_name_tries;
     hit_names <= cmp_names;
     hit_name_busy <= cmp_name_busy;
@@ -955,8 +984,11 @@ always @* begin
     end
     // one guess per frame: the evicted flow's, else the frame's own flow's if the frame
     // ends it while unknown and its ports guess a class (not guessed before)
-    guess_own = hit_valid && hit_parsed && !hit_clearing && hit_end && !failed
-        && class_after == 4'd0 && own_guess != 4'd0 && !guess_victim;
+    // (the same as hit_valid && hit_parsed && !hit_clearing && its end && !failed
+    // && class_after == 4'd0 && own_guess != 4'd0 && !guess_victim, from the hit stage's
+    // terms: a hit way's, else a miss's that inserts without evicting a guessed flow)
+    guess_own = hit_ends && (|(hit_way & hit_own_guesses) || (!hit_any && hit_miss_guesses
+        && (hit_free_any || (hit_expired_any && hit_victim_guess == 4'd0))));
     guess_after = guess_own ? 4'd0 : own_guess;
 
     // a try to name the flow: a payload packet of a flow not named, tried fewer than

@@ -130,10 +130,13 @@ reg [SLOT_BITS-1:0]   cap_slot = {SLOT_BITS{1'b0}};
 reg [WORD_BITS:0]     cap_word = {(WORD_BITS+1){1'b0}};  // saturates at WORDS
 
 reg [COUNT_WIDTH-1:0] in_bytes;
-// the lowest free slot, registered: worked out from what `busy` becomes this cycle
+// the lowest free slot, registered: worked out from `busy` and the slot a first beat takes
+// this cycle (a slot freed this cycle is found a cycle later: the search does not wait for
+// the reader's state, which was its worst path)
 reg                   free_found = 1'b1;
 reg [SLOT_BITS-1:0]   free_slot = {SLOT_BITS{1'b0}};
 reg [SLOTS-1:0]       busy_next;
+reg [SLOTS-1:0]       busy_search;
 reg                   next_found;
 reg [SLOT_BITS-1:0]   next_slot;
 integer i;
@@ -196,14 +199,16 @@ always @* begin
         if (job_done && cur_slot == i[SLOT_BITS-1:0]) begin
             busy_next[i] = 1'b0;
         end
+        busy_search[i] = busy[i];
         if (first_beat && free_found && free_slot == i[SLOT_BITS-1:0]) begin
             busy_next[i] = 1'b1;
+            busy_search[i] = 1'b1;
         end
     end
     next_found = 1'b0;
     next_slot = {SLOT_BITS{1'b0}};
     for (i = SLOTS - 1; i >= 0; i = i - 1) begin
-        if (!busy_next[i]) begin
+        if (!busy_search[i]) begin
             next_found = 1'b1;
             next_slot = i[SLOT_BITS-1:0];
         end

@@ -157,17 +157,20 @@ always @* begin
 end
 
 wire in_window = !beat_index_reg[BEAT_INDEX_WIDTH-1];
+// beat_index_reg one-hot (all zero past the window): a window beat's write enable is one
+// LUT from in_beat (it drives DATA_WIDTH flip-flops' enables; a compare of the index before
+// it was a worst path)
+reg [WINDOW_BEATS-1:0]     beat_onehot_reg = {{(WINDOW_BEATS-1){1'b0}}, 1'b1};
 
 // one register per beat of the window, each written when its beat comes in (an indexed
 // write into one wide register costs thousands of LUTs)
 genvar g;
 generate
     for (g = 0; g < WINDOW_BEATS; g = g + 1) begin : window_beat
-        localparam [BEAT_INDEX_WIDTH-1:0] INDEX = g;
         reg [DATA_WIDTH-1:0] beat_reg = {DATA_WIDTH{1'b0}};
 
         always @(posedge clk) begin
-            if (in_beat && beat_index_reg == INDEX) begin
+            if (in_beat && beat_onehot_reg[g]) begin
                 beat_reg <= in_tdata & keep_mask;
             end
         end
@@ -228,9 +231,11 @@ always @(posedge clk) begin
     if (in_beat) begin
         if (in_window) begin
             beat_index_reg <= beat_index_reg + 1'b1;
+            beat_onehot_reg <= {beat_onehot_reg[WINDOW_BEATS-2:0], 1'b0};
         end
         if (in_tlast) begin
             beat_index_reg <= {BEAT_INDEX_WIDTH{1'b0}};
+            beat_onehot_reg <= {{(WINDOW_BEATS-1){1'b0}}, 1'b1};
         end
     end
     counted_beat_reg <= in_beat;
@@ -273,6 +278,7 @@ always @(posedge clk) begin
     if (rst) begin
         oversize <= 1'b0;
         beat_index_reg <= {BEAT_INDEX_WIDTH{1'b0}};
+        beat_onehot_reg <= {{(WINDOW_BEATS-1){1'b0}}, 1'b1};
         counted_beat_reg <= 1'b0;
         length_reg <= {LEN_WIDTH{1'b0}};
         w_valid <= 1'b0;

@@ -43,7 +43,8 @@
  * the entry (PENDING); a later one of that SSRC 1..16 ahead makes the flow
  * RTP (compared per way in the compare stage, the hit way's taken in decide).
  * An HTTP CONNECT or SMTP flow stays inspected (PENDING as REFINE) and
- * becomes TLS once a TLS record is seen (event_refined).  A flow stored by a
+ * becomes TLS once a TLS record is seen, a STUN flow over UDP DTLS once a
+ * DTLS record is (event_refined).  A flow stored by a
  * TCP SYN (OPENED) whose first inspected payload is another protocol's
  * message (req_other, no match: SPOKE) is not classified later by an HTTP,
  * TLS, SSH or SMTP match (an upgrade or a tunnel).  An unknown flow
@@ -114,8 +115,8 @@ module vtc_flow_table #
     output reg                    event_seen = 1'b0,
     output reg                    event_classified = 1'b0,
     output reg  [3:0]             event_class = 4'd0,  // the class of event_classified's flow
-    // a classified flow refined (HTTP CONNECT or SMTP to TLS) from event_refined_from to
-    // event_class
+    // a classified flow refined (HTTP CONNECT or SMTP to TLS, STUN to DTLS) from
+    // event_refined_from to event_class
     output reg                    event_refined = 1'b0,
     output reg  [3:0]             event_refined_from = 4'd0,
     output reg                    event_inserted = 1'b0,
@@ -173,6 +174,8 @@ localparam [3:0] RTP = CLASS_RTP[3:0];
 localparam [3:0] SMTP = CLASS_SMTP[3:0];
 localparam [3:0] SSH = CLASS_SSH[3:0];
 localparam [3:0] DNS = CLASS_DNS[3:0];
+localparam [3:0] STUN = CLASS_STUN[3:0];
+localparam [3:0] DTLS = CLASS_DTLS[3:0];
 // a name command's kinds (vtc_name_extract)
 localparam [1:0] NAME_NONE = 2'd0, NAME_HTTP = 2'd1, NAME_TLS = 2'd2, NAME_DNS = 2'd3;
 localparam NAME_LIST = 2 ** NAME_TAG_WIDTH;
@@ -193,7 +196,7 @@ localparam INSPECTED_WIDTH = 4;
 localparam CLASS_LSB = INSPECTED_LSB + INSPECTED_WIDTH;
 localparam CLASS_WIDTH = 4;
 // CLASS 0: an RTP candidate was seen (RTP_PENDING, its SSRC and sequence in RTP); any
-// other class: the flow may still be refined to TLS (REFINE)
+// other class: the flow may still be refined to TLS or DTLS (REFINE)
 localparam PENDING = CLASS_LSB + CLASS_WIDTH;
 // the class the flow's ports guess (from vtc_port_guess when it is stored), 0 once it was
 // guessed (a flow is guessed once) or when no port of the list is the flow's
@@ -302,9 +305,10 @@ reg [BUCKET_BITS-1:0] rd_bucket = {BUCKET_BITS{1'b0}}, en_bucket = {BUCKET_BITS{
 reg [BUCKET_BITS-1:0] cmp_bucket = {BUCKET_BITS{1'b0}}, hit_bucket = {BUCKET_BITS{1'b0}};
 reg                   rd_payload = 1'b0, en_payload = 1'b0, cmp_payload = 1'b0, hit_payload = 1'b0;
 reg [3:0]             rd_match = 4'd0, en_match = 4'd0, cmp_match = 4'd0, hit_match = 4'd0;
-// the hit stage's compares of it: a class at all, TLS, SMTP, HTTP with CONNECT
-reg                   hit_matched = 1'b0, hit_match_tls = 1'b0, hit_match_smtp = 1'b0;
-reg                   hit_match_http_connect = 1'b0;
+// the hit stage's compares of it: a class at all, a refinement's (TLS, DTLS), SMTP, HTTP with
+// CONNECT, STUN over UDP
+reg                   hit_matched = 1'b0, hit_match_refines = 1'b0, hit_match_smtp = 1'b0;
+reg                   hit_match_http_connect = 1'b0, hit_match_stun_udp = 1'b0;
 reg                   rd_syn = 1'b0, en_syn = 1'b0, cmp_syn = 1'b0, hit_syn = 1'b0;
 reg                   rd_other = 1'b0, en_other = 1'b0, cmp_other = 1'b0, hit_other = 1'b0;
 reg                   rd_end = 1'b0, en_end = 1'b0, cmp_end = 1'b0, hit_end = 1'b0;
@@ -426,7 +430,8 @@ always @(posedge clk) begin
     hit_payload <= cmp_payload;
     hit_match <= cmp_match;
     hit_matched <= cmp_match != 4'd0;
-    hit_match_tls <= cmp_match == TLS;
+    hit_match_refines <= cmp_match == TLS || cmp_match == DTLS;
+    hit_match_stun_udp <= cmp_match == STUN && cmp_key[96];
     hit_match_smtp <= cmp_match == SMTP;
     hit_match_http_connect <= cmp_match == HTTP && cmp_connect;
     hit_end <= cmp_end;
@@ -868,7 +873,8 @@ reg [1:0]                 written_way;     // write_way's index
 // match after another protocol's first message (SPOKE) is not taken
 wire match_taken = hit_matched && !hit_holds;
 wire found_any = match_taken || (hit_rtp && hit_confirms);
-wire found_stays = hit_match_smtp || hit_match_http_connect;  // PENDING after (SMTP, CONNECT)
+// PENDING after: SMTP, CONNECT (may become TLS), STUN over UDP (may become DTLS)
+wire found_stays = hit_match_smtp || hit_match_http_connect || hit_match_stun_udp;
 
 always @* begin
     write_way = {WAYS{1'b0}};
@@ -922,9 +928,10 @@ always @* begin
             if (!found_any && hit_first) begin
                 spoke_after = hit_other;
             end
-        end else if (hit_inspects && hit_match_tls) begin
-            // refined: an HTTP CONNECT tunnel's or a STARTTLS session's TLS
-            class_after = TLS;
+        end else if (hit_inspects && hit_match_refines) begin
+            // refined: an HTTP CONNECT tunnel's or a STARTTLS session's TLS, a STUN flow's
+            // DTLS (TLS matches TCP only, DTLS UDP only: a flow refines within its transport)
+            class_after = hit_match;
             refined = 1'b1;
             pending_after = 1'b0;
         end

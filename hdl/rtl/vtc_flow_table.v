@@ -206,7 +206,9 @@ localparam RTP_LSB = GUESS_LSB + GUESS_WIDTH;
 localparam RTP_WIDTH = 48;
 // the flow was stored by a TCP SYN, so its first payload is its first message (OPENED);
 // that message was another protocol's, so a later HTTP, TLS, SSH or SMTP match is an
-// upgrade or a tunnel and does not classify (SPOKE)
+// upgrade or a tunnel and does not classify (SPOKE); a UDP flow (never OPENED) keeps RTP_OFF
+// in SPOKE: an RTP candidate repeated the stored sequence number of its SSRC, so the flow is
+// never RTP (the two never matter at once: RTP candidates are UDP, those matches TCP)
 localparam OPENED = RTP_LSB + RTP_WIDTH;
 localparam SPOKE = OPENED + 1;
 // the flow's payload packets read for a name (vtc_names) while it was not named
@@ -603,6 +605,7 @@ reg [WAYS*CLASS_WIDTH-1:0]     entry_class;
 reg [WAYS*INSPECTED_WIDTH-1:0] entry_inspected;   // after this packet, if the way hits
 reg [WAYS*4-1:0]               ssrc_equal;        // the stored SSRC's bytes equal the request's
 reg [WAYS-1:0]                 sequence_ahead;    // the request's sequence number 1..16 ahead
+reg [WAYS-1:0]                 sequence_equal;    // ... the stored one (a repeat)
 reg [WAYS-1:0]                 entry_pending;
 reg [WAYS-1:0]                 entry_opened;
 reg [WAYS-1:0]                 entry_spoke;
@@ -645,6 +648,7 @@ always @* begin
         sequence_ahead[n] = en_sequence_wraps
             ? stored_sequence >= en_sequence_low || stored_sequence <= en_sequence_high
             : stored_sequence >= en_sequence_low && stored_sequence <= en_sequence_high;
+        sequence_equal[n] = stored_sequence == en_rtp_id[15:0];
         entry_pending[n] = stored[PENDING];
         entry_opened[n] = stored[OPENED];
         entry_spoke[n] = stored[SPOKE];
@@ -667,6 +671,7 @@ reg [WAYS*CLASS_WIDTH-1:0]     cmp_entry_class = {WAYS*CLASS_WIDTH{1'b0}};
 reg [WAYS*INSPECTED_WIDTH-1:0] cmp_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}};
 reg [WAYS*4-1:0]               cmp_ssrc_equal = {WAYS*4{1'b0}};
 reg [WAYS-1:0]                 cmp_sequence_ahead = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_sequence_equal = {WAYS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_pending = {WAYS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_opened = {WAYS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_spoke = {WAYS{1'b0}};
@@ -680,6 +685,7 @@ reg [WAYS*NAMES_WIDTH-1:0]     cmp_names = {WAYS*NAMES_WIDTH{1'b0}};
 always @(posedge clk) begin
     cmp_ssrc_equal <= ssrc_equal;
     cmp_sequence_ahead <= sequence_ahead;
+    cmp_sequence_equal <= sequence_equal;
     cmp_entry_pending <= entry_pending;
     cmp_entry_opened <= entry_opened;
     cmp_entry_spoke <= entry_spoke;
@@ -746,6 +752,10 @@ reg [WAYS*GUESS_WIDTH-1:0]     hit_entry_guess = {WAYS*GUESS_WIDTH{1'b0}};
 // behind (confirms); the stored one may be replaced (none, or of its SSRC)
 reg [WAYS-1:0]                 hit_rtp_confirms = {WAYS{1'b0}};
 reg [WAYS-1:0]                 hit_rtp_replaces = {WAYS{1'b0}};
+// per way: the request is an RTP candidate of the stored SSRC that repeats its sequence
+// number, which rules RTP out for the flow (RTP_OFF, kept in SPOKE: a UDP flow has no
+// first message held, a TCP flow no RTP candidate)
+reg [WAYS-1:0]                 hit_rtp_repeats = {WAYS{1'b0}};
 reg [WAYS*RTP_WIDTH-1:0]       hit_entry_rtp = {WAYS*RTP_WIDTH{1'b0}};
 reg [GUESS_WIDTH-1:0]          hit_victim_guess = {GUESS_WIDTH{1'b0}};
 reg [WAYS*NAME_TRIES_WIDTH-1:0] hit_entry_name_tries = {WAYS*NAME_TRIES_WIDTH{1'b0}};
@@ -766,7 +776,10 @@ always @(posedge clk) begin
     hit_entry_guess <= cmp_entry_guess;
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_rtp_confirms[n] <= cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
-            && cmp_entry_pending[n] && &cmp_ssrc_equal[4*n +: 4] && cmp_sequence_ahead[n];
+            && cmp_entry_pending[n] && &cmp_ssrc_equal[4*n +: 4] && cmp_sequence_ahead[n]
+            && !cmp_entry_spoke[n];
+        hit_rtp_repeats[n] <= cmp_rtp && cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
+            && cmp_entry_pending[n] && &cmp_ssrc_equal[4*n +: 4] && cmp_sequence_equal[n];
         hit_rtp_replaces[n] <= !(cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
             && cmp_entry_pending[n]) || &cmp_ssrc_equal[4*n +: 4];
     end
@@ -794,6 +807,7 @@ reg                       hit_holds;       // the hit way holds the match back
 reg [GUESS_WIDTH-1:0]     hit_stored_guess;
 reg                       hit_confirms;    // the RTP candidate confirms the stored one
 reg                       hit_replaces;    // it may replace the stored one
+reg                       hit_repeats;     // it repeats the stored sequence number
 reg [RTP_WIDTH-1:0]       hit_stored_rtp;  // the hit way's RTP field
 reg [NAME_TRIES_WIDTH-1:0] hit_name_tries; // the hit way's NAME_TRIES
 reg                       hit_named;       // ... NAMED and application
@@ -812,6 +826,7 @@ always @* begin
     hit_stored_guess = {GUESS_WIDTH{1'b0}};
     hit_confirms = 1'b0;
     hit_replaces = 1'b0;
+    hit_repeats = 1'b0;
     hit_stored_rtp = {RTP_WIDTH{1'b0}};
     hit_name_tries = {NAME_TRIES_WIDTH{1'b0}};
     hit_named = 1'b0;
@@ -833,6 +848,7 @@ always @* begin
             | ({GUESS_WIDTH{hit_way[n]}} & hit_entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH]);
         hit_confirms = hit_confirms | (hit_way[n] && hit_rtp_confirms[n]);
         hit_replaces = hit_replaces | (hit_way[n] && hit_rtp_replaces[n]);
+        hit_repeats = hit_repeats | (hit_way[n] && hit_rtp_repeats[n]);
         hit_stored_rtp = hit_stored_rtp
             | ({RTP_WIDTH{hit_way[n]}} & hit_entry_rtp[RTP_WIDTH*n +: RTP_WIDTH]);
         hit_class = hit_class | ({CLASS_WIDTH{hit_way[n]}} & hit_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH]);
@@ -927,6 +943,10 @@ always @* begin
             // the first message of a flow stored by its SYN: another protocol's or not
             if (!found_any && hit_first) begin
                 spoke_after = hit_other;
+            end
+            // an RTP candidate that repeats the stored sequence number: never RTP (RTP_OFF)
+            if (hit_repeats) begin
+                spoke_after = 1'b1;
             end
         end else if (hit_inspects && hit_match_refines) begin
             // refined: an HTTP CONNECT tunnel's or a STARTTLS session's TLS, a STUN flow's

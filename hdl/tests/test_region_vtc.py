@@ -610,7 +610,8 @@ async def inspection_stops_after_inspect_packets(dut):
 async def udp_rtp_takes_two_packets_of_one_ssrc(dut):
     """A UDP flow is RTP after two packets of one SSRC whose sequence number
     moved 1..16 on; one packet, a jump of 17, a step of 0 or another SSRC
-    do not do it; the other direction's SSRC does not replace the first.
+    do not do it, and a step of 0 (a repeat) rules RTP out for the flow; the
+    other direction's SSRC does not replace the first.
     """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
@@ -623,6 +624,7 @@ async def udp_rtp_takes_two_packets_of_one_ssrc(dut):
         5: [(0, x), (0, x)],
         6: [(1, y), (1, y)],
         7: [(0xFFFF - 0x6FAE + 1, x), (1, x)],  # wraps to 0
+        9: [(0, x), (1, x), (1, x)],  # a repeat first: never rtp
     }
     frames = []
     for flow, steps in cases.items():
@@ -644,9 +646,10 @@ async def udp_rtp_takes_two_packets_of_one_ssrc(dut):
     outputs = await replay(dut, frames, model, source, sink)
     await check_against_model(axil, model, frames, outputs)
     got = {flow: model.flow_class(vtc_model.parse(udp_frame(flow)).key)
-           for flow in range(1, 9)}
+           for flow in range(1, 10)}
     assert got == {1: 'unknown', 2: 'rtp', 3: 'rtp', 4: 'unknown',
-                   5: 'unknown', 6: 'unknown', 7: 'rtp', 8: 'rtp'}
+                   5: 'unknown', 6: 'unknown', 7: 'rtp', 8: 'rtp',
+                   9: 'unknown'}
     assert model.counters['CLASS_FLOWS_RTP'] == 4
     assert outputs[-1] != frames[-1]  # marked as RTP
     assert outputs[-2] == frames[-2]

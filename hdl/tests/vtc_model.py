@@ -35,7 +35,8 @@ ageing rules, so output frames and counters can be compared bit for bit
 - Only packets with payload are inspected, at most inspect_packets of them
   per flow, with SIGNATURE_BYTES of payload; the first match classifies the
   flow, except that an HTTP flow that began with CONNECT and an SMTP flow
-  stay inspected and are refined to TLS (once) when a TLS record is seen.
+  stay inspected and are refined to TLS (once) when a TLS record is seen,
+  and a STUN flow over UDP to DTLS (once) when a DTLS record is.
   A flow stored by a TCP SYN whose first inspected packet is another
   protocol's message (3 bytes or more, matching nothing, not four zero
   bytes, not a STARTTLS greeting) is not classified later by an HTTP, TLS,
@@ -45,7 +46,10 @@ ageing rules, so output frames and counters can be compared bit for bit
   UDP RTP is stateful: a candidate packet (RTP header, both ports >= 1024)
   stores its SSRC and sequence number in the flow (RTP_PENDING); a later
   candidate of the same SSRC whose sequence number is 1..16 ahead makes the
-  flow rtp.  RTP over TCP (RFC 4571) stays a one-packet signature.
+  flow rtp; one that repeats the stored sequence number rules RTP out for
+  the flow (nDPI's "same seq on consecutive pkts": RTP_OFF, which the RTL
+  keeps in the entry's SPOKE bit, unused by UDP flows).  RTP over TCP
+  (RFC 4571) stays a one-packet signature.
 - A flow that ends (a TCP FIN or RST) or is evicted while unknown is guessed
   by its ports (PORT_GUESSES, from the module catalogue) once: counted in
   FLOWS_GUESSED and CLASS_GUESSES, never changing its class.
@@ -201,7 +205,7 @@ class FlowState:
 
     __slots__ = ('key', 'stored_key', 'klass', 'inspected', 'last_seen',
                  'rtp_pending', 'rtp_ssrc', 'rtp_seq', 'guessed', 'refine',
-                 'spoke', 'opened', 'application', 'name_tries')
+                 'spoke', 'opened', 'application', 'name_tries', 'rtp_off')
 
     def __init__(self, key, stored_key, now):
         self.key = key
@@ -219,6 +223,9 @@ class FlowState:
         self.refine = False
         #: the flow's first message was another protocol's (OPENING_CLASSES)
         self.spoke = False
+        #: a UDP flow's RTP candidate repeated the stored sequence number of
+        #: its SSRC: never rtp (the RTL keeps it in SPOKE, a TCP flow's bit)
+        self.rtp_off = False
         #: stored by a TCP SYN: its first payload is its first message
         self.opened = False
         #: the application its host name named (vtc_names; 0: none), None
@@ -818,8 +825,13 @@ class VtcModel:
         candidate = rtp_candidate(parsed)
         ssrc, seq = rtp_id(parsed)
         same = entry.rtp_pending and entry.rtp_ssrc == ssrc
-        confirmed = (candidate and same and 1 <= (seq - entry.rtp_seq)
+        confirmed = (candidate and same and not entry.rtp_off
+                     and 1 <= (seq - entry.rtp_seq)
                      % (1 << 16) <= RTP_SEQUENCE_WINDOW)
+        # consecutive RTP packets of one SSRC have different sequence
+        # numbers: a repeat rules RTP out (nDPI's rtp.c does the same)
+        if candidate and same and seq == entry.rtp_seq:
+            entry.rtp_off = True
         if not match and confirmed:
             match = CLASS_NUMBER['rtp']
         if match:

@@ -135,9 +135,6 @@ KNOWN_DISAGREEMENTS = {
 KNOWN_FALSE_POSITIVES = {
     ('lru_ipv6_caches.pcapng', 1): (
         'stun', 'STUN on 3478, then RTCP (nDPI: RTCP; held out)'),
-    ('epicgames.pcapng', 3): (
-        'rtp', 'two packets with RTP headers of one SSRC, one apart (nDPI: '
-        'EpicGames)'),
 }
 #: the folders the signatures were chosen on (pcaps/ndpi-heldout never)
 TUNED_ON = ORIGINAL_FOLDERS + (vtc_captures.TUNING_FOLDER,)

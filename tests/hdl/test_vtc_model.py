@@ -295,6 +295,12 @@ X, Y = 0x11111111, 0x22222222
     ([(100, X, False), (117, X, False)], 'unknown'),  # 17 ahead
     ([(100, X, False), (117, X, False), (118, X, False)], 'rtp'),  # follows
     ([(100, X, False), (100, X, False)], 'unknown'),  # not ahead
+    # a repeated sequence number of one SSRC rules RTP out (nDPI's rtp.c:
+    # consecutive RTP packets have different sequence numbers), for good
+    ([(100, X, False), (100, X, False), (101, X, False)], 'unknown'),
+    ([(100, X, False), (101, Y, False), (101, Y, False), (101, X, False)],
+     'rtp'),  # another SSRC's repeat is not the stored one's
+    ([(100, X, False), (99, X, False), (100, X, False)], 'rtp'),  # behind
     ([(100, X, False), (99, X, False)], 'unknown'),  # behind
     ([(0xFFFF, X, False), (0, X, False)], 'rtp'),  # wraps
     ([(100, X, False), (101, Y, False)], 'unknown'),  # another SSRC

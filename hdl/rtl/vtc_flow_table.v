@@ -43,7 +43,8 @@
  * the entry (PENDING); a later one of that SSRC 1..16 ahead makes the flow
  * RTP (compared per way in the compare stage, the hit way's taken in decide).
  * An HTTP CONNECT or SMTP flow stays inspected (PENDING as REFINE) and
- * becomes TLS once a TLS record is seen (event_refined).  A flow stored by a
+ * becomes TLS once a TLS record is seen, a STUN flow over UDP DTLS once a
+ * DTLS record is (event_refined).  A flow stored by a
  * TCP SYN (OPENED) whose first inspected payload is another protocol's
  * message (req_other, no match: SPOKE) is not classified later by an HTTP,
  * TLS, SSH or SMTP match (an upgrade or a tunnel).  An unknown flow
@@ -114,8 +115,8 @@ module vtc_flow_table #
     output reg                    event_seen = 1'b0,
     output reg                    event_classified = 1'b0,
     output reg  [3:0]             event_class = 4'd0,  // the class of event_classified's flow
-    // a classified flow refined (HTTP CONNECT or SMTP to TLS) from event_refined_from to
-    // event_class
+    // a classified flow refined (HTTP CONNECT or SMTP to TLS, STUN to DTLS) from
+    // event_refined_from to event_class
     output reg                    event_refined = 1'b0,
     output reg  [3:0]             event_refined_from = 4'd0,
     output reg                    event_inserted = 1'b0,
@@ -173,6 +174,8 @@ localparam [3:0] RTP = CLASS_RTP[3:0];
 localparam [3:0] SMTP = CLASS_SMTP[3:0];
 localparam [3:0] SSH = CLASS_SSH[3:0];
 localparam [3:0] DNS = CLASS_DNS[3:0];
+localparam [3:0] STUN = CLASS_STUN[3:0];
+localparam [3:0] DTLS = CLASS_DTLS[3:0];
 // a name command's kinds (vtc_name_extract)
 localparam [1:0] NAME_NONE = 2'd0, NAME_HTTP = 2'd1, NAME_TLS = 2'd2, NAME_DNS = 2'd3;
 localparam NAME_LIST = 2 ** NAME_TAG_WIDTH;
@@ -193,7 +196,7 @@ localparam INSPECTED_WIDTH = 4;
 localparam CLASS_LSB = INSPECTED_LSB + INSPECTED_WIDTH;
 localparam CLASS_WIDTH = 4;
 // CLASS 0: an RTP candidate was seen (RTP_PENDING, its SSRC and sequence in RTP); any
-// other class: the flow may still be refined to TLS (REFINE)
+// other class: the flow may still be refined to TLS or DTLS (REFINE)
 localparam PENDING = CLASS_LSB + CLASS_WIDTH;
 // the class the flow's ports guess (from vtc_port_guess when it is stored), 0 once it was
 // guessed (a flow is guessed once) or when no port of the list is the flow's
@@ -203,7 +206,9 @@ localparam RTP_LSB = GUESS_LSB + GUESS_WIDTH;
 localparam RTP_WIDTH = 48;
 // the flow was stored by a TCP SYN, so its first payload is its first message (OPENED);
 // that message was another protocol's, so a later HTTP, TLS, SSH or SMTP match is an
-// upgrade or a tunnel and does not classify (SPOKE)
+// upgrade or a tunnel and does not classify (SPOKE); a UDP flow (never OPENED) keeps RTP_OFF
+// in SPOKE: an RTP candidate repeated the stored sequence number of its SSRC, so the flow is
+// never RTP (the two never matter at once: RTP candidates are UDP, those matches TCP)
 localparam OPENED = RTP_LSB + RTP_WIDTH;
 localparam SPOKE = OPENED + 1;
 // the flow's payload packets read for a name (vtc_names) while it was not named
@@ -302,9 +307,10 @@ reg [BUCKET_BITS-1:0] rd_bucket = {BUCKET_BITS{1'b0}}, en_bucket = {BUCKET_BITS{
 reg [BUCKET_BITS-1:0] cmp_bucket = {BUCKET_BITS{1'b0}}, hit_bucket = {BUCKET_BITS{1'b0}};
 reg                   rd_payload = 1'b0, en_payload = 1'b0, cmp_payload = 1'b0, hit_payload = 1'b0;
 reg [3:0]             rd_match = 4'd0, en_match = 4'd0, cmp_match = 4'd0, hit_match = 4'd0;
-// the hit stage's compares of it: a class at all, TLS, SMTP, HTTP with CONNECT
-reg                   hit_matched = 1'b0, hit_match_tls = 1'b0, hit_match_smtp = 1'b0;
-reg                   hit_match_http_connect = 1'b0;
+// the hit stage's compares of it: a class at all, a refinement's (TLS, DTLS), SMTP, HTTP with
+// CONNECT, STUN over UDP
+reg                   hit_matched = 1'b0, hit_match_refines = 1'b0, hit_match_smtp = 1'b0;
+reg                   hit_match_http_connect = 1'b0, hit_match_stun_udp = 1'b0;
 reg                   rd_syn = 1'b0, en_syn = 1'b0, cmp_syn = 1'b0, hit_syn = 1'b0;
 reg                   rd_other = 1'b0, en_other = 1'b0, cmp_other = 1'b0, hit_other = 1'b0;
 reg                   rd_end = 1'b0, en_end = 1'b0, cmp_end = 1'b0;
@@ -426,7 +432,8 @@ always @(posedge clk) begin
     hit_payload <= cmp_payload;
     hit_match <= cmp_match;
     hit_matched <= cmp_match != 4'd0;
-    hit_match_tls <= cmp_match == TLS;
+    hit_match_refines <= cmp_match == TLS || cmp_match == DTLS;
+    hit_match_stun_udp <= cmp_match == STUN && cmp_key[96];
     hit_match_smtp <= cmp_match == SMTP;
     hit_match_http_connect <= cmp_match == HTTP && cmp_connect;
     hit_syn <= cmp_syn;
@@ -597,6 +604,7 @@ reg [WAYS*CLASS_WIDTH-1:0]     entry_class;
 reg [WAYS*INSPECTED_WIDTH-1:0] entry_inspected;   // after this packet, if the way hits
 reg [WAYS*4-1:0]               ssrc_equal;        // the stored SSRC's bytes equal the request's
 reg [WAYS-1:0]                 sequence_ahead;    // the request's sequence number 1..16 ahead
+reg [WAYS-1:0]                 sequence_equal;    // ... the stored one (a repeat)
 reg [WAYS-1:0]                 entry_pending;
 reg [WAYS-1:0]                 entry_opened;
 reg [WAYS-1:0]                 entry_spoke;
@@ -639,6 +647,7 @@ always @* begin
         sequence_ahead[n] = en_sequence_wraps
             ? stored_sequence >= en_sequence_low || stored_sequence <= en_sequence_high
             : stored_sequence >= en_sequence_low && stored_sequence <= en_sequence_high;
+        sequence_equal[n] = stored_sequence == en_rtp_id[15:0];
         entry_pending[n] = stored[PENDING];
         entry_opened[n] = stored[OPENED];
         entry_spoke[n] = stored[SPOKE];
@@ -661,6 +670,7 @@ reg [WAYS*CLASS_WIDTH-1:0]     cmp_entry_class = {WAYS*CLASS_WIDTH{1'b0}};
 reg [WAYS*INSPECTED_WIDTH-1:0] cmp_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}};
 reg [WAYS*4-1:0]               cmp_ssrc_equal = {WAYS*4{1'b0}};
 reg [WAYS-1:0]                 cmp_sequence_ahead = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_sequence_equal = {WAYS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_pending = {WAYS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_opened = {WAYS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_spoke = {WAYS{1'b0}};
@@ -674,6 +684,7 @@ reg [WAYS*NAMES_WIDTH-1:0]     cmp_names = {WAYS*NAMES_WIDTH{1'b0}};
 always @(posedge clk) begin
     cmp_ssrc_equal <= ssrc_equal;
     cmp_sequence_ahead <= sequence_ahead;
+    cmp_sequence_equal <= sequence_equal;
     cmp_entry_pending <= entry_pending;
     cmp_entry_opened <= entry_opened;
     cmp_entry_spoke <= entry_spoke;
@@ -740,6 +751,10 @@ reg [WAYS*GUESS_WIDTH-1:0]     hit_entry_guess = {WAYS*GUESS_WIDTH{1'b0}};
 // behind (confirms); the stored one may be replaced (none, or of its SSRC)
 reg [WAYS-1:0]                 hit_rtp_confirms = {WAYS{1'b0}};
 reg [WAYS-1:0]                 hit_rtp_replaces = {WAYS{1'b0}};
+// per way: the request is an RTP candidate of the stored SSRC that repeats its sequence
+// number, which rules RTP out for the flow (RTP_OFF, kept in SPOKE: a UDP flow has no
+// first message held, a TCP flow no RTP candidate)
+reg [WAYS-1:0]                 hit_rtp_repeats = {WAYS{1'b0}};
 reg [WAYS*RTP_WIDTH-1:0]       hit_entry_rtp = {WAYS*RTP_WIDTH{1'b0}};
 reg [GUESS_WIDTH-1:0]          hit_victim_guess = {GUESS_WIDTH{1'b0}};
 reg [WAYS*NAME_TRIES_WIDTH-1:0] hit_entry_name_tries = {WAYS*NAME_TRIES_WIDTH{1'b0}};
@@ -772,7 +787,10 @@ always @(posedge clk) begin
     hit_entry_guess <= cmp_entry_guess;
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_rtp_confirms[n] <= cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
-            && cmp_entry_pending[n] && &cmp_ssrc_equal[4*n +: 4] && cmp_sequence_ahead[n];
+            && cmp_entry_pending[n] && &cmp_ssrc_equal[4*n +: 4] && cmp_sequence_ahead[n]
+            && !cmp_entry_spoke[n];
+        hit_rtp_repeats[n] <= cmp_rtp && cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
+            && cmp_entry_pending[n] && &cmp_ssrc_equal[4*n +: 4] && cmp_sequence_equal[n];
         hit_rtp_replaces[n] <= !(cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
             && cmp_entry_pending[n]) || &cmp_ssrc_equal[4*n +: 4];
     end
@@ -818,6 +836,7 @@ reg                       hit_holds;       // the hit way holds the match back
 reg [GUESS_WIDTH-1:0]     hit_stored_guess;
 reg                       hit_confirms;    // the RTP candidate confirms the stored one
 reg                       hit_replaces;    // it may replace the stored one
+reg                       hit_repeats;     // it repeats the stored sequence number
 reg [RTP_WIDTH-1:0]       hit_stored_rtp;  // the hit way's RTP field
 reg [NAME_TRIES_WIDTH-1:0] hit_name_tries; // the hit way's NAME_TRIES
 reg                       hit_named;       // ... NAMED and application
@@ -836,6 +855,7 @@ always @* begin
     hit_stored_guess = {GUESS_WIDTH{1'b0}};
     hit_confirms = 1'b0;
     hit_replaces = 1'b0;
+    hit_repeats = 1'b0;
     hit_stored_rtp = {RTP_WIDTH{1'b0}};
     hit_name_tries = {NAME_TRIES_WIDTH{1'b0}};
     hit_named = 1'b0;
@@ -857,6 +877,7 @@ always @* begin
             | ({GUESS_WIDTH{hit_way[n]}} & hit_entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH]);
         hit_confirms = hit_confirms | (hit_way[n] && hit_rtp_confirms[n]);
         hit_replaces = hit_replaces | (hit_way[n] && hit_rtp_replaces[n]);
+        hit_repeats = hit_repeats | (hit_way[n] && hit_rtp_repeats[n]);
         hit_stored_rtp = hit_stored_rtp
             | ({RTP_WIDTH{hit_way[n]}} & hit_entry_rtp[RTP_WIDTH*n +: RTP_WIDTH]);
         hit_class = hit_class | ({CLASS_WIDTH{hit_way[n]}} & hit_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH]);
@@ -897,7 +918,8 @@ reg [1:0]                 written_way;     // write_way's index
 // match after another protocol's first message (SPOKE) is not taken
 wire match_taken = hit_matched && !hit_holds;
 wire found_any = match_taken || (hit_rtp && hit_confirms);
-wire found_stays = hit_match_smtp || hit_match_http_connect;  // PENDING after (SMTP, CONNECT)
+// PENDING after: SMTP, CONNECT (may become TLS), STUN over UDP (may become DTLS)
+wire found_stays = hit_match_smtp || hit_match_http_connect || hit_match_stun_udp;
 
 always @* begin
     write_way = {WAYS{1'b0}};
@@ -951,9 +973,14 @@ always @* begin
             if (!found_any && hit_first) begin
                 spoke_after = hit_other;
             end
-        end else if (hit_inspects && hit_match_tls) begin
-            // refined: an HTTP CONNECT tunnel's or a STARTTLS session's TLS
-            class_after = TLS;
+            // an RTP candidate that repeats the stored sequence number: never RTP (RTP_OFF)
+            if (hit_repeats) begin
+                spoke_after = 1'b1;
+            end
+        end else if (hit_inspects && hit_match_refines) begin
+            // refined: an HTTP CONNECT tunnel's or a STARTTLS session's TLS, a STUN flow's
+            // DTLS (TLS matches TCP only, DTLS UDP only: a flow refines within its transport)
+            class_after = hit_match;
             refined = 1'b1;
             pending_after = 1'b0;
         end

@@ -20,8 +20,8 @@
  * cycles behind the inputs).  The rules were chosen against nDPI's verdicts on the shared
  * captures and are listed in hdl/README.md (vTC section) and
  * hdl/tests/vtc_model.py (signature()).  Class numbers: 1 HTTP, 2 TLS,
- * 3 DNS, 4 SSH, 5 QUIC, 6 SIP, 7 RTP, 8 BitTorrent, 9 SMTP, 10 NTP, 11 STUN;
- * 0 none.
+ * 3 DNS, 4 SSH, 5 QUIC, 6 SIP, 7 RTP, 8 BitTorrent, 9 SMTP, 10 NTP, 11 STUN,
+ * 12 DTLS; 0 none.
  */
 
 `resetall
@@ -71,6 +71,7 @@ wire [7:0]  p4 = text[63:56];
 wire [7:0]  p5 = text[55:48];
 wire [7:0]  p6 = text[47:40];
 wire [7:0]  p7 = text[39:32];
+wire [7:0]  p11 = text[7:0];
 wire [31:0] head = text[95:64];
 wire [31:0] head_upper = head & 32'hDFDFDFDF;
 // TCP's 2-byte length prefix (DNS, RFC 4571 RTP); STUN's message length
@@ -186,6 +187,10 @@ reg hello_smtp_reg = 1'b0;     // EHLO / HELO
 reg greeting_reg = 1'b0;       // 220
 reg ntp_reg = 1'b0;
 reg connect_reg = 1'b0;        // CONN
+// DTLS: a record's content type (20..23) and version (nDPI's is_dtls(): DTLS 1.0, 1.2, 1.3,
+// OpenSSL's 0x0100); its length's high byte (byte 11) * 256 + the 13-byte header <= L
+reg dtls_reg = 1'b0;
+reg dtls_fits_reg = 1'b0;
 
 always @(posedge clk) begin
     tcp_reg <= tcp;
@@ -243,6 +248,9 @@ always @(posedge clk) begin
     greeting_reg <= head == "220 ";
     ntp_reg <= p0[5:3] >= 3'd1 && p0[5:3] <= 3'd4 && p0[2:0] != 3'd0;
     connect_reg <= head == "CONN";
+    dtls_reg <= p0[7:2] == 6'b000101 && ({p1, p2} == 16'hFEFF || {p1, p2} == 16'hFEFD
+        || {p1, p2} == 16'hFEFC || {p1, p2} == 16'h0100);
+    dtls_fits_reg <= {1'b0, p11, 8'd13} <= payload_length;
 end
 
 // ---- cycle 2: the signatures ----------------------------------------------------
@@ -270,12 +278,14 @@ wire is_bittorrent = (tcp_reg && bittorrent_tcp_reg) || (udp_reg && (bittorrent_
     || utp));
 wire is_smtp = tcp_reg && (hello_smtp_reg || (greeting_reg && port_mail_reg));
 wire is_ntp = udp_reg && port_123_reg && length_48_reg && ntp_reg;
+// a record header: L >= 14 (the header and a byte), the length's high byte fits
+wire is_dtls = udp_reg && length_14_reg && dtls_reg && dtls_fits_reg;
 
 // bit c: class c's signature matches
-reg [11:1] matches_reg = 11'd0;
+reg [12:1] matches_reg = 12'd0;
 
 always @(posedge clk) begin
-    matches_reg <= {stun, is_ntp, is_smtp, is_bittorrent, is_rtp, is_sip, is_quic, is_ssh,
+    matches_reg <= {is_dtls, stun, is_ntp, is_smtp, is_bittorrent, is_rtp, is_sip, is_quic, is_ssh,
                     is_dns, is_tls, is_http};
     rtp_candidate <= is_rtp_candidate;
     connect <= connect_reg;
@@ -284,7 +294,7 @@ end
 
 always @* begin
     match = 4'd0;
-    for (n = 11; n >= 1; n = n - 1) begin
+    for (n = 12; n >= 1; n = n - 1) begin
         if (matches_reg[n]) begin
             match = n[3:0];
         end

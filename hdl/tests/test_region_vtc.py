@@ -610,7 +610,8 @@ async def inspection_stops_after_inspect_packets(dut):
 async def udp_rtp_takes_two_packets_of_one_ssrc(dut):
     """A UDP flow is RTP after two packets of one SSRC whose sequence number
     moved 1..16 on; one packet, a jump of 17, a step of 0 or another SSRC
-    do not do it; the other direction's SSRC does not replace the first.
+    do not do it, and a step of 0 (a repeat) rules RTP out for the flow; the
+    other direction's SSRC does not replace the first.
     """
     source, sink, axil = await start_vtc(dut)
     model = await model_for(axil, ALL_MARKED)
@@ -623,6 +624,7 @@ async def udp_rtp_takes_two_packets_of_one_ssrc(dut):
         5: [(0, x), (0, x)],
         6: [(1, y), (1, y)],
         7: [(0xFFFF - 0x6FAE + 1, x), (1, x)],  # wraps to 0
+        9: [(0, x), (1, x), (1, x)],  # a repeat first: never rtp
     }
     frames = []
     for flow, steps in cases.items():
@@ -644,9 +646,10 @@ async def udp_rtp_takes_two_packets_of_one_ssrc(dut):
     outputs = await replay(dut, frames, model, source, sink)
     await check_against_model(axil, model, frames, outputs)
     got = {flow: model.flow_class(vtc_model.parse(udp_frame(flow)).key)
-           for flow in range(1, 9)}
+           for flow in range(1, 10)}
     assert got == {1: 'unknown', 2: 'rtp', 3: 'rtp', 4: 'unknown',
-                   5: 'unknown', 6: 'unknown', 7: 'rtp', 8: 'rtp'}
+                   5: 'unknown', 6: 'unknown', 7: 'rtp', 8: 'rtp',
+                   9: 'unknown'}
     assert model.counters['CLASS_FLOWS_RTP'] == 4
     assert outputs[-1] != frames[-1]  # marked as RTP
     assert outputs[-2] == frames[-2]
@@ -704,6 +707,61 @@ async def ended_flows_are_guessed_and_tunnels_refined(dut):
     assert await read_counters(axil) == model.counters
     assert c['CLASS_FLOWS_HTTP'] == 0xFFFFFFFF
     assert (c['CLASS_FLOWS_TLS'], c['FLOWS_REFINED']) == (1, 1)
+
+
+#: a STUN Binding Request (RFC 5389: the cookie, no attributes) and a DTLS
+#: 1.2 handshake record of 0x0101 bytes after its 13-byte header
+STUN_BINDING = bytes.fromhex('000100002112a442') + bytes(12)
+DTLS_HELLO = bytes.fromhex('16fefd00000000000000000101') + bytes(0x101)
+
+
+@cocotb.test()
+async def stun_flows_are_refined_to_dtls(dut):
+    """A STUN flow over UDP stays inspected and becomes DTLS when a DTLS
+    record follows (FLOWS_REFINED, CLASS_FLOWS moved from stun to dtls,
+    FLOWS_CLASSIFIED once; the refining frame marked as stun, the next as
+    dtls); a flow that starts with a DTLS record is dtls at once; a record
+    whose length does not fit, or a TLS record after STUN over TCP, refines
+    nothing; after CLEAR_COUNTERS stun's counter wraps below 0, as modelled.
+    """
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil, ALL_MARKED)
+    too_long = DTLS_HELLO[:11] + b'\x02' + DTLS_HELLO[12:]
+    frames = [
+        udp_frame(1, STUN_BINDING), udp_frame(1, STUN_BINDING),
+        udp_frame(1, DTLS_HELLO), udp_frame(1, DTLS_HELLO),
+        udp_frame(2, STUN_BINDING), udp_frame(2, bytes(range(40))),
+        udp_frame(3, DTLS_HELLO), udp_frame(3, DTLS_HELLO),
+        udp_frame(4, STUN_BINDING), udp_frame(4, too_long),
+        udp_frame(4, too_long),
+        tcp_frame(5, 'PA', STUN_BINDING, dport=3478),
+        tcp_frame(5, 'PA', CLIENT_HELLO, dport=3478),
+        tcp_frame(5, 'PA', CLIENT_HELLO, dport=3478),
+        udp_frame(6, STUN_BINDING),
+    ]
+    outputs = await replay(dut, frames, model, source, sink)
+    await check_against_model(axil, model, frames, outputs)
+    c = model.counters
+    assert (c['FLOWS_CLASSIFIED'], c['FLOWS_REFINED']) == (6, 1)
+    assert (c['CLASS_FLOWS_STUN'], c['CLASS_FLOWS_DTLS']) == (4, 2)
+    got = {flow: model.flow_class(vtc_model.parse(frames[n]).key)
+           for flow, n in ((1, 0), (2, 4), (3, 6), (4, 8), (5, 11), (6, 14))}
+    assert got == {1: 'dtls', 2: 'stun', 3: 'dtls', 4: 'stun', 5: 'stun',
+                   6: 'stun'}
+    # the refining frame is marked by the class before it, the next by dtls's
+    assert marked_classes(frames[2:3], outputs[2:3]) == {
+        vtc_model.parse(frames[2]).key: 'stun'}
+    assert marked_classes(frames[3:4], outputs[3:4]) == {
+        vtc_model.parse(frames[3]).key: 'dtls'}
+    # flow 6 (stun) is refined after the counters were cleared
+    await clear_counters(axil, model)
+    more = [udp_frame(6, DTLS_HELLO), udp_frame(6, DTLS_HELLO)]
+    outputs = await replay(dut, more, model, source, sink)
+    assert marked_classes(more, outputs) == {
+        vtc_model.parse(more[0]).key: 'dtls'}
+    assert await read_counters(axil) == model.counters
+    assert c['CLASS_FLOWS_STUN'] == 0xFFFFFFFF
+    assert (c['CLASS_FLOWS_DTLS'], c['FLOWS_REFINED']) == (1, 1)
 
 
 def same_bucket_flows(buckets, count, frame=dns_frame):

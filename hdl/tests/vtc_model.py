@@ -35,7 +35,8 @@ ageing rules, so output frames and counters can be compared bit for bit
 - Only packets with payload are inspected, at most inspect_packets of them
   per flow, with SIGNATURE_BYTES of payload; the first match classifies the
   flow, except that an HTTP flow that began with CONNECT and an SMTP flow
-  stay inspected and are refined to TLS (once) when a TLS record is seen.
+  stay inspected and are refined to TLS (once) when a TLS record is seen,
+  and a STUN flow over UDP to DTLS (once) when a DTLS record is.
   A flow stored by a TCP SYN whose first inspected packet is another
   protocol's message (3 bytes or more, matching nothing, not four zero
   bytes, not a STARTTLS greeting) is not classified later by an HTTP, TLS,
@@ -45,7 +46,10 @@ ageing rules, so output frames and counters can be compared bit for bit
   UDP RTP is stateful: a candidate packet (RTP header, both ports >= 1024)
   stores its SSRC and sequence number in the flow (RTP_PENDING); a later
   candidate of the same SSRC whose sequence number is 1..16 ahead makes the
-  flow rtp.  RTP over TCP (RFC 4571) stays a one-packet signature.
+  flow rtp; one that repeats the stored sequence number rules RTP out for
+  the flow (nDPI's "same seq on consecutive pkts": RTP_OFF, which the RTL
+  keeps in the entry's SPOKE bit, unused by UDP flows).  RTP over TCP
+  (RFC 4571) stays a one-packet signature.
 - A flow that ends (a TCP FIN or RST) or is evicted while unknown is guessed
   by its ports (PORT_GUESSES, from the module catalogue) once: counted in
   FLOWS_GUESSED and CLASS_GUESSES, never changing its class.
@@ -66,20 +70,8 @@ import vtc_names
 
 from nova_fpga import catalogue
 
-CLASSES = (
-    'unknown',
-    'http',
-    'tls',
-    'dns',
-    'ssh',
-    'quic',
-    'sip',
-    'rtp',
-    'bittorrent',
-    'smtp',
-    'ntp',
-    'stun',
-)
+#: the class names by number, from the module catalogue's [labels.classes]
+CLASSES = tuple(catalogue.load().by_name('vtc').labels['classes'].names)
 CLASS_NUMBER = {name: number for number, name in enumerate(CLASSES)}
 
 FlowKey = collections.namedtuple(
@@ -158,6 +150,12 @@ STUN_COOKIE = b'\x21\x12\xa4\x42'
 #: RFC 3489 Binding Request / Response / Error Response
 STUN_CLASSIC_TYPES = (0x0001, 0x0101, 0x0111)
 STUN_HEADER = 20
+#: DTLS record content types (change_cipher_spec, alert, handshake,
+#: application_data) and versions as nDPI's is_dtls() takes them: DTLS 1.0,
+#: 1.2, 1.3 and OpenSSL's pre-standard 0x0100
+DTLS_TYPES = range(0x14, 0x18)
+DTLS_VERSIONS = (b'\xfe\xff', b'\xfe\xfd', b'\xfe\xfc', b'\x01\x00')
+DTLS_HEADER = 13
 QUIC_VERSIONS = (b'\x00\x00\x00\x01', b'\x6b\x33\x43\xcf')  # v1, v2
 #: RFC 9000 section 15: versions 0x?a?a?a?a are reserved for forcing version
 #: negotiation (clients grease with them)
@@ -171,8 +169,12 @@ TCP_END_FLAGS = 0x05
 #: a later RTP packet of the same SSRC confirms when its sequence number is
 #: this many ahead at most (and at least 1), modulo 2**16
 RTP_SEQUENCE_WINDOW = 16
-#: classes a flow may leave for TLS when a TLS record follows (refinement)
-REFINED_CLASS = 'tls'
+#: refinement: a classified flow that may still change class (REFINE) takes
+#: the class of the first record of one of these that follows: an HTTP
+#: CONNECT tunnel's or a STARTTLS session's TLS, a STUN flow's DTLS (as
+#: nDPI's STUN dissector switches a flow to DTLS); TLS is TCP's and DTLS
+#: UDP's, and a flow refines only from classes of its transport (below)
+REFINED_CLASSES = ('tls', 'dtls')
 
 #: (transport, port) -> class, from the catalogue's [port_guesses] (the
 #: lowest class number wins when both ports are listed)
@@ -203,7 +205,7 @@ class FlowState:
 
     __slots__ = ('key', 'stored_key', 'klass', 'inspected', 'last_seen',
                  'rtp_pending', 'rtp_ssrc', 'rtp_seq', 'guessed', 'refine',
-                 'spoke', 'opened', 'application', 'name_tries')
+                 'spoke', 'opened', 'application', 'name_tries', 'rtp_off')
 
     def __init__(self, key, stored_key, now):
         self.key = key
@@ -217,10 +219,13 @@ class FlowState:
         self.rtp_seq = 0
         #: guessed by port once
         self.guessed = False
-        #: still inspected: may become REFINED_CLASS
+        #: still inspected: may become one of REFINED_CLASSES
         self.refine = False
         #: the flow's first message was another protocol's (OPENING_CLASSES)
         self.spoke = False
+        #: a UDP flow's RTP candidate repeated the stored sequence number of
+        #: its SSRC: never rtp (the RTL keeps it in SPOKE, a TCP flow's bit)
+        self.rtp_off = False
         #: stored by a TCP SYN: its first payload is its first message
         self.opened = False
         #: the application its host name named (vtc_names; 0: none), None
@@ -470,6 +475,18 @@ def _stun(p, payload_len):
             and length + STUN_HEADER == payload_len)
 
 
+def _dtls(p, payload_len):
+    """A DTLS record header as nDPI's is_dtls() checks it: a content type of
+    20..23, a DTLS version, the record's length (bytes 11..12) non-zero and
+    fitting the payload after the 13-byte header.  Byte 12 is past the
+    signature bytes: the length is checked by its high byte (byte 11), so
+    a record fits when byte 11 * 256 + 13 <= L, and L >= 14.
+    """
+    return (p[0] in DTLS_TYPES and p[1:3] in DTLS_VERSIONS
+            and payload_len > DTLS_HEADER
+            and p[11] << 8 | DTLS_HEADER <= payload_len)
+
+
 def _http(p):
     """An HTTP message's start: a method and its space, as nDPI lists them,
     or HTTP/.  Not RTSP's "OPTIONS rtsp://" (the one method the two share;
@@ -574,6 +591,7 @@ def signature(parsed):
         'ntp': (udp and 123 in ports and length >= 48
                 and 1 <= (p[0] >> 3) & 7 <= 4 and p[0] & 7 != 0),
         'stun': stun,
+        'dtls': udp and _dtls(p, length),
     }
     for number, name in enumerate(CLASSES[1:], start=1):
         if matches[name]:
@@ -601,6 +619,15 @@ def connect(parsed):
     """The payload starts an HTTP CONNECT request (a tunnel: TLS may follow).
     """
     return parsed.payload[:4] == b'CONN'
+
+
+def refinable(klass, parsed):
+    """A flow classified as klass by this packet stays inspected and may be
+    refined (REFINED_CLASSES): SMTP (STARTTLS), HTTP that began with
+    CONNECT (a tunnel) to TLS, STUN over UDP to DTLS.
+    """
+    return (klass == 'smtp' or (klass == 'http' and connect(parsed))
+            or (klass == 'stun' and parsed.key.proto == UDP))
 
 
 def port_guess(key):
@@ -783,13 +810,14 @@ class VtcModel:
         entry.inspected += 1
         if entry.klass != 'unknown':
             # refinement: a TLS record in an HTTP CONNECT tunnel or after
-            # STARTTLS; the flow moves from its class to tls, counted once
-            if CLASSES[match] == REFINED_CLASS:
+            # STARTTLS, a DTLS record after STUN; the flow moves from its
+            # class to the record's, counted once
+            if CLASSES[match] in REFINED_CLASSES:
                 name = 'CLASS_FLOWS_' + entry.klass.upper()
                 c[name] = c[name] - 1 & MASK32  # wraps as in the RTL
-                c['CLASS_FLOWS_' + REFINED_CLASS.upper()] += 1
+                c['CLASS_FLOWS_' + CLASSES[match].upper()] += 1
                 c['FLOWS_REFINED'] += 1
-                entry.klass = REFINED_CLASS
+                entry.klass = CLASSES[match]
                 entry.refine = False
             return
         if entry.spoke and CLASSES[match] in OPENING_CLASSES:
@@ -797,14 +825,18 @@ class VtcModel:
         candidate = rtp_candidate(parsed)
         ssrc, seq = rtp_id(parsed)
         same = entry.rtp_pending and entry.rtp_ssrc == ssrc
-        confirmed = (candidate and same and 1 <= (seq - entry.rtp_seq)
+        confirmed = (candidate and same and not entry.rtp_off
+                     and 1 <= (seq - entry.rtp_seq)
                      % (1 << 16) <= RTP_SEQUENCE_WINDOW)
+        # consecutive RTP packets of one SSRC have different sequence
+        # numbers: a repeat rules RTP out (nDPI's rtp.c does the same)
+        if candidate and same and seq == entry.rtp_seq:
+            entry.rtp_off = True
         if not match and confirmed:
             match = CLASS_NUMBER['rtp']
         if match:
             self._classify(entry, CLASSES[match])
-            entry.refine = (entry.klass == 'smtp' or (
-                entry.klass == 'http' and connect(parsed)))
+            entry.refine = refinable(entry.klass, parsed)
         elif entry.opened and entry.inspected == 1:
             entry.spoke = (parsed.payload_len >= SPOKE_BYTES
                            and parsed.payload[:4] not in STARTTLS_GREETINGS

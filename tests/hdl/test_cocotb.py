@@ -60,6 +60,7 @@ VTC_TESTS = (
     'one_beat_frames_back_to_back_are_each_counted',
     'udp_rtp_takes_two_packets_of_one_ssrc',
     'ended_flows_are_guessed_and_tunnels_refined',
+    'stun_flows_are_refined_to_dtls',
 )
 #: at 32 bits, all but the longest replay (the variants replay seven of the
 #: nine captures)

@@ -295,6 +295,12 @@ X, Y = 0x11111111, 0x22222222
     ([(100, X, False), (117, X, False)], 'unknown'),  # 17 ahead
     ([(100, X, False), (117, X, False), (118, X, False)], 'rtp'),  # follows
     ([(100, X, False), (100, X, False)], 'unknown'),  # not ahead
+    # a repeated sequence number of one SSRC rules RTP out (nDPI's rtp.c:
+    # consecutive RTP packets have different sequence numbers), for good
+    ([(100, X, False), (100, X, False), (101, X, False)], 'unknown'),
+    ([(100, X, False), (101, Y, False), (101, Y, False), (101, X, False)],
+     'rtp'),  # another SSRC's repeat is not the stored one's
+    ([(100, X, False), (99, X, False), (100, X, False)], 'rtp'),  # behind
     ([(100, X, False), (99, X, False)], 'unknown'),  # behind
     ([(0xFFFF, X, False), (0, X, False)], 'rtp'),  # wraps
     ([(100, X, False), (101, Y, False)], 'unknown'),  # another SSRC
@@ -451,6 +457,86 @@ def test_refinement_stops_at_inspect_packets_and_wraps_after_a_clear():
     assert c['CLASS_FLOWS_HTTP'] == 0xFFFFFFFF
     assert (c['CLASS_FLOWS_TLS'], c['FLOWS_REFINED'],
             c['FLOWS_CLASSIFIED']) == (1, 1, 0)
+
+
+#: a STUN Binding Request (RFC 5389: the cookie, no attributes)
+STUN_BINDING = bytes.fromhex('00010000 2112a442') + bytes(12)
+#: a DTLS 1.2 handshake record (ClientHello) of 0x0101 bytes after its
+#: 13-byte header: type, version, epoch, sequence number, length
+DTLS_HELLO = (bytes.fromhex('16fefd 0000 000000000000 0101')
+              + b'\x01' + bytes(0x100))
+
+
+def test_dtls_record_signature_as_ndpi_checks_it():
+    assert klass(udp_frame(DTLS_HELLO)) == 'dtls'
+    for version in (b'\xfe\xff', b'\xfe\xfc', b'\x01\x00'):
+        assert klass(udp_frame(DTLS_HELLO[:1] + version + DTLS_HELLO[3:])) \
+            == 'dtls'
+    for kind in (0x14, 0x15, 0x17):
+        assert klass(udp_frame(bytes([kind]) + DTLS_HELLO[1:])) == 'dtls'
+    assert klass(udp_frame(b'\x13' + DTLS_HELLO[1:])) == 'unknown'
+    assert klass(udp_frame(b'\x18' + DTLS_HELLO[1:])) == 'unknown'
+    # TLS's version, DTLS's on TCP
+    assert klass(udp_frame(DTLS_HELLO[:1] + b'\x03\x03' + DTLS_HELLO[3:])) \
+        == 'unknown'
+    assert klass(tcp_frame(DTLS_HELLO)) == 'unknown'
+    # the record's length (its high byte: byte 12 is past the signature
+    # bytes) must fit the payload: 0x01xx + 13 bytes here
+    assert klass(udp_frame(DTLS_HELLO[:0x10D])) == 'dtls'
+    assert klass(udp_frame(DTLS_HELLO[:0x10C])) == 'unknown'
+    assert klass(udp_frame(DTLS_HELLO[:11] + b'\x02' + DTLS_HELLO[12:])) \
+        == 'unknown'
+    # a header and no byte after it
+    assert klass(udp_frame(DTLS_HELLO[:11] + b'\x00\x00')) == 'unknown'
+    assert klass(udp_frame(DTLS_HELLO[:11] + b'\x00\x01\x01')) == 'dtls'
+
+
+@pytest.mark.parametrize('capture', [
+    'dtls2.pcap', 'dtls_old_version.pcapng',
+    'dtls_session_id_and_coockie_both.pcap'])
+def test_a_flow_that_starts_with_dtls_is_dtls(capture):
+    frame = first_payload_frame(capture, folder='ndpi-tuning')
+    assert klass(frame) == 'dtls'
+
+
+def test_stun_then_dtls_is_refined_to_dtls_once():
+    model = vtc_model.VtcModel(policy={'stun': 12, 'dtls': 34})
+    c = model.counters
+
+    def reply(payload):
+        return bytes(Ether() / IP(src='10.0.0.2', dst='10.0.0.1')
+                     / UDP(sport=50000, dport=40000) / Raw(payload))
+
+    flow = [udp_frame(STUN_BINDING), reply(STUN_BINDING),
+            udp_frame(DTLS_HELLO), reply(DTLS_HELLO)]
+    out = [model.process(frame) for frame in flow]
+    key = vtc_model.parse(flow[0]).key
+    assert model.flow_class(key) == 'dtls'
+    assert (c['FLOWS_CLASSIFIED'], c['FLOWS_REFINED']) == (1, 1)
+    assert (c['CLASS_FLOWS_STUN'], c['CLASS_FLOWS_DTLS']) == (0, 1)
+    # marked by the class before each frame: none, stun, stun, then dtls
+    assert [Ether(f)[IP].tos >> 2 for f in out] == [0, 12, 12, 34]
+    # counted by the class after: the refining frame is dtls's
+    assert (c['CLASS_PACKETS_STUN'], c['CLASS_PACKETS_DTLS']) == (2, 2)
+    # STUN over TCP stays STUN (refinable over UDP only, as nDPI's STUN
+    # dissector watches UDP flows only): a TLS record does not refine it
+    model.process(tcp('PA', STUN_BINDING, sport=3478))
+    model.process(tcp('PA', CLIENT_HELLO, sport=3478))
+    assert model.flow_class(
+        vtc_model.parse(tcp('PA', sport=3478)).key) == 'stun'
+    assert (c['CLASS_FLOWS_STUN'], c['FLOWS_REFINED']) == (1, 1)
+
+
+def test_stun_then_dtls_of_real_captures_is_dtls():
+    for name, folder in (('stun_dtls_rtp.pcapng', 'ndpi-more'),
+                         ('stun_zoom.pcapng', 'ndpi-tuning'),
+                         ('stun_dtls_unidirectional_client.pcap',
+                          'ndpi-tuning')):
+        model = vtc_model.VtcModel()
+        for frame in frames(name, folder):
+            model.process(frame)
+        assert model.counters['FLOWS_REFINED'] >= 1, name
+        assert model.counters['CLASS_FLOWS_DTLS'] >= 1, name
 
 
 def test_an_evicting_frame_that_ends_its_flow_guesses_it_if_nothing_else():

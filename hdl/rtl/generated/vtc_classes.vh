@@ -14,6 +14,7 @@ localparam CLASS_BITTORRENT = 8;
 localparam CLASS_SMTP = 9;
 localparam CLASS_NTP = 10;
 localparam CLASS_STUN = 11;
+localparam CLASS_DTLS = 12;
 // port guesses, lowest class number first (the first entry whose
 // transport and port match wins): entry i in bits [16i+15:16i]
 // of PORT_GUESS_PORTS, [i] of PORT_GUESS_TCP (1 TCP, 0 UDP),

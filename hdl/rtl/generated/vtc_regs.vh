@@ -45,8 +45,8 @@ localparam APP_POLICY_ENABLE = 7;
 localparam APP_POLICY_DECIDES = 6;
 localparam APP_POLICY_DSCP = 0;
 localparam APP_POLICY_DSCP_WIDTH = 6;
-// classes: unknown, http, tls, dns, ssh, quic, sip, rtp, bittorrent, smtp, ntp, stun
-localparam CLASSES = 12;
+// classes: unknown, http, tls, dns, ssh, quic, sip, rtp, bittorrent, smtp, ntp, stun, dtls
+localparam CLASSES = 13;
 // applications: none, youtube, netflix, google, googleservices, facebook, instagram, whatsapp, facebookmessenger, twitter, amazon, amazonaws, amazonvideo, microsoft, microsoft365, teams, skype_teams, apple, appleicloud, appleitunes, applepush, zoom, spotify, twitch, telegram, tiktok, dropbox, steam, cloudflare, snapchat, pluralsight, dazn, wikipedia, googlemeet, googlechat, salesforce, zattoo, ntop
 localparam APPLICATIONS = 38;
 /* verilator lint_on UNUSEDPARAM */

@@ -734,6 +734,21 @@ always @* begin
     end
 end
 
+// per way, what the hit stage registers and what its guess terms take from: SPOKE and the
+// request's match is HTTP, TLS, SSH or SMTP (held back); an RTP candidate's stored one
+// (RTP_PENDING, not RTP_OFF) is of its SSRC and 1..16 behind
+wire [WAYS-1:0] entry_holds = cmp_entry_spoke & {WAYS{cmp_match == HTTP || cmp_match == TLS
+    || cmp_match == SSH || cmp_match == SMTP}};
+wire [WAYS-1:0] rtp_confirms;
+
+generate
+    for (w = 0; w < WAYS; w = w + 1) begin : confirms
+        assign rtp_confirms[w] = cmp_entry_class[CLASS_WIDTH*w +: CLASS_WIDTH] == 4'd0
+            && cmp_entry_pending[w] && &cmp_ssrc_equal[4*w +: 4] && cmp_sequence_ahead[w]
+            && !cmp_entry_spoke[w];
+    end
+endgenerate
+
 reg [WAYS-1:0]                 hit_way = {WAYS{1'b0}};      // one-hot, or 0: a miss
 reg [WAYS-1:0]                 hit_free_way = {WAYS{1'b0}};
 reg [WAYS-1:0]                 hit_expired_way = {WAYS{1'b0}};
@@ -781,14 +796,11 @@ always @(posedge clk) begin
     hit_entry_pending <= cmp_entry_pending;
     hit_entry_opened <= cmp_entry_opened;
     hit_entry_spoke <= cmp_entry_spoke;
-    hit_entry_holds <= cmp_entry_spoke & {WAYS{cmp_match == HTTP || cmp_match == TLS
-        || cmp_match == SSH || cmp_match == SMTP}};
+    hit_entry_holds <= entry_holds;
     hit_entry_first <= cmp_entry_first;
     hit_entry_guess <= cmp_entry_guess;
+    hit_rtp_confirms <= rtp_confirms;
     for (n = 0; n < WAYS; n = n + 1) begin
-        hit_rtp_confirms[n] <= cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
-            && cmp_entry_pending[n] && &cmp_ssrc_equal[4*n +: 4] && cmp_sequence_ahead[n]
-            && !cmp_entry_spoke[n];
         hit_rtp_repeats[n] <= cmp_rtp && cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
             && cmp_entry_pending[n] && &cmp_ssrc_equal[4*n +: 4] && cmp_sequence_equal[n];
         hit_rtp_replaces[n] <= !(cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
@@ -799,11 +811,8 @@ always @(posedge clk) begin
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_own_guesses[n] <= cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
             && cmp_entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH] != 4'd0
-            && !(cmp_entry_inspects[n]
-                 && ((cmp_match != 4'd0 && !(cmp_entry_spoke[n] && (cmp_match == HTTP
-                      || cmp_match == TLS || cmp_match == SSH || cmp_match == SMTP)))
-                     || (cmp_rtp && cmp_entry_pending[n] && &cmp_ssrc_equal[4*n +: 4]
-                         && cmp_sequence_ahead[n])));
+            && !(cmp_entry_inspects[n] && ((cmp_match != 4'd0 && !entry_holds[n])
+                                           || (cmp_rtp && rtp_confirms[n])));
     end
     hit_ends <= cmp_valid && cmp_parsed && !cmp_clearing && cmp_end;
     hit_any <= |hit;

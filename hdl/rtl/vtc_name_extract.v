@@ -128,6 +128,9 @@ reg                   in_frame = 1'b0;   // a frame's beats are coming
 reg                   capturing = 1'b0;  // ... into cap_slot
 reg [SLOT_BITS-1:0]   cap_slot = {SLOT_BITS{1'b0}};
 reg [WORD_BITS:0]     cap_word = {(WORD_BITS+1){1'b0}};  // saturates at WORDS
+// cap_word + 1 (saturating), kept beside it: a beat's next word is a choice between
+// registers, not an adder after the first-beat choice
+reg [WORD_BITS:0]     cap_word_next = {{WORD_BITS{1'b0}}, 1'b1};
 
 reg [COUNT_WIDTH-1:0] in_bytes;
 // the lowest free slot, registered: worked out from `busy` and the slot a first beat takes
@@ -136,7 +139,11 @@ reg [COUNT_WIDTH-1:0] in_bytes;
 reg                   free_found = 1'b1;
 reg [SLOT_BITS-1:0]   free_slot = {SLOT_BITS{1'b0}};
 reg [SLOTS-1:0]       busy_next;
-reg [SLOTS-1:0]       busy_search;
+reg [SLOTS-1:0]       busy_taken;
+reg                   idle_found;
+reg [SLOT_BITS-1:0]   idle_slot;
+reg                   taken_found;
+reg [SLOT_BITS-1:0]   taken_slot;
 reg                   next_found;
 reg [SLOT_BITS-1:0]   next_slot;
 integer i;
@@ -199,20 +206,29 @@ always @* begin
         if (job_done && cur_slot == i[SLOT_BITS-1:0]) begin
             busy_next[i] = 1'b0;
         end
-        busy_search[i] = busy[i];
+        // the search without a take, and with the registered free slot taken
+        busy_taken[i] = busy[i] || (free_found && free_slot == i[SLOT_BITS-1:0]);
         if (first_beat && free_found && free_slot == i[SLOT_BITS-1:0]) begin
             busy_next[i] = 1'b1;
-            busy_search[i] = 1'b1;
         end
     end
-    next_found = 1'b0;
-    next_slot = {SLOT_BITS{1'b0}};
+    idle_found = 1'b0;
+    idle_slot = {SLOT_BITS{1'b0}};
+    taken_found = 1'b0;
+    taken_slot = {SLOT_BITS{1'b0}};
     for (i = SLOTS - 1; i >= 0; i = i - 1) begin
-        if (!busy_search[i]) begin
-            next_found = 1'b1;
-            next_slot = i[SLOT_BITS-1:0];
+        if (!busy[i]) begin
+            idle_found = 1'b1;
+            idle_slot = i[SLOT_BITS-1:0];
+        end
+        if (!busy_taken[i]) begin
+            taken_found = 1'b1;
+            taken_slot = i[SLOT_BITS-1:0];
         end
     end
+    // both searches start at registers; a first beat only chooses between them
+    next_found = first_beat ? taken_found : idle_found;
+    next_slot = first_beat ? taken_slot : idle_slot;
 end
 
 always @(posedge clk) begin
@@ -220,7 +236,10 @@ always @(posedge clk) begin
         in_frame <= !in_tlast;
         capturing <= beat_slot_kept;
         cap_slot <= beat_slot;
-        cap_word <= beat_word[WORD_BITS] ? beat_word : beat_word + 1'b1;
+        // (beat_word, plus one unless saturated: 1 after a first beat)
+        cap_word <= first_beat ? {{WORD_BITS{1'b0}}, 1'b1} : cap_word_next;
+        cap_word_next <= first_beat ? {{(WORD_BITS-1){1'b0}}, 2'd2}
+            : cap_word_next[WORD_BITS] ? cap_word_next : cap_word_next + 1'b1;
         if (beat_slot_kept && !beat_word[WORD_BITS]) begin
             kept_mem[beat_slot] <= {beat_word[WORD_BITS-1:0], in_bytes};
         end

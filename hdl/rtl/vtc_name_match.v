@@ -135,9 +135,11 @@ reg                dropped_dot = 1'b0;  // the last byte dropped was a dot
 reg [NAME_BYTES-1:0] dot_at = {NAME_BYTES{1'b0}};  // which kept bytes are dots
 reg                last_dot = 1'b0;     // the last byte taken was a dot
 
-// bytes are kept folded to lower case
-wire [7:0] taken = (name_byte >= 8'h41 && name_byte <= 8'h5A)
-                   ? name_byte + 8'h20 : name_byte;
+// bytes are kept folded to lower case (an upper-case letter's bit 5 set: no adder)
+wire       upper = name_byte >= 8'h41 && name_byte <= 8'h5A;
+wire [7:0] taken = {name_byte[7:6], name_byte[5] || upper, name_byte[4:0]};
+// a dot is a dot folded or not: compared before the fold, once for every position's flag
+wire       taken_dot = name_byte == DOT;
 
 // which kept bytes are dots, a decoded write per position
 genvar d;
@@ -145,7 +147,7 @@ generate
     for (d = 0; d < NAME_BYTES; d = d + 1) begin : dots
         always @(posedge clk) begin
             if (name_valid && name_ready && wr_pos == d)
-                dot_at[d] <= taken == DOT;
+                dot_at[d] <= taken_dot;
         end
     end
 endgenerate
@@ -257,7 +259,7 @@ always @(posedge clk) begin
     S_TAKE: begin
         if (name_valid && !clear) begin
             name_buf[wr_pos] <= taken;
-            last_dot <= taken == DOT;
+            last_dot <= taken_dot;
             wr_pos <= wr_pos + 1'b1;
             if (kept == FULL) begin
                 cut <= 1'b1;

@@ -949,17 +949,23 @@ function [2:0] names_index(input [AXIL_ADDR_WIDTH-1:0] word);
     endcase
 endfunction
 
+// the counters' read addresses, registered, and their high bits before (the stale flags'
+// groups, held with the address)
+wire [3:0] rd_frames_class = counter_class(rd_word);
+wire [5:0] rd_app_flows_addr = rd_word[7:2];
+wire [5:0] rd_app_frames_addr = rd_word[8:3];
+
 always @(posedge aclk) begin
     rd_word_reg <= rd_word;
-    rd_frames_class_reg <= counter_class(rd_word);
+    rd_frames_class_reg <= rd_frames_class;
     rd_class_bytes_pre_reg <= is_class_bytes(rd_word);
     rd_policy_class_reg <= policy_class(rd_word);
     rd_flows_addr_n_reg <= ~{is_class_guesses(rd_word), policy_class(rd_word)};
     {rd_named_pre_reg, rd_named_index_reg} <= named_index(rd_word);
     {rd_names_pre_reg, rd_names_index_reg} <= names_index(rd_word);
     rd_fragment_bytes_reg <= is_fragment_bytes(rd_word);
-    rd_app_flows_addr_reg <= rd_word[7:2];
-    rd_app_frames_addr_reg <= rd_word[8:3];
+    rd_app_flows_addr_reg <= rd_app_flows_addr;
+    rd_app_frames_addr_reg <= rd_app_frames_addr;
     rd_app_bytes_pre_reg <= is_app_bytes(rd_word);
     rd_app_flows_pre_reg <= is_app_flows(rd_word);
     rd_app_frames_pre_reg <= is_app_packets(rd_word) || is_app_bytes(rd_word);
@@ -1042,6 +1048,7 @@ class_frames (
     .index(count_class_reg),
     .bytes(count_bytes_reg),
     .rd_index(rd_frames_class_reg),
+    .rd_group(rd_frames_class[3]),
     .rd_bytes(rd_class_bytes_pre_reg),
     .rd_data(read_class_frames),
     .rd_stale(read_class_frames_stale)
@@ -1064,6 +1071,7 @@ app_frames (
     .index(count_app_reg),
     .bytes(count_bytes_reg),
     .rd_index(rd_app_frames_addr_reg),
+    .rd_group(rd_app_frames_addr[5:3]),
     .rd_bytes(rd_app_bytes_pre_reg),
     .rd_data(read_app_frames),
     .rd_stale(read_app_frames_stale)
@@ -1080,6 +1088,7 @@ vtc_app_flows app_flows (
     .named(event_named),
     .named_app(event_named_app),
     .rd_addr(rd_app_flows_addr_reg),
+    .rd_group(rd_app_flows_addr[5:3]),
     .rd_data(read_app_flows),
     .rd_stale(read_app_flows_stale)
 );

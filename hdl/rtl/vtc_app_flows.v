@@ -29,6 +29,13 @@
  * The register read: `rd_addr` (held for the read) reads a word, at the
  * RAM's second address, and its stale flag apart, combinationally; the
  * reader registers both and clears the word after (a stale word reads 0).
+ * The flag comes through a register: `rd_group`, the address's high bits a
+ * cycle before (the same held address, from the register before
+ * `rd_addr`'s), picks eight flags into it, and `rd_addr` one of the eight
+ * (a 64:1 multiplexer is more than one clock of logic and routing).  The
+ * flag is then a cycle older than the word: a word being written as it is
+ * read reads as it was before, or after, its write, never the new word
+ * cleared or an old word kept from a clear.
  */
 
 `resetall
@@ -46,6 +53,7 @@ module vtc_app_flows
     input  wire [5:0]  named_app,
 
     input  wire [5:0]  rd_addr,
+    input  wire [2:0]  rd_group,
     output wire [31:0] rd_data,
     output wire        rd_stale
 );
@@ -99,9 +107,16 @@ always @(posedge clk) begin
     end
 end
 
+// the eight stale flags of the address's group, a cycle before the word is read
+reg [7:0]  rd_group_stale_reg = 8'hFF;
+
+always @(posedge clk) begin
+    rd_group_stale_reg <= stale_reg[8*rd_group +: 8];
+end
+
 // the reader registers the word and the flag apart, and clears the word after
 assign rd_data = flows_mem[rd_addr];
-assign rd_stale = stale_reg[rd_addr];
+assign rd_stale = rd_group_stale_reg[rd_addr[2:0]];
 
 endmodule
 

@@ -38,7 +38,13 @@
  * The register read: `rd_index` (held for the read) reads the packets or,
  * with `rd_bytes`, the bytes, and the index's stale flag apart,
  * combinationally; the reader registers both and clears the word after (a
- * stale word reads 0).
+ * stale word reads 0).  The flag comes through a register: `rd_group`, the
+ * index's high bits a cycle before (the same held index, from the register
+ * before `rd_index`'s), picks eight flags into it, and `rd_index` one of the
+ * eight (a 64:1 multiplexer is more than one clock of logic and routing).
+ * The flag is then a cycle older than the words: a word being written as it
+ * is read reads as it was before, or after, its write, never the new word
+ * cleared or an old word kept from a clear.
  */
 
 `resetall
@@ -61,6 +67,7 @@ module vtc_frame_counters #
     input  wire [23:0]            bytes,
 
     input  wire [INDEX_WIDTH-1:0] rd_index,
+    input  wire [INDEX_WIDTH-4:0] rd_group,
     input  wire                   rd_bytes,
     output wire [63:0]            rd_data,
     output wire                   rd_stale
@@ -145,9 +152,16 @@ always @(posedge clk) begin
     end
 end
 
+// the eight stale flags of the index's group, a cycle before the words are read
+reg [7:0] rd_group_stale_reg = 8'hFF;
+
+always @(posedge clk) begin
+    rd_group_stale_reg <= stale_reg[8*rd_group +: 8];
+end
+
 // the reader registers the word and the flag apart, and clears the word after
 assign rd_data = rd_bytes ? bytes_mem[rd_index] : packets_mem[rd_index];
-assign rd_stale = stale_reg[rd_index];
+assign rd_stale = rd_group_stale_reg[rd_index[2:0]];
 
 endmodule
 

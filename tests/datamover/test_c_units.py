@@ -111,11 +111,16 @@ class Capture:
         self.sock.close()
 
 
-def _wait_for(predicate, what, timeout=10):
+def _wait_for(predicate, what, timeout=10, state=None):
+    """Until predicate() holds; on a timeout the error says what was
+    awaited and, given state (a callable), what state() returns then.
+    """
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
             message = 'timed out waiting for %s' % what
+            if state is not None:
+                message += ': %s' % (state(),)
             raise AssertionError(message)
         time.sleep(0.02)
 

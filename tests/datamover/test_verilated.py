@@ -119,6 +119,15 @@ def _path(link, module, axil=(), stall_us=2000, rx_ring='v3',
                 os.unlink(path)
 
 
+def _path_state(counters, capture, engines):
+    """What a path that did not settle shows: the mover's counters, the
+    frames captured, and whether the engine still runs.
+    """
+    return {'counters': datamover.Counters(counters).read(),
+            'captured': len(capture.frames),
+            'engine exit': [e.poll() for e in engines or ()]}
+
+
 def _tagged(frame, vlan, prio):
     return frame[:12] + struct.pack('>HH', 0x8100, prio << 13 | vlan) + \
         frame[12:]
@@ -183,7 +192,8 @@ def test_a_full_ring_without_waiting_drops_and_counts_every_frame(link):
             r0 = datamover.Counters(counters).read()['regions']['r0']
             return (r0['frames_in'] + r0['drop_ring_full'] == len(frames)
                     and len(capture.frames) == r0['frames_in'])
-        _wait_for(settled, 'the burst to settle', 120)
+        _wait_for(settled, 'the burst to settle', 120,
+                  state=lambda: _path_state(counters, capture, engines))
         r0 = datamover.Counters(counters).read()['regions']['r0']
         assert r0['drop_ring_full'] > 0
         assert r0['frames_out'] == r0['frames_in'] == len(capture.frames)
@@ -218,7 +228,8 @@ def test_a_slow_burst_into_a_stalled_region_waits_in_a_v2_ring(link,
             return (r0['frames_in'] + state['global']['kernel_drops']
                     == len(frames) and len(capture.frames) == r0['frames_in']
                     == r0['frames_out'])
-        _wait_for(settled, 'the burst to settle', 120)
+        _wait_for(settled, 'the burst to settle', 120,
+                  state=lambda: _path_state(counters, capture, engines))
         state = datamover.Counters(counters).read()
         assert state['regions']['r0']['drop_ring_full'] == 0
         drops = state['global']['kernel_drops']

@@ -153,12 +153,31 @@ class Runner:
             return ''
         name = words[-2] if words[-1] == '--wait' else words[-1]
         shown = subprocess.run(
-            ['bash', '-c', '. %s\nopenstack server show %s -c status -c '
-             'fault -f yaml' % (self.cloud.dir / ('openrc-%s' % user),
-                                self.text(name))],
+            ['bash', '-c', '. %s\nopenstack server show %s -c id -c status '
+             '-c fault -f yaml' % (self.cloud.dir / ('openrc-%s' % user),
+                                   self.text(name))],
             cwd=self.work, env=env, capture_output=True, text=True,
             timeout=120)
-        return '\nserver %s: %s%s' % (name, shown.stdout, shown.stderr)
+        found = re.search(r'^id: (\S+)$', shown.stdout, re.MULTILINE)
+        return '\nserver %s: %s%s%s' % (
+            name, shown.stdout, shown.stderr,
+            self.logged(found.group(1)) if found else '')
+
+    def logged(self, server_id, most=40):
+        """The nova and neutron logs' warnings and errors that name the
+        server (the last `most`): why its build failed, which the fault's
+        "Exceeded maximum number of retries" does not say.
+        """
+        lines = []
+        for log in sorted(self.cloud.dir.rglob('*.log')):
+            if not any(part in ('nova', 'neutron', 'vm-host')
+                       for part in log.relative_to(self.cloud.dir).parts):
+                continue
+            for line in log.read_text(errors='replace').splitlines():
+                if server_id in line and (' ERROR ' in line
+                                          or ' WARNING ' in line):
+                    lines.append('%s: %s' % (log.name, line))
+        return '\nlogged:\n%s' % '\n'.join(lines[-most:])
 
     def json(self, command, user='admin'):
         return json.loads(self(command + ' -f json', user))

@@ -471,7 +471,10 @@ HEADER = ('%-10s %5s %9s %7s %7s %8s %6s %6s %7s %7s %7s %7s %8s %6s' % (
         'mover', 'CoreMark', 'kpps'))
 
 
-def main(run=None):
+def arguments():
+    """The command line, read before the run is recorded (--help, or an
+    argument refused, is no run and leaves no results file).
+    """
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--trial-seconds', type=float, default=10.0,
                         help='length of each trial (RFC 2544 asks 60 s)')
@@ -511,7 +514,10 @@ def main(run=None):
     parser.add_argument('--mover-arg', action='append', default=[],
                         help='extra argument for nova-fpga-datamover')
     parser.add_argument('--verbose', '-v', action='store_true')
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main(args, run=None):
     if os.geteuid() != 0:
         raise SystemExit('needs root (network namespaces, packet sockets)')
     # stopped with SIGTERM: unwind, so the netns, veth, processes and
@@ -674,5 +680,6 @@ def report(args, sizes, engines, results, notes, hz, perf, started,
 
 
 if __name__ == '__main__':
+    parsed = arguments()
     with results_writer.recorded('rfc2544') as recording:
-        main(recording)
+        main(parsed, recording)

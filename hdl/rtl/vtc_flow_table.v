@@ -603,8 +603,13 @@ reg [WAYS-1:0]                 entry_inspects;    // this packet is inspected if
 reg [WAYS*CLASS_WIDTH-1:0]     entry_class;
 reg [WAYS*INSPECTED_WIDTH-1:0] entry_inspected;   // after this packet, if the way hits
 reg [WAYS*4-1:0]               ssrc_equal;        // the stored SSRC's bytes equal the request's
-reg [WAYS-1:0]                 sequence_ahead;    // the request's sequence number 1..16 ahead
-reg [WAYS-1:0]                 sequence_equal;    // ... the stored one (a repeat)
+// the request's sequence number 1..16 ahead of the stored one, in two parts (the stored one
+// at least the request's less 16; at most the request's less 1) that the hit stage puts
+// together (both, or either when the window wraps past 0): each compare starts at the
+// block RAM's output register and takes the whole cycle, as the expiry's do
+reg [WAYS-1:0]                 sequence_not_below;
+reg [WAYS-1:0]                 sequence_not_above;
+reg [WAYS-1:0]                 sequence_equal;    // the request's sequence number is the stored one (a repeat)
 reg [WAYS-1:0]                 entry_pending;
 reg [WAYS-1:0]                 entry_opened;
 reg [WAYS-1:0]                 entry_spoke;
@@ -644,9 +649,8 @@ always @* begin
             ssrc_equal[4*n + k] = stored[RTP_LSB + 16 + 8*k +: 8] == en_rtp_id[16 + 8*k +: 8];
         end
         stored_sequence = stored[RTP_LSB +: 16];
-        sequence_ahead[n] = en_sequence_wraps
-            ? stored_sequence >= en_sequence_low || stored_sequence <= en_sequence_high
-            : stored_sequence >= en_sequence_low && stored_sequence <= en_sequence_high;
+        sequence_not_below[n] = stored_sequence >= en_sequence_low;
+        sequence_not_above[n] = stored_sequence <= en_sequence_high;
         sequence_equal[n] = stored_sequence == en_rtp_id[15:0];
         entry_pending[n] = stored[PENDING];
         entry_opened[n] = stored[OPENED];
@@ -669,7 +673,9 @@ reg [WAYS-1:0]                 cmp_entry_inspects = {WAYS{1'b0}};
 reg [WAYS*CLASS_WIDTH-1:0]     cmp_entry_class = {WAYS*CLASS_WIDTH{1'b0}};
 reg [WAYS*INSPECTED_WIDTH-1:0] cmp_entry_inspected = {WAYS*INSPECTED_WIDTH{1'b0}};
 reg [WAYS*4-1:0]               cmp_ssrc_equal = {WAYS*4{1'b0}};
-reg [WAYS-1:0]                 cmp_sequence_ahead = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_sequence_not_below = {WAYS{1'b0}};
+reg [WAYS-1:0]                 cmp_sequence_not_above = {WAYS{1'b0}};
+reg                            cmp_sequence_wraps = 1'b0;
 reg [WAYS-1:0]                 cmp_sequence_equal = {WAYS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_pending = {WAYS{1'b0}};
 reg [WAYS-1:0]                 cmp_entry_opened = {WAYS{1'b0}};
@@ -683,7 +689,9 @@ reg [WAYS*NAMES_WIDTH-1:0]     cmp_names = {WAYS*NAMES_WIDTH{1'b0}};
 
 always @(posedge clk) begin
     cmp_ssrc_equal <= ssrc_equal;
-    cmp_sequence_ahead <= sequence_ahead;
+    cmp_sequence_not_below <= sequence_not_below;
+    cmp_sequence_not_above <= sequence_not_above;
+    cmp_sequence_wraps <= en_sequence_wraps;
     cmp_sequence_equal <= sequence_equal;
     cmp_entry_pending <= entry_pending;
     cmp_entry_opened <= entry_opened;
@@ -740,6 +748,9 @@ end
 wire [WAYS-1:0] entry_holds = cmp_entry_spoke & {WAYS{cmp_match == HTTP || cmp_match == TLS
     || cmp_match == SSH || cmp_match == SMTP}};
 wire [WAYS-1:0] rtp_confirms;
+wire [WAYS-1:0] cmp_sequence_ahead = cmp_sequence_wraps
+    ? cmp_sequence_not_below | cmp_sequence_not_above
+    : cmp_sequence_not_below & cmp_sequence_not_above;
 
 generate
     for (w = 0; w < WAYS; w = w + 1) begin : confirms

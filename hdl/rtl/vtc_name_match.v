@@ -156,7 +156,18 @@ localparam [2:0] S_TAKE = 3'd0, S_START = 3'd1, S_FETCH = 3'd2,
                  S_WALK = 3'd3, S_LOOK = 3'd4, S_DRAIN = 3'd5;
 reg [2:0] state = S_TAKE;
 
-assign name_ready = state == S_TAKE && !clear;
+// name_ready is state == S_TAKE and not clearing, a register of its own set from what the
+// two will be after the edge: the extractor starts a job on it, and through a LUT of this
+// module's state it was the slowest path between the two modules (make timing, seed 3)
+reg  ready = 1'b1;
+wire clear_next = rst || (clear && !(&clear_bucket));
+wire take_next = (state == S_TAKE && !(name_valid && !clear && name_last))
+    || (state == S_DRAIN && drain == 3'd0) || state > S_DRAIN;
+assign name_ready = ready;
+
+always @(posedge clk) begin
+    ready <= take_next && !clear_next;
+end
 
 // ---- the walk ------------------------------------------------------------
 reg [POS_BITS-1:0] rd_pos = {POS_BITS{1'b0}};

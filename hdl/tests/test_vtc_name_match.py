@@ -19,6 +19,8 @@ a final dot, empty labels, names longer than the bytes kept).
 import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles
+from cocotb.triggers import FallingEdge
+from cocotb.triggers import ReadOnly
 from cocotb.triggers import RisingEdge
 from cocotb.triggers import Timer
 
@@ -41,6 +43,28 @@ async def reset(dut):
     await RisingEdge(dut.clk)
     while dut.clearing.value:
         await RisingEdge(dut.clk)
+    cocotb.start_soon(ready_follows_the_names(dut))
+
+
+async def ready_follows_the_names(dut):
+    """name_ready, every cycle, is what the port contract says: high while
+    the module waits for a name (not clearing), low from the cycle after it
+    took a name's last byte until the cycle its answer (app_valid) is out,
+    in which it is high again: the extractor starts its next name on it.
+    """
+    busy = False
+    while True:
+        # mid-cycle, when the inputs driven after the rising edge have settled
+        await FallingEdge(dut.clk)
+        await ReadOnly()
+        if dut.app_valid.value:
+            busy = False
+        ready = bool(dut.name_ready.value)
+        want = not busy and not dut.clearing.value
+        assert ready == want, 'name_ready is %d, %s' % (
+            ready, 'a name is being matched' if busy else 'no name is')
+        if dut.name_valid.value and ready and dut.name_last.value:
+            busy = True
 
 
 async def load(dut, table):

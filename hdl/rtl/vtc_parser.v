@@ -837,6 +837,9 @@ reg [4:0]   s1_l4_slot = 5'd0;
 // slot % 4 once more, for the payload group's choice (a different power-up value keeps
 // synthesis from merging the two)
 reg [1:0]   s1_l4_low_payload = 2'd1;
+reg [1:0]   s1_l4_low_slot = 2'd2;     // and for the payload slot's
+reg [1:0]   s1_l4_low_room = 2'd3;     // and for the payload room's
+reg [8:0]   s1_l4_room = 9'd0;         // window bytes from the L4 header on (negative: none)
 reg [5:0]   s1_l4_slot_less_2 = 6'd0;  // a TCP payload's slot, less its data offset
 reg [8*L4_CHUNK_BYTES-1:0] s1_l4_chunk = {8*L4_CHUNK_BYTES{1'b0}};
 reg         s1_ipv6 = 1'b0;
@@ -845,7 +848,6 @@ reg         s1_pppoe = 1'b0;
 reg [7:0]   s1_byte0 = 8'd0;
 reg [7:0]   s1_byte1 = 8'd0;
 reg [15:0]  s1_checksum = 16'd0;
-reg [CAP_WIDTH-1:0] s1_captured = {CAP_WIDTH{1'b0}};
 
 always @(posedge clk) begin
     s1_valid <= hc_valid;
@@ -863,6 +865,9 @@ always @(posedge clk) begin
     s1_l3_header <= l3_header;
     s1_l4_slot <= hc_l4_slot;
     s1_l4_low_payload <= hc_l4_slot[1:0];
+    s1_l4_low_slot <= hc_l4_slot[1:0];
+    s1_l4_low_room <= hc_l4_slot[1:0];
+    s1_l4_room <= {1'b0, hc_captured} - (9'd34 + {2'd0, hc_l4_slot, 2'b00});
     s1_l4_slot_less_2 <= {1'b0, hc_l4_slot} - 6'd2;
     s1_l4_chunk <= l4_chunk;
     s1_ipv6 <= hc_ipv6;
@@ -871,7 +876,6 @@ always @(posedge clk) begin
     s1_byte0 <= hc_byte0;
     s1_byte1 <= hc_byte1;
     s1_checksum <= hc_checksum;
-    s1_captured <= hc_captured;
     if (rst) begin
         s1_valid <= 1'b0;
     end
@@ -912,28 +916,33 @@ end
 wire window_ports_ordered = chunk_ports_ordered[s1_l4_slot[1:0]];
 
 // payload offset = 42 + 4 * payload slot (stage 2b's, known here so that the payload stage's
-// selection can be split in two steps)
-wire [5:0] window_payload_slot = s1_proto == 8'd6
-    ? s1_l4_slot_less_2 + {2'b00, window_data_offset} : {1'b0, s1_l4_slot};
-
-// its group (slot / 4, for the payload stage's first step) once more, worked out for each of
-// the four positions side by side (each its own adder) and chosen after, by a copy of
-// slot % 4 of its own: the data offset's choice, then the sum, is too long a path into the
-// group's copies
+// selection can be split in two steps), and its group (slot / 4, for the payload stage's
+// first step) once more: each worked out for the four positions side by side (each its own
+// adder) and chosen after, by a copy of slot % 4 of its own; the data offset's choice, then
+// the sum, is too long a path (into the group's copies; into the slot, make timing's worst
+// path at seed 1 at 24a13d9, -0.45 ns)
+wire [4*6-1:0] payload_slot_at;
 wire [4*3-1:0] payload_group_at;
+// and the window bytes from the payload on (stage 2b's; negative, bit 8, when the L4 header
+// ends beyond the window), the same way: into stage 2b's parsed and the signature bytes'
+// zeroing, its subtraction there was a failing path at seed 1 (24a13d9, -0.21 ns)
+wire [4*9-1:0] payload_room_at;
 
 generate
     for (g = 0; g < 4; g = g + 1) begin : payload_group_of
-        /* verilator lint_off UNUSEDSIGNAL */
         wire [5:0] slot = s1_proto == 8'd6
             ? s1_l4_slot_less_2 + {2'b00, s1_l4_chunk[8*(4*g+12) + 4 +: 4]} : {1'b0, s1_l4_slot};
-        /* verilator lint_on UNUSEDSIGNAL */
 
+        assign payload_slot_at[6*g +: 6] = slot;
+        assign payload_room_at[9*g +: 9] = s1_proto == 8'd6
+            ? s1_l4_room - {3'd0, s1_l4_chunk[8*(4*g+12) + 4 +: 4], 2'b00} : s1_l4_room - 9'd8;
         assign payload_group_at[3*g +: 3] = slot[4:2];
     end
 endgenerate
 
 wire [2:0] window_payload_group = payload_group_at[3*s1_l4_low_payload +: 3];
+wire [5:0] window_payload_slot = payload_slot_at[6*s1_l4_low_slot +: 6];
+wire [8:0] window_payload_room = payload_room_at[9*s1_l4_low_room +: 9];
 
 reg         l4_valid = 1'b0;
 reg         l4_candidate = 1'b0;
@@ -956,7 +965,7 @@ reg [31:0]  l4_dst = 32'd0;
 reg [3:0]   l4_word_below = 4'd0;
 reg [3:0]   l4_word_same = 4'd0;
 reg         l4_tcp = 1'b0;
-reg [8:0]   l4_room = 9'd0;          // window bytes from the L4 header on (negative: none)
+reg [8:0]   l4_payload_room = 9'd0;  // window bytes from the payload on (negative: none)
 reg [16:0]  l4_ip_payload = 17'd0;   // the IP length beyond the L3 header
 reg         l4_covers_l3 = 1'b0;     // the IP length covers the L3 header
 reg [7:0]   l4_byte0 = 8'd0;
@@ -973,7 +982,7 @@ always @(posedge clk) begin
     l4_pppoe <= s1_pppoe;
     l4_proto <= s1_proto;
     l4_tcp <= s1_proto == 8'd6;
-    l4_room <= {1'b0, s1_captured} - (9'd34 + {2'd0, s1_l4_slot, 2'b00});
+    l4_payload_room <= window_payload_room;
     l4_ports <= window_ports;
     l4_data_offset <= window_data_offset;
     l4_end <= window_fin_rst;
@@ -1003,8 +1012,7 @@ wire [15:0] dport = be16(l4_ports[31:16]);
 wire [3:0]  data_offset = l4_data_offset;
 wire        is_tcp = l4_tcp;
 wire [5:0]  l4_header = is_tcp ? {data_offset, 2'b00} : 6'd8;
-// window bytes from the payload on: negative (bit 8) when the L4 header ends beyond the window
-wire [8:0]  payload_room = l4_room - {3'd0, l4_header};
+wire [8:0]  payload_room = l4_payload_room;
 wire [16:0] payload_length = l4_ip_payload - {11'd0, l4_header};
 // the IP length covers the L3 and L4 headers (an L4 header is at most 60 bytes: a 6-bit
 // compare, not a 17-bit one)
@@ -1056,9 +1064,12 @@ reg         s2_end = 1'b0;
 reg         s2_syn = 1'b0;
 reg [104:0] s2_key = 105'd0;
 reg [1:0]   s2_payload_low = 2'd0;
-reg         s2_payload_beyond = 1'b0;
 reg [8*PAYLOAD_CHUNK_BYTES-1:0] s2_payload_chunk = {8*PAYLOAD_CHUNK_BYTES{1'b0}};
-reg [7:0]   s2_payload_room = 8'd0;
+// per signature byte: it reads 0 (past the room the window has from the payload on, or the
+// payload slot beyond 23), worked out here so that stage 3a zeroes from a register (the 8-bit
+// compare with the room there was seed 1's worst path at fd678cc, -0.32 ns)
+reg [SIGNATURE_BYTES-1:0] s2_payload_zero = {SIGNATURE_BYTES{1'b0}};
+integer z;
 reg [16:0]  s2_payload_length = 17'd0;
 reg [5:0]   s2_payload_slot = 6'd0;
 reg [15:0]  s2_sport = 16'd0;
@@ -1083,9 +1094,10 @@ always @(posedge clk) begin
         s2_key <= {l4_flow_ipv6, l4_proto, l4_dst, dport, l4_src, sport};
     end
     s2_payload_low <= l4_payload_slot[1:0];
-    s2_payload_beyond <= payload_beyond;
     s2_payload_chunk <= payload_chunk;
-    s2_payload_room <= payload_room[7:0];
+    for (z = 0; z < SIGNATURE_BYTES; z = z + 1) begin
+        s2_payload_zero[z] <= payload_beyond || z[7:0] >= payload_room[7:0];
+    end
     s2_payload_length <= payload_length;
     s2_payload_slot <= l4_payload_slot;
     s2_sport <= sport;
@@ -1117,7 +1129,7 @@ always @* begin
         end
     end
     for (i = 0; i < SIGNATURE_BYTES; i = i + 1) begin
-        if (s2_payload_beyond || i[7:0] >= s2_payload_room) begin
+        if (s2_payload_zero[i]) begin
             payload[8*i +: 8] = 8'd0;
         end
     end

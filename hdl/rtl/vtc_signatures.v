@@ -96,20 +96,23 @@ wire port_587 = has_port(sport, dport, 16'd587);
 wire port_5060 = has_port(sport, dport, 16'd5060);
 wire high_ports = sport >= 16'd1024 && dport >= 16'd1024;
 
-// the two words HTTP shares: OPTIONS (RTSP's "OPTIONS rtsp://", SIP's on port 5060) and
-// CONNECT (a NATS client's "CONNECT {")
-wire options = text[95:32] == "OPTIONS ";
-wire connect_word = text[95:32] == "CONNECT ";
 // one bit per method word (nDPI's list, each with its space, cut at 12 bytes) and the
-// reply's start: the words are compared in cycle 1 and ORed in cycle 2, so that the
-// payload register's compares are all cycle 1 holds; a word longer than 8 bytes is
-// compared in two halves (bytes 0..5, then the rest), each registered, ANDed in cycle 2,
-// so that no compare of cycle 1 is wider than 64 bits
-wire [14:0] http_words = {text[95:64] == "GET ", text[95:56] == "POST ",
-    text[95:56] == "HEAD ", text[95:64] == "PUT ", text[95:48] == "PATCH ",
-    text[95:40] == "DELETE ", text[95:48] == "MKCOL ", text[95:56] == "MOVE ",
-    text[95:56] == "COPY ", text[95:56] == "LOCK ", text[95:40] == "UNLOCK ",
-    text[95:40] == "REPORT ", text[95:56] == "HTTP/", options, connect_word};
+// reply's start: each word is compared in cycle 1 in two parts, its first four bytes and the
+// rest (1 for a word of four), each registered, and the parts ANDed and the words ORed in
+// cycle 2, so that no compare of cycle 1 is wider than 32 bits (whole words of up to 8 bytes
+// compared at once, with the signatures built on them, were failing paths of make timing at
+// 24a13d9); a word longer than 8 bytes is compared in two halves (bytes 0..5, then the
+// rest), the same way. Bits 1 and 0 are the two words HTTP shares: OPTIONS (RTSP's
+// "OPTIONS rtsp://", SIP's on port 5060) and CONNECT (a NATS client's "CONNECT {")
+localparam HTTP_OPTIONS = 1, HTTP_CONNECT = 0;
+wire [14:0] http_heads = {head == "GET ", head == "POST", head == "HEAD", head == "PUT ",
+    head == "PATC", head == "DELE", head == "MKCO", head == "MOVE", head == "COPY",
+    head == "LOCK", head == "UNLO", head == "REPO", head == "HTTP", head == "OPTI",
+    head == "CONN"};
+wire [14:0] http_tails = {1'b1, p4 == " ", p4 == " ", 1'b1, text[63:48] == "H ",
+    text[63:40] == "TE ", text[63:48] == "L ", p4 == " ", p4 == " ", p4 == " ",
+    text[63:40] == "CK ", text[63:40] == "RT ", p4 == "/", text[63:32] == "ONS ",
+    text[63:32] == "ECT "};
 // PROPFIND, PROPPATCH, RPC_CONNECT, RPC_IN_DATA, RPC_OUT_DATA
 wire [4:0] http_long_a = {text[95:48] == "PROPFI", text[95:48] == "PROPPA",
     text[95:48] == "RPC_CO", text[95:48] == "RPC_IN", text[95:48] == "RPC_OU"};
@@ -142,12 +145,12 @@ reg length_5_reg = 1'b0;       // the payload length is 5, at least 12, 14, 48
 reg length_12_reg = 1'b0;
 reg length_14_reg = 1'b0;
 reg length_48_reg = 1'b0;
-reg [14:0] http_words_reg = 15'd0;
+reg [14:0] http_heads_reg = 15'd0;
+reg [14:0] http_tails_reg = 15'd0;
 reg [4:0] http_long_a_reg = 5'd0;
 reg [4:0] http_long_b_reg = 5'd0;
-reg options_rtsp_reg = 1'b0;   // OPTIONS rtsp / OPTIONS on port 5060
-reg options_5060_reg = 1'b0;
-reg connect_brace_reg = 1'b0;  // CONNECT {
+reg rtsp_reg = 1'b0;           // bytes 8..11 are rtsp (after OPTIONS: RTSP's)
+reg brace_reg = 1'b0;          // byte 8 is { (after CONNECT: a NATS client's)
 reg ssdp_notify_reg = 1'b0;    // NOTIFY * (SSDP, not SIP)
 reg length_3_reg = 1'b0;       // the payload length is at least 3 / at least 22, at most 64
 reg length_22_64_reg = 1'b0;
@@ -170,8 +173,14 @@ reg quic_public_reg = 1'b0;
 reg rtp_udp_reg = 1'b0;        // an RTP header at byte 0 / after a length prefix >= 12
 reg rtp_tcp_reg = 1'b0;
 reg rtp_tcp_fits_reg = 1'b0;   // the prefix's length fits the payload
-reg stun_rfc5389_reg = 1'b0;
-reg stun_rfc3489_reg = 1'b0;
+// STUN: RFC 5389's (the first two bits 0, the magic cookie, its length + 20 <= L) or RFC
+// 3489's (no cookie, a Binding type, its length + 20 == L), each part registered apart (the
+// whole of each in one cycle was a failing path at 24a13d9)
+reg stun_zero_bits_reg = 1'b0;
+reg stun_cookie_reg = 1'b0;
+reg stun_classic_type_reg = 1'b0;
+reg stun_length_fits_reg = 1'b0;
+reg stun_length_equal_reg = 1'b0;
 reg bittorrent_tcp_reg = 1'b0;
 // BitTorrent over UDP: local service discovery, DHT (bencoded), uTP (version 1, type 0..4,
 // extension 0..2, a 20-byte header)
@@ -203,16 +212,16 @@ always @(posedge clk) begin
     length_5_reg <= payload_length == 17'd5;
     length_3_reg <= payload_length >= 17'd3;
     length_22_64_reg <= payload_length >= 17'd22 && payload_length <= 17'd64;
-    options_rtsp_reg <= options && text[31:0] == "rtsp";
-    options_5060_reg <= options && port_5060;
-    connect_brace_reg <= connect_word && text[31:24] == "{";
+    rtsp_reg <= text[31:0] == "rtsp";
+    brace_reg <= text[31:24] == "{";
     ssdp_notify_reg <= text[95:32] == "NOTIFY *";
     zeros_reg <= head == 32'd0;
     greetings_reg <= {head == "220 ", head == "* OK", head == "+OK "};
     length_12_reg <= payload_length >= 17'd12;
     length_14_reg <= payload_length >= 17'd14;
     length_48_reg <= payload_length >= 17'd48;
-    http_words_reg <= http_words;
+    http_heads_reg <= http_heads;
+    http_tails_reg <= http_tails;
     http_long_a_reg <= http_long_a;
     http_long_b_reg <= http_long_b;
     sip_words_reg <= sip_words;
@@ -232,9 +241,11 @@ always @(posedge clk) begin
     rtp_tcp_reg <= prefix >= 16'd12 && rtp_header(p2[7:6], p3[6:0]);
     // prefix + 2 <= L, length + 20 <= L, length + 20 == L: compared with L - 2 and L - 20
     rtp_tcp_fits_reg <= !length_less_2[17] && {1'b0, prefix} <= length_less_2[16:0];
-    stun_rfc5389_reg <= p0[7:6] == 2'b00 && stun_cookie && !length_less_20[17]
-        && {1'b0, stun_length} <= length_less_20[16:0];
-    stun_rfc3489_reg <= !stun_cookie && stun_classic_type && !length_less_20[17]
+    stun_zero_bits_reg <= p0[7:6] == 2'b00;
+    stun_cookie_reg <= stun_cookie;
+    stun_classic_type_reg <= stun_classic_type;
+    stun_length_fits_reg <= !length_less_20[17] && {1'b0, stun_length} <= length_less_20[16:0];
+    stun_length_equal_reg <= !length_less_20[17]
         && {1'b0, stun_length} == length_less_20[16:0];
     bittorrent_tcp_reg <= text == {8'h13, "BitTorrent "};
     bittorrent_text_reg <= text == "BT-SEARCH * " || head == "d1:a" || head == "d1:r"
@@ -255,11 +266,15 @@ end
 
 // ---- cycle 2: the signatures ----------------------------------------------------
 
-wire stun = stun_rfc5389_reg || stun_rfc3489_reg;
-wire http_start = |http_words_reg || |(http_long_a_reg & http_long_b_reg);
+wire stun = (stun_zero_bits_reg && stun_cookie_reg && stun_length_fits_reg)
+    || (!stun_cookie_reg && stun_classic_type_reg && stun_length_equal_reg);
+wire [14:0] http_words = http_heads_reg & http_tails_reg;
+wire options_rtsp = http_words[HTTP_OPTIONS] && rtsp_reg;
+wire options_5060 = http_words[HTTP_OPTIONS] && port_5060_reg;
+wire connect_brace = http_words[HTTP_CONNECT] && brace_reg;
+wire http_start = |http_words || |(http_long_a_reg & http_long_b_reg);
 wire sip_start = |sip_words_reg;
-wire is_http = tcp_reg && http_start && !options_rtsp_reg && !options_5060_reg
-    && !connect_brace_reg;
+wire is_http = tcp_reg && http_start && !options_rtsp && !options_5060 && !connect_brace;
 wire is_tls = tcp_reg && tls_reg;
 wire is_dns = port_53_reg && ((udp_reg && length_12_reg && dns_udp_reg)
     || (tcp_reg && length_14_reg && dns_tcp_reg));

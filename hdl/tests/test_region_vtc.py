@@ -666,6 +666,41 @@ async def bytes_past_a_short_frames_end_read_zero(dut):
 
 
 @cocotb.test()
+async def words_other_protocols_share_with_http_and_stun(dut):
+    """The method words HTTP shares are not HTTP where another protocol
+    uses them (RTSP's OPTIONS rtsp://, SIP's OPTIONS on port 5060, a NATS
+    client's CONNECT {), and are HTTP elsewhere; a STUN header with the
+    magic cookie is STUN only with its first two bits 0, one without it
+    only as a classic Binding message whose length is the payload's.
+    """
+    source, sink, axil = await start_vtc(dut)
+    model = await model_for(axil, ALL_MARKED)
+    cookie = vtc_model.STUN_COOKIE
+    cases = [  # (frame, the class the model gives its flow)
+        (tcp_frame(1, 'PA', b'OPTIONS rtsp://cam/ RTSP/1.0\r\n'), 'unknown'),
+        (tcp_frame(2, 'PA', b'OPTIONS sip:a@b SIP/2.0\r\n', dport=5060),
+         'sip'),
+        (tcp_frame(3, 'PA', b'CONNECT {"verbose":false}\r\n'), 'unknown'),
+        (tcp_frame(4, 'PA', b'OPTIONS * HTTP/1.1\r\n'), 'http'),
+        (tcp_frame(5, 'PA', b'CONNECT example.org:443 HTTP/1.1\r\n'),
+         'http'),
+        (udp_frame(6, b'\x00\x01\x00\x00' + cookie + bytes(12)), 'stun'),
+        (udp_frame(7, b'\x40\x01\x00\x00' + cookie + bytes(12)),
+         'unknown'),
+        (udp_frame(8, b'\x00\x01\x00\x04' + bytes(16) + b'abcd'), 'stun'),
+        (udp_frame(9, b'\x00\x01\x00\x08' + bytes(16) + b'abcd'),
+         'unknown'),
+        (udp_frame(10, b'\x00\x01\x00\x00' + cookie + bytes(8)),
+         'unknown'),
+    ]
+    frames = [frame for frame, _ in cases]
+    outputs = await replay(dut, frames, model, source, sink)
+    await check_against_model(axil, model, frames, outputs, marked=False)
+    assert [model.flow_class(vtc_model.parse(frame).key)
+            for frame in frames] == [klass for _, klass in cases]
+
+
+@cocotb.test()
 async def udp_rtp_takes_two_packets_of_one_ssrc(dut):
     """A UDP flow is RTP after two packets of one SSRC whose sequence number
     moved 1..16 on; one packet, a jump of 17, a step of 0 or another SSRC

@@ -57,6 +57,7 @@ VTC_TESTS = (
     'one_beat_per_cycle_at_a_fixed_latency',
     'inspection_stops_after_inspect_packets',
     'bytes_past_a_short_frames_end_read_zero',
+    'words_other_protocols_share_with_http_and_stun',
     'back_to_back_shortest_frames_see_each_others_writes',
     'one_beat_frames_back_to_back_are_each_counted',
     'udp_rtp_takes_two_packets_of_one_ssrc',

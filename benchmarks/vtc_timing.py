@@ -36,6 +36,12 @@ chain) ending at the serial out.  Every port bit stays used, so no logic is
 optimised away, and every path the module has starts and ends at a
 flip-flop, as it does behind the shell's decoupler; the harness adds one
 LUT level after the module's outputs (the XOR), none before its inputs.
+The shift register powers up to ones: had it powered up to zeros, as the
+module's registers do, yosys would merge each module register that holds an
+input a cycle (or two) with the shift register's next bit (or the one after),
+which holds the same, so the module's input registers would sit in the
+harness's chain, not by the logic they feed (until d450c45's run it did: the
+vTC's name-extractor input registers were the harness's).
 
     .venv/bin/python benchmarks/vtc_timing.py [--module vtc] [--seeds 1,2,3]
         [--freq 156.25] [--keep DIR] [--worst N]
@@ -171,7 +177,7 @@ def harness(module):
                            for item in sorted(module.build_parameters.items()))
     verilog = '''`default_nettype none
 module %(harness)s (input wire clk, input wire si, output wire so);
-reg [%(ins)d-1:0] in_shift = 0;
+reg [%(ins)d-1:0] in_shift = {%(ins)d{1'b1}};
 reg [%(outs)d-1:0] out_signature = 0;
 wire [%(outs)d-1:0] out_bits;
 always @(posedge clk) begin

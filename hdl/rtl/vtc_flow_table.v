@@ -774,14 +774,25 @@ reg [WAYS-1:0]                 hit_entry_holds = {WAYS{1'b0}};
 reg [WAYS-1:0]                 hit_entry_first = {WAYS{1'b0}};
 reg [WAYS*GUESS_WIDTH-1:0]     hit_entry_guess = {WAYS*GUESS_WIDTH{1'b0}};
 // per way, for an RTP candidate: the stored one (RTP_PENDING) is of its SSRC and 1..16
-// behind (confirms); the stored one may be replaced (none, or of its SSRC)
+// behind (confirms)
 reg [WAYS-1:0]                 hit_rtp_confirms = {WAYS{1'b0}};
-reg [WAYS-1:0]                 hit_rtp_replaces = {WAYS{1'b0}};
 // per way: the request is an RTP candidate of the stored SSRC that repeats its sequence
 // number, which rules RTP out for the flow (RTP_OFF, kept in SPOKE: a UDP flow has no
 // first message held, a TCP flow no RTP candidate)
 reg [WAYS-1:0]                 hit_rtp_repeats = {WAYS{1'b0}};
 reg [WAYS*RTP_WIDTH-1:0]       hit_entry_rtp = {WAYS*RTP_WIDTH{1'b0}};
+// per way: the way's flow is unknown and still inspected (INSPECTS, class 0); and the
+// request, if it hits the way, leaves its RTP field as stored (not an RTP candidate that
+// replaces the stored one without confirming it): the decision takes both from these
+// registers and hit_way_rtp, not from the hit way's class and flags (through them, hit_way
+// into the written entry's RTP field was a failing path at seed 3 of make timing at
+// d450c45, -0.34 ns)
+reg [WAYS-1:0]                 hit_entry_open = {WAYS{1'b0}};
+reg [WAYS-1:0]                 hit_entry_keeps_rtp = {WAYS{1'b0}};
+// hit_way once more, for the RTP field's choice alone (48 bits of it): equal to hit_way from
+// the first clock on; every bit powers up to the opposite, which keeps synthesis from merging
+// the two
+reg [WAYS-1:0]                 hit_way_rtp = {WAYS{1'b1}};
 reg [GUESS_WIDTH-1:0]          hit_victim_guess = {GUESS_WIDTH{1'b0}};
 reg [WAYS*NAME_TRIES_WIDTH-1:0] hit_entry_name_tries = {WAYS*NAME_TRIES_WIDTH{1'b0}};
 reg [WAYS*NAMES_WIDTH-1:0]     hit_names = {WAYS*NAMES_WIDTH{1'b0}};
@@ -802,6 +813,7 @@ reg                            hit_miss_guesses = 1'b0;
 
 always @(posedge clk) begin
     hit_way <= hit_lowest;
+    hit_way_rtp <= hit_lowest;
     hit_free_way <= lowest(~cmp_entry_valid);
     hit_expired_way <= victim;
     hit_entry_pending <= cmp_entry_pending;
@@ -814,8 +826,14 @@ always @(posedge clk) begin
     for (n = 0; n < WAYS; n = n + 1) begin
         hit_rtp_repeats[n] <= cmp_rtp && cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
             && cmp_entry_pending[n] && &cmp_ssrc_equal[4*n +: 4] && cmp_sequence_equal[n];
-        hit_rtp_replaces[n] <= !(cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0
-            && cmp_entry_pending[n]) || &cmp_ssrc_equal[4*n +: 4];
+        hit_entry_open[n] <= cmp_entry_inspects[n]
+            && cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0;
+        // an RTP candidate may replace the stored one: none stored, or one of its SSRC
+        hit_entry_keeps_rtp[n] <= !(cmp_entry_inspects[n]
+            && cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0 && cmp_rtp
+            && (!(cmp_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH] == 4'd0 && cmp_entry_pending[n])
+                || &cmp_ssrc_equal[4*n +: 4])
+            && !rtp_confirms[n]);
     end
     hit_entry_rtp <= cmp_entry_rtp;
     hit_victim_guess <= victim_guess;
@@ -855,9 +873,10 @@ reg                       hit_first;
 reg                       hit_holds;       // the hit way holds the match back
 reg [GUESS_WIDTH-1:0]     hit_stored_guess;
 reg                       hit_confirms;    // the RTP candidate confirms the stored one
-reg                       hit_replaces;    // it may replace the stored one
 reg                       hit_repeats;     // it repeats the stored sequence number
 reg [RTP_WIDTH-1:0]       hit_stored_rtp;  // the hit way's RTP field
+reg                       hit_open;        // the hit way's flow is unknown, inspected
+reg                       hit_keeps_rtp;   // the hit way's RTP field stays as stored
 reg [NAME_TRIES_WIDTH-1:0] hit_name_tries; // the hit way's NAME_TRIES
 reg                       hit_named;       // ... NAMED and application
 reg [5:0]                 hit_app;
@@ -874,9 +893,10 @@ always @* begin
     hit_holds = 1'b0;
     hit_stored_guess = {GUESS_WIDTH{1'b0}};
     hit_confirms = 1'b0;
-    hit_replaces = 1'b0;
     hit_repeats = 1'b0;
     hit_stored_rtp = {RTP_WIDTH{1'b0}};
+    hit_open = |(hit_way & hit_entry_open);
+    hit_keeps_rtp = |(hit_way_rtp & hit_entry_keeps_rtp);
     hit_name_tries = {NAME_TRIES_WIDTH{1'b0}};
     hit_named = 1'b0;
     hit_app = 6'd0;
@@ -896,10 +916,9 @@ always @* begin
         hit_stored_guess = hit_stored_guess
             | ({GUESS_WIDTH{hit_way[n]}} & hit_entry_guess[GUESS_WIDTH*n +: GUESS_WIDTH]);
         hit_confirms = hit_confirms | (hit_way[n] && hit_rtp_confirms[n]);
-        hit_replaces = hit_replaces | (hit_way[n] && hit_rtp_replaces[n]);
         hit_repeats = hit_repeats | (hit_way[n] && hit_rtp_repeats[n]);
         hit_stored_rtp = hit_stored_rtp
-            | ({RTP_WIDTH{hit_way[n]}} & hit_entry_rtp[RTP_WIDTH*n +: RTP_WIDTH]);
+            | ({RTP_WIDTH{hit_way_rtp[n]}} & hit_entry_rtp[RTP_WIDTH*n +: RTP_WIDTH]);
         hit_class = hit_class | ({CLASS_WIDTH{hit_way[n]}} & hit_entry_class[CLASS_WIDTH*n +: CLASS_WIDTH]);
         hit_inspected = hit_inspected
             | ({INSPECTED_WIDTH{hit_way[n]}} & hit_entry_inspected[INSPECTED_WIDTH*n +: INSPECTED_WIDTH]);
@@ -956,7 +975,10 @@ always @* begin
     refined = 1'b0;
     pending_after = 1'b0;
     own_guess = hit_guess;
-    rtp_after = hit_rtp_id;
+    // the request's RTP field, or the hit way's as stored; only a hit or an insertion writes
+    // it (a hit replaces a stored candidate of the same SSRC or none, when it does not confirm
+    // it, in a flow unknown and inspected: see hit_entry_keeps_rtp)
+    rtp_after = hit_keeps_rtp ? hit_stored_rtp : hit_rtp_id;
     guess_victim = 1'b0;
     // a signature's class, else RTP if the stored SSRC's sequence number moved 1..16 on
     found = match_taken ? hit_match : (hit_rtp && hit_confirms ? RTP : 4'd0);
@@ -977,18 +999,15 @@ always @* begin
         write_way = hit_way;
         pending_after = hit_flag;
         own_guess = hit_stored_guess;
-        rtp_after = hit_stored_rtp;
         opened_after = hit_opened;
         spoke_after = hit_spoke;
-        if (hit_inspects && hit_class == 4'd0) begin
+        if (hit_open) begin
             class_after = found;
             classified = found_any;
             pending_after = found_any ? found_stays : hit_flag || hit_rtp;
             // the first SSRC stays; its sequence number follows (an RTP candidate matches no
-            // signature, its first byte being 0x80..0xBF: only a confirmation classifies it)
-            if (hit_rtp && hit_replaces && !hit_confirms) begin
-                rtp_after = hit_rtp_id;
-            end
+            // signature, its first byte being 0x80..0xBF: only a confirmation classifies it):
+            // rtp_after, above
             // the first message of a flow stored by its SYN: another protocol's or not
             if (!found_any && hit_first) begin
                 spoke_after = hit_other;

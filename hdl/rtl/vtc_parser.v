@@ -1198,6 +1198,10 @@ reg                   sig_syn = 1'b0;
 reg [104:0]           sig_key = 105'd0;
 reg [BUCKET_BITS-1:0] sig_bucket = {BUCKET_BITS{1'b0}};
 reg [8*SIGNATURE_BYTES-1:0] sig_payload_bytes = {8*SIGNATURE_BYTES{1'b0}};
+// the same bytes once more, for the signatures' method words alone (see vtc_signatures):
+// loaded every cycle, equal to sig_payload_bytes from the first clock on; every bit powers up
+// to the opposite, which keeps synthesis from merging the two
+reg [8*SIGNATURE_BYTES-1:0] sig_payload_words = {8*SIGNATURE_BYTES{1'b1}};
 reg                   sig_payload = 1'b0;
 reg [16:0]            sig_payload_length = 17'd0;
 reg [7:0]             sig_payload_start = 8'd0;  // 42 + 4 * payload slot
@@ -1225,6 +1229,7 @@ always @(posedge clk) begin
     sig_key <= s2_key;
     sig_bucket <= bucket;
     sig_payload_bytes <= payload;
+    sig_payload_words <= payload;
     sig_payload <= s2_payload_length != 17'd0;
     sig_payload_length <= s2_payload_length;
     sig_payload_start <= 8'd42 + {s2_payload_slot, 2'b00};
@@ -1255,6 +1260,7 @@ wire       other;
 vtc_signatures signatures (
     .clk(clk),
     .payload(sig_payload_bytes),
+    .payload_words(sig_payload_words),
     .tcp(sig_tcp),
     .udp(sig_udp),
     .sport(sig_sport),

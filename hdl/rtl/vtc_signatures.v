@@ -34,6 +34,10 @@ module vtc_signatures
 
     // payload byte n in bits [8n+7:8n]
     input  wire [95:0]  payload,
+    // the same bytes from a register of their own, for the HTTP and SIP method words alone
+    // (the 30-odd word compares and the rest from one register: the words' compares were
+    // failing paths at seed 2 of make timing at d450c45, 5.8 ns of 6.9 routing)
+    input  wire [95:0]  payload_words,
     input  wire         tcp,
     input  wire         udp,
     input  wire [15:0]  sport,
@@ -55,11 +59,13 @@ module vtc_signatures
 );
 
 reg [95:0] text;  // the payload with byte 0 in the top bits, as string literals are
+reg [95:0] words; // payload_words, the same way
 integer n;
 
 always @* begin
     for (n = 0; n < 12; n = n + 1) begin
         text[95-8*n -: 8] = payload[8*n +: 8];
+        words[95-8*n -: 8] = payload_words[8*n +: 8];
     end
 end
 
@@ -74,6 +80,8 @@ wire [7:0]  p7 = text[39:32];
 wire [7:0]  p11 = text[7:0];
 wire [31:0] head = text[95:64];
 wire [31:0] head_upper = head & 32'hDFDFDFDF;
+wire [31:0] words_head = words[95:64];
+wire [7:0]  words_p4 = words[63:56];
 // TCP's 2-byte length prefix (DNS, RFC 4571 RTP); STUN's message length
 wire [15:0] prefix = {p0, p1};
 wire [15:0] stun_length = {p2, p3};
@@ -97,31 +105,36 @@ wire port_5060 = has_port(sport, dport, 16'd5060);
 wire high_ports = sport >= 16'd1024 && dport >= 16'd1024;
 
 // one bit per method word (nDPI's list, each with its space, cut at 12 bytes) and the
-// reply's start: each word is compared in cycle 1 in two parts, its first four bytes and the
-// rest (1 for a word of four), each registered, and the parts ANDed and the words ORed in
-// cycle 2, so that no compare of cycle 1 is wider than 32 bits (whole words of up to 8 bytes
-// compared at once, with the signatures built on them, were failing paths of make timing at
-// 24a13d9); a word longer than 8 bytes is compared in two halves (bytes 0..5, then the
-// rest), the same way. Bits 1 and 0 are the two words HTTP shares: OPTIONS (RTSP's
+// reply's start, from payload_words: each word is compared in cycle 1 in two parts, its first
+// four bytes and the rest (1 for a word of four), each registered, and the parts ANDed and the
+// words ORed in cycle 2, so that no compare of cycle 1 is wider than 32 bits (whole words of up
+// to 8 bytes compared at once, with the signatures built on them, were failing paths of make
+// timing at 24a13d9). Bits 1 and 0 are the two words HTTP shares: OPTIONS (RTSP's
 // "OPTIONS rtsp://", SIP's on port 5060) and CONNECT (a NATS client's "CONNECT {")
 localparam HTTP_OPTIONS = 1, HTTP_CONNECT = 0;
-wire [14:0] http_heads = {head == "GET ", head == "POST", head == "HEAD", head == "PUT ",
-    head == "PATC", head == "DELE", head == "MKCO", head == "MOVE", head == "COPY",
-    head == "LOCK", head == "UNLO", head == "REPO", head == "HTTP", head == "OPTI",
-    head == "CONN"};
-wire [14:0] http_tails = {1'b1, p4 == " ", p4 == " ", 1'b1, text[63:48] == "H ",
-    text[63:40] == "TE ", text[63:48] == "L ", p4 == " ", p4 == " ", p4 == " ",
-    text[63:40] == "CK ", text[63:40] == "RT ", p4 == "/", text[63:32] == "ONS ",
-    text[63:32] == "ECT "};
-// PROPFIND, PROPPATCH, RPC_CONNECT, RPC_IN_DATA, RPC_OUT_DATA
-wire [4:0] http_long_a = {text[95:48] == "PROPFI", text[95:48] == "PROPPA",
-    text[95:48] == "RPC_CO", text[95:48] == "RPC_IN", text[95:48] == "RPC_OU"};
-wire [4:0] http_long_b = {text[47:24] == "ND ", text[47:16] == "TCH ",
-    text[47:0] == "NNECT ", text[47:0] == "_DATA ", text[47:0] == "T_DATA"};
-wire [14:0] sip_words = {head == "SIP/", head == "INVI", head == "REGI", head == "ACK ",
-    head == "BYE ", head == "CANC", head == "OPTI", head == "NOTI", head == "SUBS",
-    head == "MESS", head == "INFO", head == "PRAC", head == "REFE", head == "UPDA",
-    head == "PUBL"};
+wire [14:0] http_heads = {words_head == "GET ", words_head == "POST", words_head == "HEAD",
+    words_head == "PUT ", words_head == "PATC", words_head == "DELE", words_head == "MKCO",
+    words_head == "MOVE", words_head == "COPY", words_head == "LOCK", words_head == "UNLO",
+    words_head == "REPO", words_head == "HTTP", words_head == "OPTI", words_head == "CONN"};
+wire [14:0] http_tails = {1'b1, words_p4 == " ", words_p4 == " ", 1'b1, words[63:48] == "H ",
+    words[63:40] == "TE ", words[63:48] == "L ", words_p4 == " ", words_p4 == " ",
+    words_p4 == " ", words[63:40] == "CK ", words[63:40] == "RT ", words_p4 == "/",
+    words[63:32] == "ONS ", words[63:32] == "ECT "};
+// PROPFIND, PROPPATCH, RPC_CONNECT, RPC_IN_DATA, RPC_OUT_DATA in three or four parts: bytes
+// 0..3 (PROP, RPC_), 4..5, and the rest, the rest of the three longest in two parts of three
+// bytes (the rest compared whole, 48 bits, was a failing path at seed 2 of make timing at
+// d450c45, -0.49 ns)
+localparam PROP = 1, RPC = 0;
+wire [1:0] http_long_heads = {words_head == "PROP", words_head == "RPC_"};
+wire [4:0] http_long_mids = {words[63:48] == "FI", words[63:48] == "PA", words[63:48] == "CO",
+    words[63:48] == "IN", words[63:48] == "OU"};
+wire [7:0] http_long_tails = {words[47:24] == "ND ", words[47:16] == "TCH ",
+    words[47:24] == "NNE", words[23:0] == "CT ", words[47:24] == "_DA", words[23:0] == "TA ",
+    words[47:24] == "T_D", words[23:0] == "ATA"};
+wire [14:0] sip_words = {words_head == "SIP/", words_head == "INVI", words_head == "REGI",
+    words_head == "ACK ", words_head == "BYE ", words_head == "CANC", words_head == "OPTI",
+    words_head == "NOTI", words_head == "SUBS", words_head == "MESS", words_head == "INFO",
+    words_head == "PRAC", words_head == "REFE", words_head == "UPDA", words_head == "PUBL"};
 wire stun_classic_type = prefix == 16'h0001 || prefix == 16'h0101 || prefix == 16'h0111;
 wire stun_cookie = text[63:32] == 32'h2112A442;
 // a long header (form and fixed bits) with v1, v2, an IETF draft or Google's Q0xx/T0xx; a
@@ -147,8 +160,9 @@ reg length_14_reg = 1'b0;
 reg length_48_reg = 1'b0;
 reg [14:0] http_heads_reg = 15'd0;
 reg [14:0] http_tails_reg = 15'd0;
-reg [4:0] http_long_a_reg = 5'd0;
-reg [4:0] http_long_b_reg = 5'd0;
+reg [1:0] http_long_heads_reg = 2'd0;
+reg [4:0] http_long_mids_reg = 5'd0;
+reg [7:0] http_long_tails_reg = 8'd0;
 reg rtsp_reg = 1'b0;           // bytes 8..11 are rtsp (after OPTIONS: RTSP's)
 reg brace_reg = 1'b0;          // byte 8 is { (after CONNECT: a NATS client's)
 reg ssdp_notify_reg = 1'b0;    // NOTIFY * (SSDP, not SIP)
@@ -222,8 +236,9 @@ always @(posedge clk) begin
     length_48_reg <= payload_length >= 17'd48;
     http_heads_reg <= http_heads;
     http_tails_reg <= http_tails;
-    http_long_a_reg <= http_long_a;
-    http_long_b_reg <= http_long_b;
+    http_long_heads_reg <= http_long_heads;
+    http_long_mids_reg <= http_long_mids;
+    http_long_tails_reg <= http_long_tails;
     sip_words_reg <= sip_words;
     hello_reg <= text[95:56] == "hello";
     tls_reg <= (p0 >= 8'h14 && p0 <= 8'h17 && p1 == 8'h03 && p2 <= 8'h04)
@@ -272,7 +287,13 @@ wire [14:0] http_words = http_heads_reg & http_tails_reg;
 wire options_rtsp = http_words[HTTP_OPTIONS] && rtsp_reg;
 wire options_5060 = http_words[HTTP_OPTIONS] && port_5060_reg;
 wire connect_brace = http_words[HTTP_CONNECT] && brace_reg;
-wire http_start = |http_words || |(http_long_a_reg & http_long_b_reg);
+wire [4:0] http_long_words = {
+    http_long_heads_reg[PROP] && http_long_mids_reg[4] && http_long_tails_reg[7],
+    http_long_heads_reg[PROP] && http_long_mids_reg[3] && http_long_tails_reg[6],
+    http_long_heads_reg[RPC] && http_long_mids_reg[2] && &http_long_tails_reg[5:4],
+    http_long_heads_reg[RPC] && http_long_mids_reg[1] && &http_long_tails_reg[3:2],
+    http_long_heads_reg[RPC] && http_long_mids_reg[0] && &http_long_tails_reg[1:0]};
+wire http_start = |http_words || |http_long_words;
 wire sip_start = |sip_words_reg;
 wire is_http = tcp_reg && http_start && !options_rtsp && !options_5060 && !connect_brace;
 wire is_tls = tcp_reg && tls_reg;

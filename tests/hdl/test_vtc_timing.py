@@ -14,6 +14,7 @@
 loopback is placed and routed (seconds) and its Fmax and critical path are
 printed.  The vTC takes minutes: `make timing`, not CI.
 """
+import json
 import re
 import subprocess
 import sys
@@ -106,3 +107,53 @@ def test_a_part_is_wired_into_the_harness_by_its_own_ports(tmp_path, name):
         capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert 'Warning' not in out.stderr, out.stderr[-2000:]
+
+
+TWICE_REGISTERED = '''`default_nettype none
+module twice_registered (input wire clk, input wire [3:0] a,
+                         output reg [3:0] y = 4'd0);
+reg [3:0] a_q = 4'd0;
+always @(posedge clk) begin
+    a_q <= a;
+    y <= a_q;
+end
+endmodule
+'''
+
+
+def test_the_harness_keeps_the_modules_input_registers(tmp_path):
+    """The harness's input shift register holds each input bit a cycle
+    later in its next bit: had it the module's power-up values, yosys would
+    merge the module's registers of its inputs into the shift register
+    (until d450c45 it did: the vTC's name-extractor input registers sat in
+    the harness's chain, not by the extractor). Every flip-flop of the
+    module's and the harness's is there after synthesis.
+    """
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    try:
+        import vtc_timing
+    finally:
+        sys.path.pop(0)
+    source = tmp_path / 'twice_registered.v'
+    source.write_text(TWICE_REGISTERED)
+
+    class TwiceRegistered(vtc_timing.Part):
+        """A module that holds its input two cycles, as the vTC's name
+        extractor's input registers do (measured as a part is).
+        """
+
+        def __init__(self):
+            self.name = self.top = 'twice_registered'
+            self.clock = 'clk'
+            self.ports = [('in', 'a', 4), ('out', 'y', 4)]
+
+        def source_paths(self, rtl):
+            return [source]
+
+    netlist, harness_ffs = vtc_timing.synthesize(TwiceRegistered(), tmp_path)
+    cells = json.loads(netlist.read_text())['modules'][
+        vtc_timing.HARNESS_TOP]['cells']
+    flip_flops = [name for name, cell in cells.items()
+                  if cell['type'] == 'TRELLIS_FF']
+    assert harness_ffs == 8
+    assert len(flip_flops) == harness_ffs + 8, sorted(flip_flops)

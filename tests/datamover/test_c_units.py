@@ -70,13 +70,17 @@ class Capture:
 
     def __init__(self, interface):
         self.frames = []
-        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
-                                  socket.htons(ETH_P_ALL))
+        self.interface = interface
+        # protocol 0 until the bind: a socket opened for ETH_P_ALL takes in
+        # every interface's frames until it is bound (a frame of the
+        # loopback's, 127.0.0.1 with zero MACs, was once captured ahead of a
+        # replay's frames); bound to the interface with ETH_P_ALL
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
         self.sock.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
         # a burst out of the mover must not overrun this thread (root:
         # past rmem_max)
         self.sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 32 << 20)
-        self.sock.bind((interface, 0))
+        self.sock.bind((interface, ETH_P_ALL))
         self.sock.settimeout(0.1)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -89,7 +93,7 @@ class Capture:
                     65536, socket.CMSG_SPACE(_AUXDATA.size))
             except socket.timeout:
                 continue
-            if addr[2] == PACKET_OUTGOING:
+            if addr[2] == PACKET_OUTGOING or addr[0] != self.interface:
                 continue
             for level, kind, raw in anc:
                 if level == SOL_PACKET and kind == PACKET_AUXDATA:
